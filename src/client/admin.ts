@@ -1,0 +1,104 @@
+// Operator actions and fleet views: what a dashboard or the HTTP API calls.
+// Every method is one protocol call in the client's namespace.
+import { z } from 'zod';
+import { NotFoundError } from '../errors.js';
+import * as protocol from '../db/protocol.js';
+import { JOB_STATUSES, type JobRecord, type LeaseRecord, type QueueRecord, type WorkerRecord } from '../db/rows.js';
+import { jobTypeSchema, queueNameSchema, workerIdSchema } from '../names.js';
+import { parseInput } from '../validation.js';
+import type { Client } from './client.js';
+
+const listJobsSchema = z
+  .object({
+    status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+    queue: queueNameSchema.optional(),
+    type: jobTypeSchema.optional(),
+    limit: z.number().int().min(1).max(1000).default(100),
+    /** Keyset cursor: the last id of the previous page. */
+    cursor: z.string().regex(/^[1-9][0-9]{0,18}$/).optional(),
+  })
+  .strict();
+
+const limitsSchema = z
+  .object({
+    concurrencyLimit: z.number().int().min(0).max(1_000_000).nullable().optional(),
+    rateLimit: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    ratePeriodMs: z.number().int().min(1).max(86_400_000).optional(),
+  })
+  .strict();
+
+export type ListJobsFilter = z.input<typeof listJobsSchema>;
+export type QueueLimits = z.input<typeof limitsSchema>;
+
+export interface JobPage {
+  jobs: JobRecord[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export class Admin {
+  constructor(private readonly client: Client) {}
+
+  private get db() {
+    return this.client.pool;
+  }
+
+  private get ns() {
+    return this.client.namespace;
+  }
+
+  listWorkers(): Promise<WorkerRecord[]> {
+    return protocol.listWorkers(this.db, this.ns);
+  }
+
+  async listJobs(filter: ListJobsFilter = {}): Promise<JobPage> {
+    const f = parseInput(listJobsSchema, filter, 'job filter');
+    const jobs = await protocol.listJobs(this.db, this.ns, {
+      status: f.status as JobRecord['status'] | undefined,
+      queue: f.queue,
+      type: f.type,
+      limit: f.limit,
+      beforeId: f.cursor,
+    });
+    return { jobs, nextCursor: jobs.length === f.limit ? jobs[jobs.length - 1]!.id : null };
+  }
+
+  listQueues(): Promise<QueueRecord[]> {
+    return protocol.listQueues(this.db, this.ns);
+  }
+
+  listLeases(): Promise<LeaseRecord[]> {
+    return protocol.listLeases(this.db, this.ns);
+  }
+
+  /** Durable pause: no worker claims from the queue until resumed. */
+  async pauseQueue(queue: string): Promise<void> {
+    await protocol.setQueue(this.db, this.ns, parseInput(queueNameSchema, queue, 'queue name'), { paused: true });
+  }
+
+  async resumeQueue(queue: string): Promise<void> {
+    await protocol.setQueue(this.db, this.ns, parseInput(queueNameSchema, queue, 'queue name'), { paused: false });
+  }
+
+  /** Fleet-wide limits for one queue; `null` clears a limit. */
+  async setQueueLimits(queue: string, limits: QueueLimits): Promise<void> {
+    const name = parseInput(queueNameSchema, queue, 'queue name');
+    const l = parseInput(limitsSchema, limits, 'queue limits');
+    await protocol.setQueue(this.db, this.ns, name, l);
+  }
+
+  /**
+   * Stores an operator pause in the worker's registry row. The worker picks
+   * it up on its next heartbeat; it dies with that worker incarnation.
+   */
+  async setWorkerPaused(workerId: string, paused: boolean): Promise<void> {
+    const id = parseInput(workerIdSchema, workerId, 'worker id');
+    const ok = await protocol.setWorkerPaused(this.db, this.ns, id, parseInput(z.boolean(), paused, 'paused'));
+    if (!ok) throw new NotFoundError(`worker "${id}" is not registered in namespace "${this.ns}"`);
+  }
+
+  /** Runs one bounded recovery pass now (workers also run it on every heartbeat). */
+  recoverExpired(limit = 100): Promise<number> {
+    return protocol.recoverExpired(this.db, this.ns, limit);
+  }
+}

@@ -1,0 +1,183 @@
+// The client: the typed front door for producers and operators. It owns (or
+// borrows) the pg pool, knows the job definitions of this service, and turns
+// every call into one protocol call. Enqueue can join the caller's own pg
+// transaction by passing `{ tx }`.
+import pg from 'pg';
+import { z } from 'zod';
+import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
+import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
+import * as protocol from '../db/protocol.js';
+import type { JobRecord } from '../db/rows.js';
+import { namespaceSchema } from '../names.js';
+import { parseConfig, parseInput } from '../validation.js';
+import { Admin } from './admin.js';
+import type { JobDefinition, PayloadInput } from './defineJob.js';
+import { buildJobInsert, DEFAULT_MAX_PAYLOAD_BYTES, type EnqueueOptions } from './enqueueInput.js';
+
+const clientOptionsSchema = z
+  .object({
+    connectionString: z.string().min(1).optional(),
+    pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
+    namespace: namespaceSchema.default('default'),
+    jobs: z.array(z.custom<JobDefinition>((v) => typeof v === 'object' && v !== null && 'type' in v && 'schema' in v)).default([]),
+    maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /** Size of the pool the client creates (ignored when `pool` is given). */
+    poolMax: z.number().int().positive().max(1000).default(10),
+  })
+  .strict()
+  .refine((o) => Boolean(o.connectionString) !== Boolean(o.pool), {
+    message: 'give exactly one of connectionString or pool',
+    path: ['connectionString'],
+  });
+
+export type ClientOptions = z.input<typeof clientOptionsSchema>;
+
+export interface EnqueueResult {
+  id: string;
+  /** false when a job with the same dedupeKey already existed; `id` is that job's. */
+  created: boolean;
+}
+
+/** Something that runs queries: the client's pool, or the caller's transaction. */
+export interface TxOption {
+  tx?: protocol.Queryable;
+}
+
+export interface EnqueueManyItem<D extends JobDefinition = JobDefinition> {
+  job: D | string;
+  payload: PayloadInput<D> | unknown;
+  options?: EnqueueOptions;
+}
+
+const jobIdSchema = z.union([z.string().regex(/^[1-9][0-9]{0,18}$/, 'a job id is a positive integer'), z.number().int().positive()]);
+
+export class Client {
+  readonly namespace: string;
+  readonly pool: pg.Pool;
+  readonly admin: Admin;
+  readonly maxPayloadBytes: number;
+  private readonly ownsPool: boolean;
+  private readonly definitions = new Map<string, JobDefinition>();
+  private schemaChecked: Promise<void> | undefined;
+
+  constructor(options: ClientOptions) {
+    const o = parseConfig(clientOptionsSchema, options, 'client options');
+    this.namespace = o.namespace;
+    this.maxPayloadBytes = o.maxPayloadBytes;
+    this.ownsPool = !o.pool;
+    this.pool = o.pool ?? new pg.Pool({ connectionString: o.connectionString, max: o.poolMax });
+    // An idle client's connection can die (server restart, pooler timeout):
+    // the pool drops it; without this listener node would crash.
+    if (this.ownsPool) this.pool.on('error', () => undefined);
+    for (const d of o.jobs) this.define(d);
+    this.admin = new Admin(this);
+  }
+
+  /** Registers a job definition (also done by createClient({ jobs })). */
+  define(def: JobDefinition): this {
+    const existing = this.definitions.get(def.type);
+    if (existing && existing !== def) throw new ConflictError(`job type "${def.type}" is defined twice`);
+    this.definitions.set(def.type, def);
+    return this;
+  }
+
+  definition(type: string): JobDefinition {
+    const d = this.definitions.get(type);
+    if (!d) throw new UnknownJobTypeError(type);
+    return d;
+  }
+
+  hasDefinition(type: string): boolean {
+    return this.definitions.has(type);
+  }
+
+  get definedTypes(): string[] {
+    return [...this.definitions.keys()];
+  }
+
+  /** Applies the migrations in sql/ (idempotent, safe to run concurrently). */
+  migrate(): Promise<MigrateResult> {
+    return migrate({ pool: this.pool });
+  }
+
+  /** Fails with SchemaVersionError unless the schema matches this code. Checked once. */
+  ready(): Promise<void> {
+    this.schemaChecked ??= assertSchemaVersion(this.pool).catch((err) => {
+      this.schemaChecked = undefined;
+      throw err;
+    });
+    return this.schemaChecked;
+  }
+
+  private resolve(job: JobDefinition | string): JobDefinition {
+    if (typeof job === 'string') return this.definition(job);
+    if (!this.definitions.has(job.type)) this.define(job);
+    return job;
+  }
+
+  async enqueue<D extends JobDefinition>(
+    job: D | string,
+    payload: PayloadInput<D> | unknown,
+    options?: EnqueueOptions & TxOption,
+  ): Promise<EnqueueResult> {
+    const [r] = await this.enqueueMany([{ job, payload, options }], { tx: options?.tx });
+    return r!;
+  }
+
+  /**
+   * Enqueues a batch in one statement. Every item is validated first; one bad
+   * item rejects the whole batch and nothing is written. Results are in input
+   * order.
+   */
+  async enqueueMany(items: EnqueueManyItem[], opts: TxOption = {}): Promise<EnqueueResult[]> {
+    if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
+    const rows = items.map((item, i) => {
+      try {
+        const { tx: _tx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;
+        return buildJobInsert(this.resolve(item.job), item.payload, options, this.maxPayloadBytes);
+      } catch (err) {
+        if (err instanceof ValidationError && items.length > 1) {
+          throw new ValidationError(`item ${i}: ${err.message}`, err.issues.map((x) => ({ ...x, path: [i, ...x.path] })));
+        }
+        throw err;
+      }
+    });
+    if (rows.length === 0) return [];
+    await this.ready();
+    return protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
+  }
+
+  async getJob(id: string | number): Promise<JobRecord | null> {
+    const jobId = String(parseInput(jobIdSchema, id, 'job id'));
+    return protocol.getJob(this.pool, this.namespace, jobId);
+  }
+
+  /** Cancels a job that has not ended; returns its record afterwards. */
+  async cancel(id: string | number): Promise<JobRecord> {
+    const jobId = String(parseInput(jobIdSchema, id, 'job id'));
+    const status = await protocol.cancel(this.pool, this.namespace, jobId);
+    if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
+    return (await protocol.getJob(this.pool, this.namespace, jobId))!;
+  }
+
+  /**
+   * Makes a failed or cancelled job ready again with a fresh attempt budget
+   * (or runs a scheduled job now). A succeeded or running job is a conflict.
+   */
+  async retry(id: string | number): Promise<JobRecord> {
+    const jobId = String(parseInput(jobIdSchema, id, 'job id'));
+    const status = await protocol.retry(this.pool, this.namespace, jobId);
+    if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
+    if (status !== 'ready') throw new ConflictError(`job ${jobId} is ${status}; only failed, cancelled or scheduled jobs can be retried`);
+    return (await protocol.getJob(this.pool, this.namespace, jobId))!;
+  }
+
+  /** Closes the pool if the client created it. */
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+}
+
+export function createClient(options: ClientOptions): Client {
+  return new Client(options);
+}

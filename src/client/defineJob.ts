@@ -1,0 +1,59 @@
+// A job definition: the type name, the zod schema every payload must pass
+// before anything is written, and the defaults for queue, retry policy and
+// timeout. Definitions are values, shared by the enqueuing side and workers.
+import { z } from 'zod';
+import { jobTypeSchema, queueNameSchema } from '../names.js';
+import { parseConfig } from '../validation.js';
+
+export const backoffSchema = z.object({
+  kind: z.enum(['exponential', 'linear', 'fixed']).default('exponential'),
+  baseMs: z.number().int().min(0).max(2_147_483_647).default(1000),
+  maxMs: z.number().int().min(0).max(2_147_483_647).default(3_600_000),
+});
+
+export const retrySchema = z.object({
+  maxAttempts: z.number().int().min(1).max(1000).default(25),
+  backoff: backoffSchema.default({ kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 }),
+});
+
+export type RetryPolicy = z.output<typeof retrySchema>;
+export type RetryPolicyInput = z.input<typeof retrySchema>;
+
+const definitionSchema = z.object({
+  type: jobTypeSchema,
+  schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'schema must be a zod schema'),
+  queue: queueNameSchema.default('default'),
+  priority: z.number().int().min(-32768).max(32767).default(0),
+  retry: retrySchema.default({ maxAttempts: 25, backoff: { kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 } }),
+  timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
+});
+
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  readonly type: string;
+  readonly schema: S;
+  readonly queue: string;
+  readonly priority: number;
+  readonly retry: RetryPolicy;
+  readonly timeoutMs: number | undefined;
+}
+
+export interface JobDefinitionInput<S extends z.ZodType> {
+  type: string;
+  schema: S;
+  queue?: string;
+  /** Lower runs first. Default 0. */
+  priority?: number;
+  retry?: RetryPolicyInput;
+  /** The handler's time limit; a tick only claims a job whose timeout fits its time left. */
+  timeoutMs?: number;
+}
+
+/** Payload type a definition accepts at enqueue. */
+export type PayloadInput<D> = D extends JobDefinition<infer S> ? z.input<S> : never;
+/** Payload type a handler of the definition receives. */
+export type PayloadOutput<D> = D extends JobDefinition<infer S> ? z.output<S> : never;
+
+export function defineJob<S extends z.ZodType>(input: JobDefinitionInput<S>): JobDefinition<S> {
+  const d = parseConfig(definitionSchema, input, `job definition${input?.type ? ` "${input.type}"` : ''}`);
+  return Object.freeze({ ...d, schema: input.schema }) as JobDefinition<S>;
+}

@@ -1,0 +1,62 @@
+// Turns (definition, payload, options) into the row enqueue_many_v1 inserts.
+// Everything is validated here, before any SQL runs: the payload against the
+// job's zod schema, the options, and the encoded payload's size.
+import { z } from 'zod';
+import { PayloadTooLargeError } from '../errors.js';
+import type { JobInsert } from '../db/protocol.js';
+import { keySchema, queueNameSchema } from '../names.js';
+import { parseInput } from '../validation.js';
+import { retrySchema, type JobDefinition } from './defineJob.js';
+
+/** Payloads are limited to this many bytes of JSON unless the client says otherwise. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+
+export const enqueueOptionsSchema = z
+  .object({
+    queue: queueNameSchema.optional(),
+    /** Lower runs first. */
+    priority: z.number().int().min(-32768).max(32767).optional(),
+    runAt: z.date().optional(),
+    delayMs: z.number().int().min(0, 'delayMs must not be negative').max(10 * 365 * 86_400_000).optional(),
+    maxAttempts: z.number().int().min(1).max(1000).optional(),
+    backoff: retrySchema.shape.backoff.optional(),
+    concurrencyKey: keySchema.optional(),
+    dedupeKey: keySchema.optional(),
+    timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
+  })
+  .strict()
+  .refine((o) => !(o.runAt && o.delayMs !== undefined), { message: 'give runAt or delayMs, not both', path: ['delayMs'] });
+
+export type EnqueueOptions = z.input<typeof enqueueOptionsSchema>;
+
+export function buildJobInsert(
+  def: JobDefinition,
+  payload: unknown,
+  options: EnqueueOptions | undefined,
+  maxPayloadBytes: number,
+): JobInsert {
+  const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
+  const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
+  const encoded = JSON.stringify(parsed ?? null);
+  const bytes = Buffer.byteLength(encoded, 'utf8');
+  if (bytes > maxPayloadBytes) throw new PayloadTooLargeError(def.type, bytes, maxPayloadBytes);
+  const backoff = o.backoff ?? def.retry.backoff;
+  const row: JobInsert = {
+    type: def.type,
+    queue: o.queue ?? def.queue,
+    payload: parsed ?? null,
+    priority: o.priority ?? def.priority,
+    max_attempts: o.maxAttempts ?? def.retry.maxAttempts,
+    backoff_kind: backoff.kind,
+    backoff_base_ms: backoff.baseMs,
+    backoff_max_ms: backoff.maxMs,
+  };
+  // A delay is added to the database clock, never this machine's.
+  if (o.runAt) row.run_at = o.runAt.toISOString();
+  else if (o.delayMs) row.delay_ms = o.delayMs;
+  if (o.concurrencyKey !== undefined) row.concurrency_key = o.concurrencyKey;
+  if (o.dedupeKey !== undefined) row.dedupe_key = o.dedupeKey;
+  const timeoutMs = o.timeoutMs ?? def.timeoutMs;
+  if (timeoutMs !== undefined) row.timeout_ms = timeoutMs;
+  return row;
+}

@@ -1,0 +1,117 @@
+// Typed errors: every failure a caller can act on has its own class and a
+// stable `code`, so HTTP, the CLI and user code can branch without parsing
+// messages.
+
+/** The base class of every error workhorse throws on purpose. */
+export class WorkhorseError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** One problem found by validation, with the path of the offending field. */
+export interface ValidationIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Bad input: nothing was written. `issues` carries zod's paths. */
+export class ValidationError extends WorkhorseError {
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[] = []) {
+    super('validation_failed', message);
+    this.issues = issues;
+  }
+}
+
+/** A job type no `defineJob` registered with this client. */
+export class UnknownJobTypeError extends WorkhorseError {
+  readonly type: string;
+  constructor(type: string) {
+    super('unknown_job_type', `unknown job type "${type}": define it with defineJob() and pass it to createClient({ jobs })`);
+    this.type = type;
+  }
+}
+
+/** A payload whose JSON encoding is over the documented limit. */
+export class PayloadTooLargeError extends WorkhorseError {
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(type: string, bytes: number, limit: number) {
+    super('payload_too_large', `payload of job type "${type}" is ${bytes} bytes; the limit is ${limit} bytes`);
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
+/**
+ * A write made under a fence that no longer holds: the job's lease expired
+ * and was recovered (and perhaps re-claimed), or the job was cancelled.
+ * Nothing was written.
+ */
+export class StaleLeaseError extends WorkhorseError {
+  readonly jobId: string;
+  readonly execution: number;
+  constructor(jobId: string, execution: number, what = 'write') {
+    super('stale_lease', `${what} refused: job ${jobId} execution ${execution} is no longer leased by this owner`);
+    this.jobId = jobId;
+    this.execution = execution;
+  }
+}
+
+/** A job, worker or queue that does not exist in this namespace. */
+export class NotFoundError extends WorkhorseError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+/** An action the current state forbids (e.g. retrying a succeeded job). */
+export class ConflictError extends WorkhorseError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** The database schema is missing, older or newer than this code expects. */
+export class SchemaVersionError extends WorkhorseError {
+  readonly found: number | null;
+  readonly expected: number;
+  constructor(found: number | null, expected: number) {
+    const message =
+      found === null
+        ? `workhorse schema not found: run \`workhorse migrate\` (or migrate()) first; this code expects schema version ${expected}`
+        : found < expected
+          ? `workhorse schema version ${found} is behind this code (expects ${expected}): run \`workhorse migrate\``
+          : `workhorse schema version ${found} is ahead of this code (expects ${expected}): upgrade workhorse in this service before running it against this database`;
+    super('schema_version', message);
+    this.found = found;
+    this.expected = expected;
+  }
+}
+
+/** A handler ran past its job's `timeoutMs`. */
+export class JobTimeoutError extends WorkhorseError {
+  constructor(jobId: string, timeoutMs: number) {
+    super('job_timeout', `job ${jobId} exceeded its timeout of ${timeoutMs} ms`);
+  }
+}
+
+/** The worker stopped hard while the handler was still running. */
+export class WorkerStoppedError extends WorkhorseError {
+  constructor() {
+    super('worker_stopped', 'the worker stopped before the handler finished');
+  }
+}
+
+/** Invalid configuration, found at start-up. */
+export class ConfigError extends WorkhorseError {
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[] = []) {
+    super('config_invalid', message);
+    this.issues = issues;
+  }
+}

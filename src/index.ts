@@ -1,0 +1,22 @@
+// The public API of workhorse.
+export { createClient, Client } from './client/client.js';
+export type { ClientOptions, EnqueueResult, EnqueueManyItem, TxOption } from './client/client.js';
+export { Admin } from './client/admin.js';
+export type { ListJobsFilter, QueueLimits, JobPage } from './client/admin.js';
+export { defineJob } from './client/defineJob.js';
+export type { JobDefinition, JobDefinitionInput, PayloadInput, PayloadOutput, RetryPolicy, RetryPolicyInput } from './client/defineJob.js';
+export { DEFAULT_MAX_PAYLOAD_BYTES } from './client/enqueueInput.js';
+export type { EnqueueOptions } from './client/enqueueInput.js';
+export { Worker } from './worker/worker.js';
+export type { Handler, JobOutcome, WorkerEvents, RuntimeState } from './worker/worker.js';
+export type { WorkerOptions } from './worker/options.js';
+export type { HandlerContext } from './worker/context.js';
+export { PermanentJobError } from './worker/errorJson.js';
+export { migrate, readSchemaVersion, assertSchemaVersion } from './db/migrate.js';
+export type { MigrateOptions, MigrateResult } from './db/migrate.js';
+export { SCHEMA_VERSION } from './db/schemaVersion.js';
+export { startEmbeddedPostgres } from './db/embedded.js';
+export type { EmbeddedPostgres, EmbeddedOptions } from './db/embedded.js';
+export type { JobRecord, JobStatus, ClaimedJob, WorkerRecord, QueueRecord, LeaseRecord } from './db/rows.js';
+export { DEFAULT_HEARTBEAT_MS, LEASE_HEARTBEATS, DEAD_HEARTBEATS, leaseMsFor, deadAfterMsFor } from './timing.js';
+export * from './errors.js';
