@@ -20,3 +20,5 @@ export type { EmbeddedPostgres, EmbeddedOptions } from './db/embedded.js';
 export type { JobRecord, JobStatus, ClaimedJob, WorkerRecord, QueueRecord, LeaseRecord } from './db/rows.js';
 export { DEFAULT_HEARTBEAT_MS, LEASE_HEARTBEATS, DEAD_HEARTBEATS, leaseMsFor, deadAfterMsFor } from './timing.js';
 export * from './errors.js';
+export { defineWorkerProcess, runWorkerProcess } from './worker/process.js';
+export type { WorkerProcessDefinition, WorkerSpec, RunningProcess } from './worker/process.js';
