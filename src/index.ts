@@ -22,3 +22,5 @@ export { DEFAULT_HEARTBEAT_MS, LEASE_HEARTBEATS, DEAD_HEARTBEATS, leaseMsFor, de
 export * from './errors.js';
 export { defineWorkerProcess, runWorkerProcess } from './worker/process.js';
 export type { WorkerProcessDefinition, WorkerSpec, RunningProcess } from './worker/process.js';
+export { defineApp } from './app.js';
+export type { WorkhorseApp } from './app.js';

@@ -1,0 +1,17 @@
+// A workhorse app: the one module a user writes to describe their jobs and
+// bind their handlers. The same app value feeds a long-lived worker, the
+// Lambda tick handler, the HTTP app (which validates enqueues against the
+// job definitions) and the CDK construct (which bundles it).
+import type { JobDefinition } from './client/defineJob.js';
+import type { Worker } from './worker/worker.js';
+
+export interface WorkhorseApp {
+  /** Every job type this service enqueues or handles. */
+  jobs: JobDefinition[];
+  /** Binds handlers: `worker.handle(SendEmail, async (payload, ctx) => …)`. */
+  configure(worker: Worker): void;
+}
+
+export function defineApp<A extends WorkhorseApp>(app: A): A {
+  return app;
+}
