@@ -1,11 +1,21 @@
-// `workhorse demo`: placeholder until the demo module lands.
+// `workhorse demo`: the fleet demo on the embedded PostgreSQL (or on
+// DATABASE_URL when it is set).
+import { resolveDatabase } from '../../db/resolveDatabase.js';
+import { runDemo } from '../../demo/scenario.js';
 import type { Command } from '../command.js';
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run the fleet demo on the embedded PostgreSQL (or DATABASE_URL)',
+  summary: 'three workers share six jobs: claim, heartbeat, kill, recovery, gate, rolling deploy (embedded PostgreSQL unless DATABASE_URL is set)',
   usage: 'workhorse demo',
-  async run() {
+  async run(_argv, env, io) {
+    io.out(env.databaseUrl ? 'using DATABASE_URL' : 'starting the embedded PostgreSQL (first run initialises .workhorse/pg) …');
+    const db = await resolveDatabase(env);
+    try {
+      await runDemo({ connectionString: db.connectionString, out: io.out });
+    } finally {
+      await db.close();
+    }
     return 0;
   },
 };

@@ -1,0 +1,30 @@
+// One demo worker as its own OS process, so the demo can kill it with a real
+// SIGKILL. Its configuration arrives as a JSON argument.
+import { z } from 'zod';
+import { createClient } from '../client/client.js';
+import { parseConfig } from '../validation.js';
+import { Worker } from '../worker/worker.js';
+import { configureDemoWorker, demoJobs } from './jobs.js';
+
+const argsSchema = z.object({
+  connectionString: z.string(),
+  namespace: z.string(),
+  workerId: z.string(),
+  build: z.string(),
+  heartbeatMs: z.number().int().positive(),
+  workMs: z.number().int().positive(),
+});
+
+export async function runDemoWorker(raw: string): Promise<void> {
+  const a = parseConfig(argsSchema, JSON.parse(raw), 'demo worker arguments');
+  const client = createClient({ connectionString: a.connectionString, namespace: a.namespace, jobs: demoJobs, poolMax: 3 });
+  const worker = new Worker(client, { workerId: a.workerId, build: a.build, heartbeatMs: a.heartbeatMs, concurrency: 1, pollMs: 200 });
+  configureDemoWorker(worker, a.build, a.workMs);
+  const stop = () => void worker.stop();
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  await worker.run();
+  await client.close();
+}
+
+await runDemoWorker(process.argv[2] ?? '{}');
