@@ -17,7 +17,7 @@ import { createContext, type HandlerContext } from './context.js';
 import { errorToJson, isRetryable } from './errorJson.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { Settler, type SettleOutcome } from './settler.js';
-import { Waiter } from './waiter.js';
+import { Waiter, type WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
@@ -87,6 +87,7 @@ export class Worker {
   private stopping = false;
   private running: Promise<void> | undefined;
   private queueCursor = 0;
+  private runningCount = 0;
   private readonly kind: 'process' | 'tick';
   private readonly deadline: Date | null;
   private readonly maxTimeoutMs: (() => number | null) | undefined;
@@ -147,7 +148,7 @@ export class Worker {
       paused: this.isPaused(),
       localPaused: this.localPaused,
       operatorPaused: this.operatorPaused,
-      active: [...this.slots.values()].filter((s) => s.started).length,
+      active: this.runningCount,
       buffered: this.buffer.length,
       concurrency: this.options.concurrency,
       activeJobIds: [...this.slots.keys()],
@@ -208,8 +209,9 @@ export class Worker {
   private async loop(): Promise<void> {
     try {
       await this.start();
+      let reason: WakeReason = 'hint';
       while (!this.stopping) {
-        if (!this.isPaused() && this.freeSlots() > 0) {
+        if (!this.isPaused() && this.freeSlots() >= this.claimThreshold(reason)) {
           try {
             const want = this.freeSlots();
             const got = await this.claim();
@@ -218,7 +220,7 @@ export class Worker {
             this.emitError(err);
           }
         }
-        await this.waiter.wait(this.options.pollMs);
+        reason = await this.waiter.wait(this.options.pollMs);
       }
       await this.drainActive();
     } finally {
@@ -290,8 +292,23 @@ export class Worker {
     }
   }
 
+  /**
+   * A freed slot alone waits until half the capacity is free, so a busy
+   * worker claims in batches instead of one job per finished handler; a
+   * hint, the safety poll, or an empty worker claims whatever is free.
+   */
+  private claimThreshold(reason: WakeReason): number {
+    if (reason !== 'slot' || this.slots.size === 0) return 1;
+    return Math.max(1, Math.floor((this.options.concurrency + this.options.prefetch) / 2));
+  }
+
+  /**
+   * Capacity left for claiming: running handlers and the local buffer count;
+   * jobs whose handler finished and whose settlement is in flight do not
+   * (their leases are still heartbeated), so claims overlap settlements.
+   */
   private freeSlots(): number {
-    return this.options.concurrency + this.options.prefetch - this.slots.size;
+    return this.options.concurrency + this.options.prefetch - this.runningCount - this.buffer.length;
   }
 
   private rotatedQueues(): string[] {
@@ -332,13 +349,12 @@ export class Worker {
   }
 
   private startBuffered(): void {
-    let running = [...this.slots.values()].filter((s) => s.started).length;
-    while (this.buffer.length > 0 && running < this.options.concurrency && !this.stopping) {
+    while (this.buffer.length > 0 && this.runningCount < this.options.concurrency && !this.stopping) {
       const job = this.buffer.shift()!;
       const slot = this.slots.get(job.id);
       if (!slot) continue;
       slot.started = true;
-      running++;
+      this.runningCount++;
       void this.execute(slot);
     }
   }
@@ -365,7 +381,12 @@ export class Worker {
       outcome = { ok: false, error };
     } finally {
       if (timer) clearTimeout(timer);
+      this.runningCount--;
     }
+    // The handler's slot is free now; the lease stays held (and heartbeated)
+    // until the settlement is written.
+    this.startBuffered();
+    this.waiter.wake('slot');
     try {
       await this.settle(slot, outcome);
     } catch (err) {
@@ -373,8 +394,6 @@ export class Worker {
     } finally {
       this.slots.delete(job.id);
       slot.finish();
-      this.startBuffered();
-      this.waiter.wake();
     }
   }
 
