@@ -6,7 +6,7 @@ import { PayloadTooLargeError } from '../errors.js';
 import type { JobInsert } from '../db/protocol.js';
 import { keySchema, queueNameSchema } from '../names.js';
 import { parseInput } from '../validation.js';
-import { retrySchema, type JobDefinition } from './defineJob.js';
+import { backoffSchema, type JobDefinition } from './defineJob.js';
 
 /** Payloads are limited to this many bytes of JSON unless the client says otherwise. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -19,7 +19,8 @@ export const enqueueOptionsSchema = z
     runAt: z.date().optional(),
     delayMs: z.number().int().min(0, 'delayMs must not be negative').max(10 * 365 * 86_400_000).optional(),
     maxAttempts: z.number().int().min(1).max(1000).optional(),
-    backoff: retrySchema.shape.backoff.optional(),
+    // Not retrySchema.shape.backoff: its default would always override the definition's policy.
+    backoff: backoffSchema.optional(),
     concurrencyKey: keySchema.optional(),
     dedupeKey: keySchema.optional(),
     timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),

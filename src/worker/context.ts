@@ -60,9 +60,10 @@ export function createContext(job: ClaimedJob, signal: AbortSignal, deps: Contex
     },
 
     async step(name, fn) {
-      const recorded = await protocol.getStep(pool, namespace, job.id, name);
-      if (recorded) return recorded.result as Awaited<ReturnType<typeof fn>>;
       assertLive(job, signal, `step "${name}"`);
+      // A fenced read: a stale owner is refused before `fn` runs.
+      const opened = await protocol.beginTxStep(pool, namespace, lease, name, `step "${name}"`);
+      if (opened.recorded) return opened.result as Awaited<ReturnType<typeof fn>>;
       const result = await fn();
       return (await protocol.recordStep(pool, namespace, lease, name, result)) as Awaited<ReturnType<typeof fn>>;
     },

@@ -65,6 +65,11 @@ export interface WorkerInternals {
   deadline?: Date | null;
   /** Only claim jobs whose timeout fits in this many ms (computed per claim). */
   maxTimeoutMs?: () => number | null;
+  /**
+   * The caller already checked the schema and registered this worker id (the
+   * tick's merged start call): start() only starts the heartbeat timer.
+   */
+  preRegistered?: boolean;
 }
 
 export class Worker {
@@ -88,6 +93,7 @@ export class Worker {
   private running: Promise<void> | undefined;
   private queueCursor = 0;
   private runningCount = 0;
+  private claimInFlight: Promise<void> | undefined;
   private readonly kind: 'process' | 'tick';
   private readonly deadline: Date | null;
   private readonly maxTimeoutMs: (() => number | null) | undefined;
@@ -103,6 +109,7 @@ export class Worker {
     this.kind = internals.kind ?? 'process';
     this.deadline = internals.deadline ?? null;
     this.maxTimeoutMs = internals.maxTimeoutMs;
+    this.registered = internals.preRegistered ?? false;
   }
 
   get workerId(): string {
@@ -185,6 +192,15 @@ export class Worker {
   }
 
   /**
+   * Aborts the signal of every handler that is running (the tick's hard
+   * deadline). They settle as failures and the worker stays registered;
+   * stop() afterwards drains and deregisters as usual.
+   */
+  abortActive(reason: unknown = new WorkerStoppedError()): void {
+    for (const s of this.slots.values()) if (s.started) s.controller.abort(reason);
+  }
+
+  /**
    * Drains and deregisters. With `{ hard: true }` it aborts every handler's
    * signal at once instead of waiting, and leaves their leases to recovery.
    */
@@ -239,10 +255,12 @@ export class Worker {
 
   /** Registers once and starts the heartbeat timer and wake listener. */
   private start(): Promise<void> {
-    if (this.registered) return Promise.resolve();
+    if (this.registered && this.heartbeatTimer) return Promise.resolve();
     this.registering ??= (async () => {
-      await this.client.ready();
-      await this.register();
+      if (!this.registered) {
+        await this.client.ready();
+        await this.register();
+      }
       this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs);
       this.heartbeatTimer.unref();
       if (this.options.listen && this.kind === 'process') {
@@ -278,6 +296,7 @@ export class Worker {
     await this.listener?.close();
     this.listener = undefined;
     await this.heartbeatInFlight;
+    await this.claimInFlight;
     if (!this.registered) return;
     this.registered = false;
     const unstarted = this.buffer.splice(0).map((j) => j.id);
@@ -324,7 +343,7 @@ export class Worker {
     if (limit <= 0 || this.handlers.size === 0) return [];
     const maxTimeoutMs = this.maxTimeoutMs?.() ?? null;
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
-    const jobs = await protocol.claimMany(this.client.pool, this.client.namespace, {
+    const claiming = protocol.claimMany(this.client.pool, this.client.namespace, {
       workerId: this.workerId,
       queues: this.rotatedQueues(),
       types: this.types,
@@ -332,6 +351,13 @@ export class Worker {
       leaseMs: this.leaseMs,
       maxTimeoutMs,
     });
+    // shutdown() waits for an in-flight claim, so what it returns is admitted
+    // (and, when stopping, handed back by deregister) rather than orphaned.
+    this.claimInFlight = claiming.then(
+      () => undefined,
+      () => undefined,
+    );
+    const jobs = await claiming;
     if (jobs.length === 0) return [];
     this.events.emit('claimed', jobs);
     const slots = jobs.map((job) => this.admit(job));
