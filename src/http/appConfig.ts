@@ -1,0 +1,45 @@
+// The settings createApp takes, validated once with zod: the client (with
+// the job definitions enqueues are checked against), the credentials, the
+// limits and the tick runner.
+import { z } from 'zod';
+import type { WorkhorseApp } from '../app.js';
+import { Client } from '../client/client.js';
+import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES } from '../config.js';
+import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
+import { parseConfig } from '../validation.js';
+import type { TickRunner } from './tickRunner.js';
+
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
+const secret = z.string().min(16, 'a secret must be at least 16 characters');
+
+const httpAppConfigSchema = z
+  .object({
+    client: z.custom<Client>((v) => v instanceof Client, 'client must be a workhorse Client'),
+    /** Its job definitions are registered on the client: POST /jobs accepts exactly these types. */
+    app: z
+      .custom<WorkhorseApp>((v) => typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs), 'app must be a defineApp() value')
+      .optional(),
+    /** Accepted HMAC secrets: [current] or [current, next] during a rotation. */
+    signingSecrets: z.array(secret).max(2).default([]),
+    /** Bearer token for the API routes; unset means they accept signatures only. */
+    apiToken: secret.optional(),
+    toleranceSec: z.number().int().min(1).max(3600).default(DEFAULT_TOLERANCE_SEC),
+    maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
+    /** Budget of a POST /tick when the platform gives no deadline (on Lambda the invocation's time left bounds it). */
+    tickBudgetMs: z.number().int().min(100).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+    tick: fn<TickRunner>('tick'),
+    /** Backs GET /schedules (default: the schedules API on the client's namespace). */
+    listSchedules: fn<() => Promise<unknown[]>>('listSchedules').optional(),
+    /** The verifier's clock in ms (defaults to Date.now); lets tests move time. */
+    now: fn<() => number>('now').optional(),
+    /** Where unexpected (500) errors are reported; defaults to console.error. */
+    log: fn<(message: string, err: unknown) => void>('log').optional(),
+  })
+  .strict();
+
+export type HttpAppConfig = z.input<typeof httpAppConfigSchema>;
+export type ResolvedHttpAppConfig = z.output<typeof httpAppConfigSchema>;
+
+export function parseHttpAppConfig(config: HttpAppConfig): ResolvedHttpAppConfig {
+  return parseConfig(httpAppConfigSchema, config, 'HTTP app config');
+}

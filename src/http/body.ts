@@ -1,0 +1,32 @@
+// Parses the JSON body the readBody middleware kept. Bad UTF-8 or bad JSON is
+// a ValidationError (400) like any other bad input; an empty body reads as
+// `undefined` so the route's schema decides whether that is allowed.
+import type { Context } from 'hono';
+import { ValidationError } from '../errors.js';
+import type { HttpEnv } from './env.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function readJson(c: Context<HttpEnv>): unknown {
+  const bytes = c.get('rawBody');
+  if (bytes.length === 0) return undefined;
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new ValidationError('request body is not valid UTF-8', [{ path: [], message: 'invalid UTF-8' }]);
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ValidationError('request body is not valid JSON', [{ path: [], message: (err as Error).message }]);
+  }
+}
+
+/** Query parameters as a plain object; a repeated parameter keeps all its values. */
+export function readQuery(c: Context<HttpEnv>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(c.req.queries())) out[key] = values.length === 1 ? values[0]! : values;
+  return out;
+}

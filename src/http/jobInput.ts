@@ -1,0 +1,61 @@
+// The body of POST /jobs: one job `{ type, payload, ...options }` or a batch
+// `{ jobs: [...] }`. Options are the client's enqueue options (camelCase, e.g.
+// `dedupeKey` for the dedupe_key column), with `runAt` as an ISO 8601 string.
+// Payloads are checked against the registered job definitions here so every
+// issue carries its full path in the body (`jobs.2.payload.to`); the client
+// validates again before the single insert, so a bad item writes nothing.
+import { z } from 'zod';
+import type { Client, EnqueueManyItem } from '../client/client.js';
+import { enqueueOptionsSchema } from '../client/enqueueInput.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import { jobTypeSchema } from '../names.js';
+import { parseInput, toIssues } from '../validation.js';
+
+/** Most jobs one POST /jobs may carry. */
+export const MAX_BATCH = 1000;
+
+const itemSchema = z
+  .object({
+    ...enqueueOptionsSchema.shape,
+    type: jobTypeSchema,
+    payload: z.unknown(),
+    runAt: z.iso
+      .datetime({ offset: true, message: 'runAt must be an ISO 8601 date-time with a time zone' })
+      .transform((s) => new Date(s))
+      .optional(),
+  })
+  .strict()
+  .refine((o) => !(o.runAt && o.delayMs !== undefined), { message: 'give runAt or delayMs, not both', path: ['delayMs'] });
+
+const batchSchema = z.object({ jobs: z.array(itemSchema).min(1).max(MAX_BATCH) }).strict();
+
+export interface ParsedEnqueue {
+  batch: boolean;
+  items: EnqueueManyItem[];
+}
+
+type Item = z.output<typeof itemSchema>;
+
+function isBatch(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'jobs' in body;
+}
+
+export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
+  if (body === undefined) throw new ValidationError('request body is required', [{ path: [], message: 'expected a JSON object' }]);
+  const batch = isBatch(body);
+  const parsed: Item[] = batch ? parseInput(batchSchema, body, 'enqueue request').jobs : [parseInput(itemSchema, body, 'enqueue request')];
+  const issues: ValidationIssue[] = [];
+  const items = parsed.map((item, i): EnqueueManyItem => {
+    const def = client.definition(item.type); // UnknownJobTypeError for an unregistered type
+    const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
+    const r = def.schema.safeParse(item.payload);
+    if (!r.success) issues.push(...toIssues(r.error).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
+    const { type, payload, ...options } = item;
+    return { job: type, payload, options };
+  });
+  if (issues.length > 0) {
+    const where = issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ');
+    throw new ValidationError(`invalid payload: ${where}`, issues);
+  }
+  return { batch, items };
+}

@@ -1,0 +1,55 @@
+// Turns every failure into the one error shape, `{ error: { code, message,
+// issues? } }`, with the status its typed error stands for. Anything
+// unexpected is a 500 that says nothing about internals; the real error goes
+// to the configured log.
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import {
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  SchemaVersionError,
+  UnauthorizedError,
+  UnknownJobTypeError,
+  ValidationError,
+  type ValidationIssue,
+} from '../../errors.js';
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  issues?: ValidationIssue[];
+}
+
+export function errorResponse(c: Context, status: ContentfulStatusCode, error: ErrorBody): Response {
+  return c.json({ error }, status);
+}
+
+/** The status and body a thrown error maps to; undefined for an unexpected one. */
+export function describeError(err: unknown): { status: ContentfulStatusCode; body: ErrorBody } | undefined {
+  if (err instanceof ValidationError) return { status: 400, body: { code: err.code, message: err.message, issues: err.issues } };
+  if (err instanceof UnknownJobTypeError) return { status: 400, body: { code: err.code, message: err.message } };
+  if (err instanceof PayloadTooLargeError) return { status: 413, body: { code: err.code, message: err.message } };
+  if (err instanceof UnauthorizedError) return { status: 401, body: { code: err.code, message: err.message } };
+  if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
+  if (err instanceof ConflictError) return { status: 409, body: { code: err.code, message: err.message } };
+  if (err instanceof SchemaVersionError) return { status: 503, body: { code: err.code, message: err.message } };
+  if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+    return { status: err.status as ContentfulStatusCode, body: { code: 'bad_request', message: err.message || 'bad request' } };
+  }
+  return undefined;
+}
+
+export function errorHandler(log: (message: string, err: unknown) => void) {
+  return (err: unknown, c: Context): Response => {
+    const known = describeError(err);
+    if (known) return errorResponse(c, known.status, known.body);
+    log(`[workhorse http] ${c.req.method} ${c.req.path} failed`, err);
+    return errorResponse(c, 500, { code: 'internal', message: 'internal error' });
+  };
+}
+
+export function notFoundHandler(c: Context): Response {
+  return errorResponse(c, 404, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` });
+}

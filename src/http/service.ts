@@ -1,0 +1,49 @@
+// The HTTP app wired from the environment, as `workhorse serve` and the
+// Lambda entry run it: a client on DATABASE_URL, the secrets and limits
+// from src/config.ts, and the real runTick behind POST /tick.
+import type { Hono } from 'hono';
+import type { WorkhorseApp } from '../app.js';
+import { createClient, type Client } from '../client/client.js';
+import { loadEnvConfig, loadHttpEnvConfig } from '../config.js';
+import { ConfigError } from '../errors.js';
+import type { HttpAppConfig } from './appConfig.js';
+import { createApp } from './createApp.js';
+import type { HttpEnv } from './env.js';
+import { tickRunnerFor } from './tickAdapter.js';
+
+export interface HttpServiceOptions {
+  /** The app whose job types POST /jobs accepts and whose handlers POST /tick runs. */
+  app?: WorkhorseApp;
+  /** The environment to read (defaults to the process's). */
+  env?: Record<string, string | undefined>;
+  /** Size of the client's pool. */
+  poolMax?: number;
+  /** Settings that win over the environment's. */
+  overrides?: Partial<Omit<HttpAppConfig, 'client'>>;
+}
+
+export interface HttpService {
+  app: Hono<HttpEnv>;
+  client: Client;
+  close(): Promise<void>;
+}
+
+export function createHttpService(options: HttpServiceOptions = {}): HttpService {
+  const env = loadEnvConfig(options.env);
+  const http = loadHttpEnvConfig(options.env);
+  if (!env.databaseUrl) {
+    throw new ConfigError('DATABASE_URL is not set: the HTTP app needs the database URL', [{ path: ['DATABASE_URL'], message: 'required' }]);
+  }
+  const client = createClient({ connectionString: env.databaseUrl, namespace: env.namespace, poolMax: options.poolMax ?? 10 });
+  const app = createApp({
+    client,
+    app: options.app,
+    signingSecrets: http.signingSecrets,
+    apiToken: http.apiToken,
+    maxBodyBytes: http.maxBodyBytes,
+    tickBudgetMs: http.tickBudgetMs,
+    tick: tickRunnerFor(client, options.app, http.tick),
+    ...options.overrides,
+  });
+  return { app, client, close: () => client.close() };
+}

@@ -1,0 +1,31 @@
+// Binds POST /tick to the real runTick: the request's budget becomes the
+// tick's deadline, and the tick borrows the HTTP client's pool (at most 2
+// of its connections) instead of opening its own. For short budgets the
+// heartbeat and safety margin shrink to fit, so any budget the route allows
+// is a valid tick.
+import type { WorkhorseApp } from '../app.js';
+import type { Client } from '../client/client.js';
+import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_TICK_HEARTBEAT_MS, type TickOptions } from '../tick/options.js';
+import { runTick } from '../tick/runTick.js';
+import type { TickRunner } from './tickRunner.js';
+
+/** Tick settings an HTTP tick may take from its environment; the database and deadline are its own. */
+export type HttpTickOptions = Partial<Omit<TickOptions, 'app' | 'deadline' | 'pool' | 'connectionString' | 'namespace' | 'generation'>>;
+
+/** With no app module, a tick still runs recovery and the built-in slots. */
+const NO_JOBS: WorkhorseApp = { jobs: [], configure() {} };
+
+export function tickRunnerFor(client: Client, app: WorkhorseApp | undefined, tickOptions: HttpTickOptions = {}): TickRunner {
+  // The environment's tick settings carry the database and namespace too; the client's win.
+  const { connectionString: _url, namespace: _ns, pool: _pool, ...options } = tickOptions as Partial<TickOptions>;
+  return ({ budgetMs }) =>
+    runTick({
+      ...options,
+      app: app ?? NO_JOBS,
+      pool: client.pool,
+      namespace: client.namespace,
+      deadline: new Date(Date.now() + budgetMs),
+      heartbeatMs: Math.max(50, Math.min(options.heartbeatMs ?? DEFAULT_TICK_HEARTBEAT_MS, Math.floor(budgetMs / 2))),
+      safetyMarginMs: Math.min(options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS, Math.floor(budgetMs / 4)),
+    });
+}

@@ -1,0 +1,30 @@
+// The signer: what an edge function or another service calls to sign a
+// request to the workhorse HTTP app (POST /tick, or any API route).
+import { SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, hmacSha256, signedMessage, toHex, type SignableBody } from './scheme.js';
+
+export interface SignRequestInput {
+  /** The shared secret (WORKHORSE_SIGNING_SECRET on the server). */
+  secret: string;
+  method: string;
+  /** Path plus query string, exactly as it will be sent: `/tick`, `/jobs?limit=10`. */
+  path: string;
+  /** The exact body that will be sent (sign the same string you send). */
+  body?: SignableBody;
+  /** Unix seconds; defaults to now. */
+  timestamp?: number;
+}
+
+/** The two headers to send (a plain object, usable as fetch headers). */
+export type SignatureHeaders = {
+  'x-workhorse-timestamp': string;
+  'x-workhorse-signature': string;
+};
+
+/** Returns the two headers to add to the request. */
+export async function signRequest(input: SignRequestInput): Promise<SignatureHeaders> {
+  if (typeof input.secret !== 'string' || input.secret.length === 0) throw new TypeError('signRequest: secret is required');
+  if (!input.path.startsWith('/')) throw new TypeError('signRequest: path must start with "/" (path and query, no host)');
+  const timestamp = String(Math.floor(input.timestamp ?? Date.now() / 1000));
+  const mac = await hmacSha256(input.secret, signedMessage(timestamp, input.method, input.path, input.body));
+  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `${SIGNATURE_VERSION}=${toHex(mac)}` } as SignatureHeaders;
+}

@@ -1,0 +1,72 @@
+// The verifier: checks a signed request's timestamp (within the tolerance,
+// either direction) and its HMAC against every accepted secret (the current
+// one and, during a rotation, the next one) with a constant-time compare.
+// Replays inside the tolerance window are not detected: the signed actions
+// (a tick, an enqueue with a dedupeKey) are safe to repeat.
+import {
+  DEFAULT_TOLERANCE_SEC,
+  SIGNATURE_VERSION,
+  constantTimeEqual,
+  fromHex,
+  hmacSha256,
+  signedMessage,
+  type SignableBody,
+} from './scheme.js';
+
+export interface VerifyInput {
+  /** Accepted secrets, e.g. [current, next]. Empty rejects everything. */
+  secrets: readonly string[];
+  method: string;
+  path: string;
+  body?: SignableBody;
+  timestampHeader: string | null | undefined;
+  signatureHeader: string | null | undefined;
+  toleranceSec?: number;
+  /** The verifier's clock in ms; defaults to Date.now(). */
+  nowMs?: number;
+}
+
+export type VerifyFailure = 'unsigned' | 'malformed' | 'stale' | 'mismatch' | 'no_secret';
+
+export type VerifyResult = { ok: true; secretIndex: number } | { ok: false; reason: VerifyFailure };
+
+const MAX_SIGNATURES = 4;
+const MAC_BYTES = 32;
+
+/** Parses `v1=<hex>[,v1=<hex>…]`; undefined when malformed. */
+function parseSignatures(header: string): Uint8Array[] | undefined {
+  const parts = header.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.length > MAX_SIGNATURES) return undefined;
+  const macs: Uint8Array[] = [];
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq) !== SIGNATURE_VERSION) return undefined;
+    const mac = fromHex(part.slice(eq + 1));
+    if (!mac || mac.length !== MAC_BYTES) return undefined;
+    macs.push(mac);
+  }
+  return macs;
+}
+
+export async function verifySignedRequest(input: VerifyInput): Promise<VerifyResult> {
+  const secrets = input.secrets.filter((s) => typeof s === 'string' && s.length > 0);
+  if (secrets.length === 0) return { ok: false, reason: 'no_secret' };
+  const ts = input.timestampHeader?.trim();
+  const sig = input.signatureHeader?.trim();
+  if (!ts || !sig) return { ok: false, reason: 'unsigned' };
+  if (!/^[0-9]{1,12}$/.test(ts)) return { ok: false, reason: 'malformed' };
+  const macs = parseSignatures(sig);
+  if (!macs) return { ok: false, reason: 'malformed' };
+  const tolerance = input.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+  const nowSec = Math.floor((input.nowMs ?? Date.now()) / 1000);
+  if (Math.abs(nowSec - Number(ts)) > tolerance) return { ok: false, reason: 'stale' };
+  const message = signedMessage(ts, input.method, input.path, input.body);
+  for (let i = 0; i < secrets.length; i++) {
+    const expected = await hmacSha256(secrets[i]!, message);
+    let match = false;
+    // Every candidate is compared, so timing does not reveal which one matched.
+    for (const mac of macs) match = constantTimeEqual(expected, mac) || match;
+    if (match) return { ok: true, secretIndex: i };
+  }
+  return { ok: false, reason: 'mismatch' };
+}

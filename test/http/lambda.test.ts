@@ -1,0 +1,126 @@
+// handlers/http.ts invoked as Lambda invokes it: Function URL events
+// (payload format 2.0) and a context whose time left counts down. The module
+// builds nothing at import; the first invocation reads the environment.
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/signing/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { SECRET, TOKEN } from './helpers.js';
+
+type Handler = typeof import('../../handlers/http.js').handler;
+
+let db: TestDatabase;
+let handler: Handler;
+
+function functionUrlEvent(method: string, rawPath: string, body = '', headers: Record<string, string> = {}, rawQueryString = '') {
+  const domainName = 'abcdefghij.lambda-url.eu-west-1.on.aws';
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString,
+    headers: { host: domainName, 'content-type': 'application/json', 'user-agent': 'edge/1.0', ...headers },
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'abcdefghij',
+      domainName,
+      domainPrefix: 'abcdefghij',
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'edge/1.0' },
+      requestId: `req-${Math.random().toString(36).slice(2)}`,
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body: body === '' ? null : body,
+    isBase64Encoded: false,
+  };
+}
+
+/** A Lambda context whose time left counts down from `ms`. */
+function contextWithBudget(ms: number) {
+  const end = Date.now() + ms;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'workhorse-http',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:workhorse-http',
+    memoryLimitInMB: '512',
+    awsRequestId: 'aws-req-1',
+    logGroupName: '/aws/lambda/workhorse-http',
+    logStreamName: 'stream',
+    getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+  };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  delete process.env.DATABASE_URL;
+  ({ handler } = await import('../../handlers/http.js'));
+});
+
+afterAll(async () => {
+  await db.drop();
+});
+
+describe('handlers/http.ts', () => {
+  it('imports without reading the environment or opening a connection', async () => {
+    expect(typeof handler).toBe('function');
+    const r = await db.pool.query(`select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [db.name]);
+    // Only the test's own admin pool is connected.
+    expect(r.rows[0].n).toBeLessThanOrEqual(1);
+  });
+
+  it('fails an invocation with a clear error while DATABASE_URL is missing, and recovers once it is set', async () => {
+    await expect(handler(functionUrlEvent('GET', '/healthz') as never, contextWithBudget(5000) as never)).rejects.toThrow(/DATABASE_URL is not set/);
+    Object.assign(process.env, {
+      DATABASE_URL: db.url,
+      WORKHORSE_SIGNING_SECRET: SECRET,
+      WORKHORSE_API_TOKEN: TOKEN,
+      WORKHORSE_APP: fileURLToPath(new URL('./fixtures/app.ts', import.meta.url)),
+    });
+    const res = await handler(functionUrlEvent('GET', '/healthz') as never, contextWithBudget(5000) as never);
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ ok: true });
+  });
+
+  it('enqueues with a bearer token, ticks on a signed Function URL event, and shows the job succeeded', async () => {
+    const body = JSON.stringify({ type: 'email.send', payload: { to: 'lambda@example.com', subject: 'hi' } });
+    const enq = await handler(functionUrlEvent('POST', '/jobs', body, { authorization: `Bearer ${TOKEN}` }) as never, contextWithBudget(5000) as never);
+    expect(enq.statusCode, enq.body).toBe(201);
+    const { id } = JSON.parse(enq.body) as { id: string };
+
+    const sig = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '' });
+    const tick = await handler(functionUrlEvent('POST', '/tick', '', sig) as never, contextWithBudget(6000) as never);
+    expect(tick.statusCode).toBe(200);
+    expect(tick.headers['content-type']).toMatch(/application\/json/);
+    const summary = JSON.parse(tick.body) as Record<string, number>;
+    expect(summary).toMatchObject({ claimed: 1, succeeded: 1, failed: 0 });
+    // The tick's budget was the invocation's time left less the response margin.
+    expect(summary.msLeft).toBeLessThanOrEqual(5000);
+
+    const get = await handler(functionUrlEvent('GET', `/jobs/${id}`, '', { authorization: `Bearer ${TOKEN}` }) as never, contextWithBudget(5000) as never);
+    expect(JSON.parse(get.body)).toMatchObject({ id, status: 'succeeded', result: { delivered: 'lambda@example.com' } });
+  });
+
+  it('verifies a signature over a base64-encoded body and over the query string', async () => {
+    const body = '{"budgetMs":1000}';
+    const sig = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body });
+    const event = { ...functionUrlEvent('POST', '/tick', Buffer.from(body).toString('base64'), sig), isBase64Encoded: true };
+    expect((await handler(event as never, contextWithBudget(5000) as never)).statusCode).toBe(200);
+
+    const listSig = await signRequest({ secret: SECRET, method: 'GET', path: '/jobs?status=succeeded&limit=10' });
+    const list = await handler(functionUrlEvent('GET', '/jobs', '', listSig, 'status=succeeded&limit=10') as never, contextWithBudget(5000) as never);
+    expect(list.statusCode).toBe(200);
+    expect((JSON.parse(list.body) as { jobs: unknown[] }).jobs).toHaveLength(1);
+  });
+
+  it('answers an unsigned tick with a JSON 401 and runs nothing', async () => {
+    await db.pool.query(`insert into workhorse.jobs (namespace, queue, type, payload) values ('default', 'default', 'email.send', '{"to":"x@example.com","subject":"s"}')`);
+    const res = await handler(functionUrlEvent('POST', '/tick') as never, contextWithBudget(5000) as never);
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'unauthorized' } });
+    const ready = await db.pool.query(`select count(*)::int as n from workhorse.jobs where status = 'ready'`);
+    expect(ready.rows[0].n).toBe(1);
+  });
+});

@@ -1,0 +1,110 @@
+// `workhorse serve` through a real socket: the CLI runs as a child process
+// on a free port, requests are signed with the helper, and the edge example
+// enqueues and kicks a tick over the network. SIGTERM stops it cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueAndKick } from '../../examples/edge-enqueue.js';
+import { signRequest } from '../../src/signing/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { SECRET } from './helpers.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let db: TestDatabase;
+let child: ChildProcess;
+let baseUrl: string;
+let output = '';
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function signedFetch(method: string, path: string, body = ''): Promise<Response> {
+  const headers = await signRequest({ secret: SECRET, method, path, body });
+  return fetch(baseUrl + path, { method, body: body || undefined, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const port = await freePort();
+  child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/http/fixtures/app.ts'],
+    {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_API_TOKEN: '', WORKHORSE_APP: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout!.on('data', (d) => (output += String(d)));
+  child.stderr!.on('data', (d) => (output += String(d)));
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+    const check = () => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      } else setTimeout(check, 50);
+    };
+    check();
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await db.drop();
+});
+
+describe('workhorse serve', () => {
+  it('listens on the port it was given', () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
+  });
+
+  it('answers a signed POST /tick with a tick summary', async () => {
+    const res = await signedFetch('POST', '/tick');
+    expect(res.status).toBe(200);
+    const summary = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(summary).sort()).toEqual(['claimed', 'failed', 'fannedOut', 'msLeft', 'recovered', 'retried', 'slotsFired', 'succeeded']);
+    expect(summary).toMatchObject({ claimed: 0, failed: 0 });
+  });
+
+  it('answers an unsigned POST /tick with a JSON 401', async () => {
+    const res = await fetch(`${baseUrl}/tick`, { method: 'POST' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('runs the edge example: enqueue over HTTP, kick a tick, job succeeded', async () => {
+    const r = await enqueueAndKick(
+      { WORKHORSE_URL: baseUrl, WORKHORSE_SIGNING_SECRET: SECRET },
+      { type: 'email.send', payload: { to: 'edge@example.com', subject: 'from the edge' }, dedupeKey: 'edge:1' },
+    );
+    expect(r).toMatchObject({ created: true, tick: { claimed: 1, succeeded: 1 } });
+    const job = (await (await signedFetch('GET', `/jobs/${r.id}`)).json()) as Record<string, unknown>;
+    expect(job).toMatchObject({ status: 'succeeded', result: { delivered: 'edge@example.com' } });
+  });
+
+  it('refuses a bearer token when none is configured, and answers /healthz without credentials', async () => {
+    const res = await fetch(`${baseUrl}/jobs`, { headers: { authorization: 'Bearer anything-at-all-123456' } });
+    expect(res.status).toBe(401);
+    const health = await fetch(`${baseUrl}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
