@@ -1,0 +1,229 @@
+// WorkhorseTickWorker: the CDK construct that deploys workhorse's serverless
+// shape around one app module. It bundles the app locally with esbuild (no
+// Docker) into a tick function run on a schedule, an optional HTTP function
+// behind a Function URL (auth NONE; requests are HMAC-signed with a secret
+// kept in Secrets Manager), and a deploy-time migration that runs before
+// either function is updated. IAM is least privilege: each function reads
+// only its own secrets and may invoke only the tick function (fan-out).
+// Caveats: the database URL reaches the functions as a deploy-time secret
+// reference (see databaseConnection.ts), and reserved concurrency is the
+// connection budget: a tick opens at most two connections, an HTTP call three.
+import { join } from 'node:path';
+import { Duration, Names, Stage } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { Connections, SecurityGroup, type ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import {
+  Architecture,
+  Function as LambdaFunction,
+  FunctionUrlAuthType,
+  Runtime,
+  type Code,
+  type FunctionProps,
+  type FunctionUrl,
+} from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { TriggerFunction } from 'aws-cdk-lib/triggers';
+import { Construct } from 'constructs';
+import { LAMBDA_AWS_CA_BUNDLE, databaseConnection } from './databaseConnection.js';
+import { LAMBDA_HANDLER, lambdaCodeFromEntry } from './lambdaBundle.js';
+import { defaultWorkhorseRoot, locateWorkhorse, resolveAppModule, writeEntry, type EntryKind } from './lambdaEntries.js';
+import { WorkhorseAlarms } from './workhorseAlarms.js';
+import {
+  parseTickWorkerProps,
+  type ResolvedTickWorkerProps,
+  type WorkhorseTickWorkerProps,
+} from './workhorseTickWorkerProps.js';
+
+/** The Lambda runtime of every workhorse function. */
+export const WORKHORSE_RUNTIME = Runtime.NODEJS_22_X;
+/** How long the deploy-time migration may take. */
+const MIGRATION_TIMEOUT = Duration.minutes(5);
+/** Connections one tick invocation may open (its pool's max). */
+const TICK_CONNECTIONS = 2;
+/** Connections one HTTP invocation may open (its client's pool, which its tick borrows). */
+const HTTP_CONNECTIONS = 3;
+
+export class WorkhorseTickWorker extends Construct {
+  /** The scheduled tick function (also the fan-out target). */
+  readonly tickFunction: LambdaFunction;
+  /** The HTTP function (POST /tick, jobs API); undefined when the HTTP trigger is off. */
+  readonly httpFunction: LambdaFunction | undefined;
+  readonly functionUrl: FunctionUrl | undefined;
+  /** The HMAC signing secret callers of the HTTP function sign with. */
+  readonly signingSecret: ISecret | undefined;
+  /** The deploy-time migration; runs before the tick and HTTP functions are updated. */
+  readonly migrationFunction: TriggerFunction;
+  readonly schedule: Rule;
+  readonly alarms: Alarm[];
+  /** Security groups of the functions when they run in a VPC: allow them into the database. */
+  readonly connections: Connections | undefined;
+  /** The most connections this deployment opens at once: 2 per tick, 3 per HTTP invocation, 1 for the migration. */
+  readonly connectionBudget: number;
+
+  private readonly props: ResolvedTickWorkerProps;
+  private readonly securityGroups: ISecurityGroup[] | undefined;
+  private readonly commonEnvironment: Record<string, string>;
+
+  constructor(scope: Construct, id: string, rawProps: WorkhorseTickWorkerProps) {
+    // Validate before joining the construct tree, so bad props leave no half-built node.
+    const p = parseTickWorkerProps(rawProps);
+    super(scope, id);
+    this.props = p;
+    const database = databaseConnection(p.database);
+
+    if (p.vpc) {
+      this.securityGroups = p.securityGroups ?? [
+        new SecurityGroup(this, 'SecurityGroup', {
+          vpc: p.vpc,
+          allowAllOutbound: true,
+          description: 'workhorse functions (allow this group into the database)',
+        }),
+      ];
+      this.connections = new Connections({ securityGroups: this.securityGroups });
+    }
+
+    this.commonEnvironment = {
+      ...database.environment,
+      WORKHORSE_NAMESPACE: p.namespace,
+      ...(p.bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+      ...(p.trustAwsCertificates ? { NODE_EXTRA_CA_CERTS: LAMBDA_AWS_CA_BUNDLE } : {}),
+      ...p.environment,
+    };
+    const code = this.codeFactory();
+
+    this.migrationFunction = new TriggerFunction(this, 'Migrate', {
+      ...this.functionBase('Migrate', code('migrate')),
+      description: 'workhorse: applies sql/ migrations at deploy time',
+      timeout: MIGRATION_TIMEOUT,
+      memorySize: 256,
+      executeAfter: p.migrationExecuteAfter,
+    });
+
+    this.tickFunction = new LambdaFunction(this, 'Tick', {
+      ...this.functionBase('Tick', code('tick')),
+      description: `workhorse tick worker (namespace ${p.namespace})`,
+      timeout: Duration.seconds(p.timeoutSeconds),
+      memorySize: p.memorySize,
+      reservedConcurrentExecutions: p.reservedConcurrency,
+      // A failed tick is not retried: its leases expire and the next tick recovers them.
+      retryAttempts: 0,
+      environment: { ...this.commonEnvironment, ...this.tickEnvironment() },
+    });
+    if (p.maxFanout > 0) {
+      // A separate policy, not the role's default one: the function depends on
+      // its default policy, so naming the function's ARN there would be a cycle.
+      new Policy(this, 'TickFanoutPolicy', {
+        roles: [this.tickFunction.role!],
+        statements: [this.invokeTickStatement()],
+      });
+    }
+
+    this.schedule = new Rule(this, 'Schedule', {
+      description: `workhorse tick cadence (namespace ${p.namespace})`,
+      schedule: Schedule.expression(p.schedule),
+      targets: [new LambdaTarget(this.tickFunction, { retryAttempts: 0 })],
+    });
+
+    if (p.http.enabled) {
+      this.signingSecret =
+        p.http.signingSecret ??
+        new Secret(this, 'SigningSecret', {
+          description: 'workhorse: HMAC secret for signed requests to the HTTP function',
+          generateSecretString: { passwordLength: 64, excludePunctuation: true },
+        });
+      this.httpFunction = this.createHttpFunction(code('http'), this.signingSecret);
+      this.functionUrl = this.httpFunction.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
+    }
+
+    for (const fn of [this.migrationFunction, this.tickFunction, this.httpFunction]) {
+      if (fn) database.secret?.grantRead(fn);
+    }
+    this.migrationFunction.executeBefore(...[this.tickFunction, this.httpFunction].filter((f) => f !== undefined));
+
+    this.alarms = p.alarms.enabled ? this.createAlarms() : [];
+    this.connectionBudget =
+      TICK_CONNECTIONS * p.reservedConcurrency + (p.http.enabled ? HTTP_CONNECTIONS * p.http.reservedConcurrency : 0) + 1;
+  }
+
+  /** Writes the entry modules and returns a function that bundles one of them. */
+  private codeFactory(): (kind: EntryKind) => Code {
+    const p = this.props;
+    const sources = locateWorkhorse(p.workhorseRoot ?? defaultWorkhorseRoot());
+    const appModule = resolveAppModule(p.app);
+    const outdir = Stage.of(this)?.outdir ?? process.cwd();
+    const buildDir = join(outdir, '.workhorse-entries', Names.uniqueId(this));
+    return (kind) =>
+      lambdaCodeFromEntry({
+        entryFile: writeEntry(buildDir, kind, appModule, sources),
+        sqlDir: sources.sqlDir,
+        minify: p.bundling.minify,
+        sourceMap: p.bundling.sourceMap,
+        external: p.bundling.external,
+      });
+  }
+
+  /** What every function shares: runtime, code, logs, network. */
+  private functionBase(id: string, code: Code): FunctionProps {
+    return {
+      runtime: WORKHORSE_RUNTIME,
+      architecture: Architecture.ARM_64,
+      handler: LAMBDA_HANDLER,
+      code,
+      environment: this.commonEnvironment,
+      logGroup: new LogGroup(this, `${id}Logs`, { retention: this.props.logRetention }),
+      vpc: this.props.vpc,
+      vpcSubnets: this.props.vpc ? this.props.vpcSubnets : undefined,
+      securityGroups: this.securityGroups,
+    };
+  }
+
+  private tickEnvironment(): Record<string, string> {
+    const p = this.props;
+    return {
+      WORKHORSE_HEARTBEAT_MS: String(p.heartbeatMs),
+      WORKHORSE_MAX_FANOUT: String(p.maxFanout),
+      ...(p.safetyMarginMs !== undefined ? { WORKHORSE_SAFETY_MARGIN_MS: String(p.safetyMarginMs) } : {}),
+    };
+  }
+
+  private invokeTickStatement(): PolicyStatement {
+    return new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.tickFunction.functionArn] });
+  }
+
+  private createHttpFunction(code: Code, signingSecret: ISecret): LambdaFunction {
+    const p = this.props;
+    const secretEnv = (name: string, s: ISecret | undefined) => (s ? { [name]: s.secretValue.unsafeUnwrap() } : {});
+    const fn = new LambdaFunction(this, 'Http', {
+      ...this.functionBase('Http', code),
+      description: `workhorse HTTP trigger and jobs API (namespace ${p.namespace})`,
+      timeout: Duration.seconds(p.http.timeoutSeconds),
+      memorySize: p.http.memorySize,
+      reservedConcurrentExecutions: p.http.reservedConcurrency,
+      environment: {
+        ...this.commonEnvironment,
+        ...this.tickEnvironment(),
+        // Fan-out from an HTTP-triggered tick starts scheduled-tick invocations.
+        WORKHORSE_FANOUT_FUNCTION: this.tickFunction.functionName,
+        ...secretEnv('WORKHORSE_SIGNING_SECRET', signingSecret),
+        ...secretEnv('WORKHORSE_SIGNING_SECRET_NEXT', p.http.signingSecretNext),
+        ...secretEnv('WORKHORSE_API_TOKEN', p.http.apiTokenSecret),
+      },
+    });
+    for (const s of [signingSecret, p.http.signingSecretNext, p.http.apiTokenSecret]) s?.grantRead(fn);
+    if (p.maxFanout > 0) fn.addToRolePolicy(this.invokeTickStatement());
+    return fn;
+  }
+
+  private createAlarms(): Alarm[] {
+    const p = this.props;
+    const functions = [{ label: 'Tick', fn: this.tickFunction, timeoutSeconds: p.timeoutSeconds }];
+    if (this.httpFunction) {
+      functions.push({ label: 'Http', fn: this.httpFunction, timeoutSeconds: p.http.timeoutSeconds });
+    }
+    return new WorkhorseAlarms(this, 'Alarms', { functions, namespace: p.namespace, options: p.alarms }).alarms;
+  }
+}

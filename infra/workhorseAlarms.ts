@@ -1,0 +1,90 @@
+// The CloudWatch alarms of a workhorse deployment: for each function,
+// errors (a tick that throws lost its summary, perhaps its deregister),
+// throttles (the reserved concurrency, i.e. the connection budget, is too
+// small for the cadence plus fan-out) and duration near the timeout (ticks
+// being killed instead of finishing at their deadline); and the ready
+// backlog the tick publishes, which says the fleet is not keeping up.
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { METRIC_NAMESPACE, NAMESPACE_DIMENSION, READY_BACKLOG_METRIC } from '../src/metrics/readyBacklogMetric.js';
+import type { ResolvedTickWorkerProps } from './workhorseTickWorkerProps.js';
+
+const PERIOD = Duration.minutes(5);
+
+export interface AlarmedFunction {
+  /** Short label used in construct ids and descriptions ("Tick", "Http"). */
+  label: string;
+  fn: LambdaFunction;
+  timeoutSeconds: number;
+}
+
+export interface WorkhorseAlarmsProps {
+  functions: AlarmedFunction[];
+  namespace: string;
+  options: ResolvedTickWorkerProps['alarms'];
+}
+
+/** The ready-backlog metric of one workhorse namespace, as the tick publishes it. */
+export function readyBacklogMetric(namespace: string): Metric {
+  return new Metric({
+    namespace: METRIC_NAMESPACE,
+    metricName: READY_BACKLOG_METRIC,
+    dimensionsMap: { [NAMESPACE_DIMENSION]: namespace },
+    statistic: 'Minimum',
+    period: PERIOD,
+  });
+}
+
+export class WorkhorseAlarms extends Construct {
+  readonly alarms: Alarm[] = [];
+  private readonly action: SnsAction | undefined;
+
+  constructor(scope: Construct, id: string, props: WorkhorseAlarmsProps) {
+    super(scope, id);
+    const { options } = props;
+    this.action = options.topic ? new SnsAction(options.topic) : undefined;
+    for (const { label, fn, timeoutSeconds } of props.functions) {
+      this.add(`${label}Errors`, {
+        metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${label} function: invocations failed`,
+      });
+      this.add(`${label}Throttles`, {
+        metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${label} function: invocations throttled (reserved concurrency exhausted)`,
+      });
+      const limitMs = Math.floor(timeoutSeconds * 1000 * options.durationRatio);
+      this.add(`${label}DurationNearTimeout`, {
+        metric: fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }),
+        threshold: limitMs,
+        evaluationPeriods: 1,
+        description: `${label} function: an invocation ran ${limitMs} ms or more of its ${timeoutSeconds} s timeout`,
+      });
+    }
+    this.add('ReadyBacklog', {
+      metric: readyBacklogMetric(props.namespace),
+      threshold: options.readyBacklogThreshold,
+      evaluationPeriods: 3,
+      description: `namespace ${props.namespace}: at least ${options.readyBacklogThreshold} ready jobs for 15 minutes`,
+    });
+  }
+
+  private add(id: string, p: { metric: Metric; threshold: number; evaluationPeriods: number; description: string }) {
+    const alarm = new Alarm(this, id, {
+      metric: p.metric,
+      threshold: p.threshold,
+      evaluationPeriods: p.evaluationPeriods,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `workhorse: ${p.description}`,
+    });
+    if (this.action) alarm.addAlarmAction(this.action);
+    this.alarms.push(alarm);
+  }
+}

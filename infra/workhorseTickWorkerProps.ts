@@ -1,0 +1,182 @@
+// The props of the WorkhorseTickWorker construct and their zod schema. The
+// construct parses them first thing, so a bad value (a timeout Lambda does
+// not allow, a heartbeat that cannot fit in the tick, a negative
+// concurrency) fails `cdk synth` with a ConfigError naming the field, instead
+// of failing a deployment half-way or producing a worker that cannot work.
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Token } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { z } from 'zod';
+import { namespaceSchema } from '../src/names.js';
+import { parseConfig } from '../src/validation.js';
+
+/** Lambda's hard limit on a function's timeout. */
+export const MAX_LAMBDA_TIMEOUT_SECONDS = 900;
+
+const secretSchema = z.custom<ISecret>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as ISecret).secretArn === 'string' &&
+    typeof (v as ISecret).secretValueFromJson === 'function',
+  'expected a Secrets Manager secret (an ISecret)',
+);
+
+const constructsSchema = z.array(z.custom<Construct>((v) => typeof v === 'object' && v !== null && 'node' in v));
+
+const postgresUrlSchema = z
+  .string()
+  .min(1)
+  .refine(
+    (s) => Token.isUnresolved(s) || /^postgres(ql)?:\/\//.test(s),
+    'expected a postgres:// or postgresql:// connection URL',
+  );
+
+/**
+ * Where the functions find PostgreSQL: a plain URL (fine for a dev stack) or
+ * a Secrets Manager secret. Secret shapes: `rds` (default) is the JSON RDS
+ * and Aurora generate ({ username, password, host, port, dbname }); `url` is
+ * a secret whose whole value is the connection URL; `json` is a JSON secret
+ * with the URL in `field` (default "url").
+ */
+const databaseSchema = z.union([
+  z.strictObject({ url: postgresUrlSchema }),
+  z.strictObject({
+    secret: secretSchema,
+    shape: z.enum(['rds', 'url', 'json']).default('rds'),
+    field: z.string().min(1).default('url'),
+    /** rds shape: the database to connect to when the secret has no dbname. */
+    databaseName: z.string().min(1).optional(),
+    /** rds shape: host and port when the secret lacks them (RDS-managed master secrets hold only credentials). */
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(1).max(65_535).optional(),
+    /** rds shape: query string appended to the composed URL. */
+    urlQuery: z.string().default('sslmode=verify-full'),
+  }),
+], { error: 'give either { url } or { secret } (with shape rds, url or json)' });
+
+const httpSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  timeoutSeconds: z.number().int().min(1).max(MAX_LAMBDA_TIMEOUT_SECONDS).default(30),
+  memorySize: z.number().int().min(128).max(10_240).default(512),
+  reservedConcurrency: z.number().int().min(1, 'must be at least 1').default(2),
+  /** The HMAC signing secret (a plain string secret). Generated when omitted. */
+  signingSecret: secretSchema.optional(),
+  /** The next signing secret, accepted alongside the current one during rotation. */
+  signingSecretNext: secretSchema.optional(),
+  /** A bearer token for the API routes (a plain string secret). */
+  apiTokenSecret: secretSchema.optional(),
+});
+
+const alarmsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** An SNS topic every alarm notifies. */
+  topic: z.custom<ITopic>((v) => typeof v === 'object' && v !== null && 'topicArn' in v).optional(),
+  /** Alarm when the ready backlog stays above this many jobs. */
+  readyBacklogThreshold: z.number().int().min(1).default(1000),
+  /** Alarm when a function's maximum duration passes this share of its timeout. */
+  durationRatio: z.number().gt(0).lt(1).default(0.9),
+});
+
+export const tickWorkerPropsSchema = z
+  .strictObject({
+    /** The app module: its default export is `defineApp({ jobs, configure })`. */
+    app: z.string().min(1),
+    database: databaseSchema,
+    namespace: namespaceSchema.default('default'),
+    /** An EventBridge schedule expression. */
+    schedule: z
+      .string()
+      .regex(/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/, 'expected rate(...) or cron(...)')
+      .default('rate(1 minute)'),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(10, 'a tick needs at least 10 seconds')
+      .max(MAX_LAMBDA_TIMEOUT_SECONDS, `Lambda allows at most ${MAX_LAMBDA_TIMEOUT_SECONDS} seconds`)
+      .default(60),
+    memorySize: z.number().int().min(128).max(10_240).default(512),
+    /** The connection budget: at most this many ticks at once, each with at most 2 connections. */
+    reservedConcurrency: z.number().int().min(1, 'must be at least 1').default(5),
+    heartbeatMs: z.number().int().min(100).default(5000),
+    safetyMarginMs: z.number().int().min(0).optional(),
+    /** How many extra ticks one tick may start when the backlog is deep; 0 turns fan-out off. */
+    maxFanout: z.number().int().min(0).max(100).default(0),
+    http: httpSchema.default({
+      enabled: true,
+      timeoutSeconds: 30,
+      memorySize: 512,
+      reservedConcurrency: 2,
+    }),
+    /**
+     * Trust Amazon's CAs (RDS, Aurora, RDS Proxy) for TLS to the database: Lambda's
+     * Node.js 20+ runtimes load them only when NODE_EXTRA_CA_CERTS names their bundle.
+     */
+    trustAwsCertificates: z.boolean().default(true),
+    logRetention: z.enum(RetentionDays).default(RetentionDays.ONE_MONTH),
+    vpc: z.custom<IVpc>((v) => typeof v === 'object' && v !== null && 'vpcId' in v).optional(),
+    vpcSubnets: z.custom<SubnetSelection>((v) => typeof v === 'object' && v !== null).optional(),
+    securityGroups: z
+      .array(z.custom<ISecurityGroup>((v) => typeof v === 'object' && v !== null && 'securityGroupId' in v))
+      .optional(),
+    alarms: alarmsSchema.default({ enabled: true, readyBacklogThreshold: 1000, durationRatio: 0.9 }),
+    /** Extra environment variables for every function. */
+    environment: z.record(z.string(), z.string()).default({}),
+    /** Run the migration only after these (e.g. the database) are deployed. */
+    migrationExecuteAfter: constructsSchema.default([]),
+    /** The workhorse package directory (holds sql/ and src/ or dist/). Found automatically. */
+    workhorseRoot: z.string().min(1).optional(),
+    bundling: z
+      .strictObject({
+        minify: z.boolean().default(true),
+        sourceMap: z.boolean().default(true),
+        external: z.array(z.string().min(1)).default([]),
+      })
+      .default({ minify: true, sourceMap: true, external: [] }),
+  })
+  .superRefine((p, ctx) => {
+    const timeoutMs = p.timeoutSeconds * 1000;
+    if (p.heartbeatMs >= timeoutMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['heartbeatMs'],
+        message: `heartbeatMs (${p.heartbeatMs}) must be below the tick timeout (${timeoutMs} ms)`,
+      });
+    }
+    if (p.http.enabled && p.heartbeatMs >= p.http.timeoutSeconds * 1000) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['heartbeatMs'],
+        message: `heartbeatMs (${p.heartbeatMs}) must be below the HTTP timeout (${p.http.timeoutSeconds * 1000} ms)`,
+      });
+    }
+    if (p.safetyMarginMs !== undefined && p.safetyMarginMs >= timeoutMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['safetyMarginMs'],
+        message: `safetyMarginMs (${p.safetyMarginMs}) must be below the tick timeout (${timeoutMs} ms)`,
+      });
+    }
+    if (p.reservedConcurrency >= 1 && p.maxFanout >= p.reservedConcurrency) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxFanout'],
+        message: `maxFanout (${p.maxFanout}) must be below reservedConcurrency (${p.reservedConcurrency}) so the scheduled tick keeps a slot`,
+      });
+    }
+    if (p.vpc === undefined && (p.vpcSubnets !== undefined || p.securityGroups !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['vpc'], message: 'vpcSubnets and securityGroups need a vpc' });
+    }
+  });
+
+export type WorkhorseTickWorkerProps = z.input<typeof tickWorkerPropsSchema>;
+export type ResolvedTickWorkerProps = z.output<typeof tickWorkerPropsSchema>;
+export type DatabaseProps = ResolvedTickWorkerProps['database'];
+
+/** Parses the construct's props; throws ConfigError naming every bad field. */
+export function parseTickWorkerProps(props: WorkhorseTickWorkerProps): ResolvedTickWorkerProps {
+  return parseConfig(tickWorkerPropsSchema, props, 'WorkhorseTickWorker props');
+}

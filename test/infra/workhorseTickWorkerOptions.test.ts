@@ -1,0 +1,74 @@
+// WorkhorseTickWorker's options: VPC placement, the HTTP trigger and fan-out
+// switched off, cadence and retention, and the props it refuses at synth time.
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Vpc } from 'aws-cdk-lib/aws-ec2';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_APP_MODULE } from '../../infra/exampleStack.js';
+import { WorkhorseTickWorker } from '../../infra/WorkhorseTickWorker.js';
+import type { WorkhorseTickWorkerProps } from '../../infra/workhorseTickWorkerProps.js';
+import { ConfigError } from '../../src/errors.js';
+import { allStatements, asArray, logicalId, newStack, removeTestAssemblies } from './template.js';
+
+afterAll(removeTestAssemblies);
+
+describe('WorkhorseTickWorker options', () => {
+  const base = (): WorkhorseTickWorkerProps => ({ app: EXAMPLE_APP_MODULE, database: { url: 'postgres://u:p@db:5432/app' } });
+
+  it('places every function in the VPC with one shared security group the database can admit', () => {
+    const stack = newStack();
+    const vpc = new Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const w = new WorkhorseTickWorker(stack, 'Workhorse', { ...base(), vpc });
+    const t = Template.fromStack(stack);
+    const sgId = logicalId(t, 'AWS::EC2::SecurityGroup', 'WorkhorseSecurityGroup');
+    const fns = Object.entries(t.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('Workhorse'));
+    expect(fns).toHaveLength(3);
+    for (const [, fn] of fns) {
+      expect(fn.Properties.VpcConfig.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [sgId, 'GroupId'] }]);
+    }
+    expect(w.connections?.securityGroups).toHaveLength(1);
+  });
+
+  it('without the HTTP trigger creates no Function URL and no signing secret, and with fan-out off no invoke grant', () => {
+    const stack = newStack();
+    const w = new WorkhorseTickWorker(stack, 'Workhorse', { ...base(), http: { enabled: false } });
+    const t = Template.fromStack(stack);
+    t.resourceCountIs('AWS::Lambda::Url', 0);
+    t.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(w.httpFunction).toBeUndefined();
+    const invokes = allStatements(t).filter(({ owner, statement }) =>
+      owner.startsWith('Workhorse') && asArray(statement.Action).includes('lambda:InvokeFunction'),
+    );
+    expect(invokes).toEqual([]);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+  });
+
+  it('takes a custom cadence, a plain database URL and a log retention', () => {
+    const stack = newStack();
+    new WorkhorseTickWorker(stack, 'Workhorse', { ...base(), schedule: 'cron(0/5 * * * ? *)', logRetention: 7 });
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0/5 * * * ? *)' });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ DATABASE_URL: 'postgres://u:p@db:5432/app' }) },
+    });
+    for (const g of Object.values(t.findResources('AWS::Logs::LogGroup'))) expect(g.Properties.RetentionInDays).toBe(7);
+  });
+
+  const invalid: [string, Partial<WorkhorseTickWorkerProps>, RegExp][] = [
+    ['a timeout over 900 s', { timeoutSeconds: 901 }, /timeoutSeconds: Lambda allows at most 900 seconds/],
+    ['a heartbeat not below the timeout', { timeoutSeconds: 30, heartbeatMs: 30_000 }, /heartbeatMs \(30000\) must be below the tick timeout \(30000 ms\)/],
+    ['a negative reserved concurrency', { reservedConcurrency: -1 }, /reservedConcurrency: must be at least 1/],
+    ['a fan-out that leaves the schedule no slot', { reservedConcurrency: 3, maxFanout: 3 }, /maxFanout \(3\) must be below reservedConcurrency \(3\)/],
+    ['a malformed schedule', { schedule: 'every minute' }, /schedule: expected rate\(\.\.\.\) or cron\(\.\.\.\)/],
+    ['a database that is not a postgres URL', { database: { url: 'mysql://db/app' } }, /database\.url: expected a postgres:\/\/ or postgresql:\/\/ connection URL/],
+    ['a database given neither as a URL nor as a secret', { database: {} as never }, /database: give either \{ url \} or \{ secret \}/],
+    ['a misspelt prop', { timout: 60 } as never, /Unrecognized key: "timout"/],
+    ['a missing app module', { app: '/nonexistent/app.ts' }, /app module .* does not exist/],
+  ];
+  for (const [what, override, message] of invalid) {
+    it(`rejects ${what} at synth time with a ConfigError naming the field`, () => {
+      const make = () => new WorkhorseTickWorker(newStack(), 'Workhorse', { ...base(), ...override });
+      expect(make).toThrow(ConfigError);
+      expect(make).toThrow(message);
+    });
+  }
+});
