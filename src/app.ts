@@ -3,6 +3,7 @@
 // Lambda tick handler, the HTTP app (which validates enqueues against the
 // job definitions) and the CDK construct (which bundles it).
 import type { JobDefinition } from './client/defineJob.js';
+import type { ScheduleDefinition } from './schedules/defineSchedule.js';
 import type { Worker } from './worker/worker.js';
 
 export interface WorkhorseApp {
@@ -10,6 +11,8 @@ export interface WorkhorseApp {
   jobs: JobDefinition[];
   /** Binds handlers: `worker.handle(SendEmail, async (payload, ctx) => …)`. */
   configure(worker: Worker): void;
+  /** Recurring slots (defineSchedule values); ticks and schedule runners store them at start. */
+  schedules?: ScheduleDefinition[];
 }
 
 export function defineApp<A extends WorkhorseApp>(app: A): A {

@@ -3,6 +3,7 @@
 // and pass the result down.
 import { z } from 'zod';
 import { namespaceSchema } from './names.js';
+import { parseTickEnv, type TickEnv } from './tick/env.js';
 import { parseConfig } from './validation.js';
 
 const envSchema = z.object({
@@ -22,4 +23,60 @@ export interface EnvConfig {
 export function loadEnvConfig(env: Record<string, string | undefined> = process.env): EnvConfig {
   const e = parseConfig(envSchema, { ...env, DATABASE_URL: env.DATABASE_URL || undefined }, 'environment');
   return { databaseUrl: e.DATABASE_URL, namespace: e.WORKHORSE_NAMESPACE, dataDir: e.WORKHORSE_DATA_DIR };
+}
+
+/** Request bodies over this many bytes get 413 unless WORKHORSE_MAX_BODY_BYTES says otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** A POST /tick on a server (not Lambda) runs at most this long unless configured. */
+export const DEFAULT_HTTP_TICK_BUDGET_MS = 10_000;
+
+const secretSchema = z.string().min(16, 'a secret must be at least 16 characters').optional();
+
+const httpEnvSchema = z.object({
+  WORKHORSE_SIGNING_SECRET: secretSchema,
+  WORKHORSE_SIGNING_SECRET_NEXT: secretSchema,
+  WORKHORSE_API_TOKEN: secretSchema,
+  WORKHORSE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
+  WORKHORSE_HTTP_TICK_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+});
+
+/** The HTTP app's settings (`workhorse serve`, handlers/http.ts). */
+export interface HttpEnvConfig {
+  /** Accepted HMAC secrets: the current one, then the next one during a rotation. */
+  signingSecrets: string[];
+  /** Bearer token accepted on the API routes (never on POST /tick). */
+  apiToken: string | undefined;
+  maxBodyBytes: number;
+  /** Budget of one POST /tick when the platform gives none (Lambda does). */
+  tickBudgetMs: number;
+  /** The tick settings a POST /tick runs with (the tick's variables; fan-out only to WORKHORSE_FANOUT_FUNCTION). */
+  tick: TickEnv['options'];
+  /** WORKHORSE_APP: path or file URL of the app module whose jobs the API accepts. */
+  appModule: string | undefined;
+}
+
+export function loadHttpEnvConfig(env: Record<string, string | undefined> = process.env): HttpEnvConfig {
+  const keys = Object.keys(httpEnvSchema.shape) as (keyof typeof httpEnvSchema.shape)[];
+  // Empty variables count as unset.
+  const picked = Object.fromEntries(keys.map((k) => [k, env[k] || undefined]));
+  const e = parseConfig(httpEnvSchema, picked, 'environment');
+  // The HTTP function is not a tick function: it never fans out to itself.
+  const tick = parseTickEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: undefined });
+  return {
+    signingSecrets: [e.WORKHORSE_SIGNING_SECRET, e.WORKHORSE_SIGNING_SECRET_NEXT].filter((s): s is string => Boolean(s)),
+    apiToken: e.WORKHORSE_API_TOKEN,
+    maxBodyBytes: e.WORKHORSE_MAX_BODY_BYTES,
+    tickBudgetMs: e.WORKHORSE_HTTP_TICK_BUDGET_MS,
+    tick: tick.options,
+    appModule: tick.appModule,
+  };
+}
+
+/**
+ * The serverless tick's settings (handlers/tick.ts, createTickHandler,
+ * `workhorse tick`): DATABASE_URL, WORKHORSE_APP, WORKHORSE_HEARTBEAT_MS,
+ * WORKHORSE_SAFETY_MARGIN_MS, WORKHORSE_MAX_FANOUT, ... (see src/tick/env.ts).
+ */
+export function loadTickEnv(env: Record<string, string | undefined> = process.env): TickEnv {
+  return parseTickEnv(env);
 }

@@ -115,3 +115,17 @@ export class ConfigError extends WorkhorseError {
     this.issues = issues;
   }
 }
+
+/** An HTTP request without valid credentials (bearer token or signature). Nothing ran. */
+export class UnauthorizedError extends WorkhorseError {
+  constructor(message: string) {
+    super('unauthorized', message);
+  }
+}
+
+/** A tick reached its hard deadline while the handler was still running. */
+export class TickDeadlineError extends WorkhorseError {
+  constructor() {
+    super('tick_deadline', 'the tick reached its deadline before the handler finished');
+  }
+}

@@ -4,9 +4,11 @@ import { WorkhorseError } from '../errors.js';
 import type { Command, CliIo } from './command.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
+import { serveCommand } from './commands/serve.js';
+import { tickCommand } from './commands/tick.js';
 import { workerCommand } from './commands/worker.js';
 
-export const commands: Command[] = [migrateCommand, workerCommand, demoCommand];
+export const commands: Command[] = [migrateCommand, workerCommand, tickCommand, serveCommand, demoCommand];
 
 function help(io: CliIo): void {
   io.out('usage: workhorse <command> [options]\n');

@@ -231,14 +231,18 @@ export async function recordStep(db: Queryable, ns: string, lease: LeaseRef, nam
   });
 }
 
-/** Inside an open transaction: holds the fence and reads the step's record. */
+/**
+ * Inside an open transaction: holds the fence and reads the step's record.
+ * Outside one (autocommit) it is a fenced read: refused when stale.
+ */
 export async function beginTxStep(
   db: Queryable,
   ns: string,
   lease: LeaseRef,
   name: string,
+  what = `transactional step "${name}"`,
 ): Promise<{ recorded: boolean; result: unknown }> {
-  return fenced(lease, `transactional step "${name}"`, async () => {
+  return fenced(lease, what, async () => {
     const r = await db.query<{ recorded: boolean; result: unknown }>(
       'select * from workhorse.begin_tx_step_v1($1, $2, $3, $4)',
       [ns, lease.id, lease.execution, name],

@@ -1,0 +1,262 @@
+// The thin data-access module for recurring slots, the tick's merged start
+// call, fan-out's backlog count and retention (sql/003_schedules.sql): one
+// function per protocol function, parameterised, one round trip each. It is
+// a sibling of protocol.ts so the two can change independently.
+import { SchemaVersionError } from '../errors.js';
+import { readSchemaVersion } from './migrate.js';
+import type { Queryable } from './protocol.js';
+
+/** SQLSTATE tick_start_v1 raises when the schema is not the expected one. */
+const SCHEMA_MISMATCH_SQLSTATE = 'WH426';
+/** undefined_function: the schema predates tick_start_v1. */
+const UNDEFINED_FUNCTION_SQLSTATE = '42883';
+
+/** A schedule row as upsert_schedules_v1 takes it. */
+export interface ScheduleRow {
+  name: string;
+  schedule_namespace: string;
+  cron: string | null;
+  timezone: string | null;
+  interval_ms: number | null;
+  /** The enqueue_many_v1 row each cadence inserts (without dedupe_key). */
+  job: Record<string, unknown>;
+  /** Applied only when present. */
+  enabled?: boolean;
+  /** First cadence for a new or re-timed slot; interval slots default to now + interval. */
+  first_run_at?: string;
+}
+
+/** A due slot, leased to the caller. */
+export interface ClaimedSlot {
+  name: string;
+  cron: string | null;
+  timezone: string | null;
+  intervalMs: number | null;
+  nextRunAt: Date;
+}
+
+export interface SlotFire {
+  name: string;
+  /** The next_run_at the claim returned: the fence. */
+  expected: Date;
+  nextRunAt: Date;
+  /** ISO times, oldest first. */
+  cadences: string[];
+}
+
+export interface FiredCadence {
+  name: string;
+  cadence: string;
+  jobId: string;
+  created: boolean;
+}
+
+export interface ScheduleRecord {
+  name: string;
+  scheduleNamespace: string;
+  cron: string | null;
+  timezone: string | null;
+  intervalMs: number | null;
+  job: Record<string, unknown>;
+  enabled: boolean;
+  nextRunAt: Date;
+  lastFiredAt: Date | null;
+  lastCadence: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TickStart {
+  workerId: string;
+  build: string;
+  queues: string[];
+  types: string[];
+  concurrency: number;
+  heartbeatMs: number;
+  deadline: Date;
+  recoverLimit: number;
+  scheduleNamespaces: string[];
+  schedules: ScheduleRow[];
+  slotLimit: number;
+  slotLeaseMs: number;
+  expectedVersion: number;
+}
+
+export interface TickStartResult {
+  /** The database clock at the start: cadences are computed against it. */
+  dbNow: Date;
+  recovered: number;
+  slots: ClaimedSlot[];
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+function toClaimedSlot(r: any): ClaimedSlot {
+  return {
+    name: r.name,
+    cron: r.cron ?? null,
+    timezone: r.timezone ?? null,
+    intervalMs: r.interval_ms == null ? null : Number(r.interval_ms),
+    nextRunAt: new Date(r.next_run_at),
+  };
+}
+
+function toScheduleRecord(r: any): ScheduleRecord {
+  return {
+    name: r.name,
+    scheduleNamespace: r.schedule_namespace,
+    cron: r.cron,
+    timezone: r.timezone,
+    intervalMs: r.interval_ms == null ? null : Number(r.interval_ms),
+    job: r.job,
+    enabled: r.enabled,
+    nextRunAt: r.next_run_at,
+    lastFiredAt: r.last_fired_at,
+    lastCadence: r.last_cadence,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+function sqlState(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
+}
+
+export async function tickStart(db: Queryable, ns: string, t: TickStart): Promise<TickStartResult> {
+  try {
+    const r = await db.query<{ db_now: Date; recovered: number; slots: unknown[] }>(
+      'select * from workhorse.tick_start_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)',
+      [
+        ns,
+        t.workerId,
+        t.build,
+        t.queues,
+        t.types,
+        t.concurrency,
+        t.heartbeatMs,
+        t.deadline,
+        t.recoverLimit,
+        t.scheduleNamespaces,
+        JSON.stringify(t.schedules),
+        t.slotLimit,
+        t.slotLeaseMs,
+        t.expectedVersion,
+      ],
+    );
+    const row = r.rows[0]!;
+    return { dbNow: row.db_now, recovered: row.recovered, slots: row.slots.map(toClaimedSlot) };
+  } catch (err) {
+    if (sqlState(err) === SCHEMA_MISMATCH_SQLSTATE) {
+      const detail = (err as { detail?: string }).detail;
+      throw new SchemaVersionError(detail ? Number(detail) : null, t.expectedVersion);
+    }
+    if (sqlState(err) === UNDEFINED_FUNCTION_SQLSTATE) {
+      throw new SchemaVersionError(await readSchemaVersion(db as never), t.expectedVersion);
+    }
+    throw err;
+  }
+}
+
+export async function claimSlots(
+  db: Queryable,
+  ns: string,
+  workerId: string,
+  scheduleNamespaces: string[],
+  limit: number,
+  leaseMs: number,
+): Promise<{ dbNow: Date | null; slots: ClaimedSlot[] }> {
+  const r = await db.query('select * from workhorse.claim_slots_v1($1, $2, $3, $4, $5)', [
+    ns,
+    workerId,
+    scheduleNamespaces,
+    limit,
+    leaseMs,
+  ]);
+  return { dbNow: (r.rows[0]?.db_now as Date | undefined) ?? null, slots: r.rows.map(toClaimedSlot) };
+}
+
+export async function fireSlots(db: Queryable, ns: string, fires: SlotFire[]): Promise<FiredCadence[]> {
+  if (fires.length === 0) return [];
+  const payload = fires.map((f) => ({
+    name: f.name,
+    expected: f.expected.toISOString(),
+    next_run_at: f.nextRunAt.toISOString(),
+    cadences: f.cadences,
+  }));
+  const r = await db.query<{ name: string; cadence: string; job_id: string; created: boolean }>(
+    'select * from workhorse.fire_slots_v1($1, $2::jsonb)',
+    [ns, JSON.stringify(payload)],
+  );
+  return r.rows.map((x) => ({ name: x.name, cadence: x.cadence, jobId: String(x.job_id), created: x.created }));
+}
+
+/** Returns how many rows were inserted or changed. */
+export async function upsertSchedules(db: Queryable, ns: string, rows: ScheduleRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const r = await db.query<{ n: number }>('select workhorse.upsert_schedules_v1($1, $2::jsonb) as n', [ns, JSON.stringify(rows)]);
+  return r.rows[0]!.n;
+}
+
+export async function listSchedules(db: Queryable, ns: string): Promise<ScheduleRecord[]> {
+  const r = await db.query('select * from workhorse.list_schedules_v1($1)', [ns]);
+  return r.rows.map(toScheduleRecord);
+}
+
+export async function getSchedule(db: Queryable, ns: string, name: string): Promise<ScheduleRecord | null> {
+  const r = await db.query('select * from workhorse.get_schedule_v1($1, $2)', [ns, name]);
+  return r.rows[0] ? toScheduleRecord(r.rows[0]) : null;
+}
+
+export async function setScheduleEnabled(
+  db: Queryable,
+  ns: string,
+  name: string,
+  enabled: boolean,
+  nextRunAt: Date | null,
+): Promise<boolean> {
+  const r = await db.query<{ ok: boolean }>('select workhorse.set_schedule_enabled_v1($1, $2, $3, $4) as ok', [
+    ns,
+    name,
+    enabled,
+    nextRunAt,
+  ]);
+  return r.rows[0]!.ok;
+}
+
+export async function deleteSchedule(db: Queryable, ns: string, name: string): Promise<boolean> {
+  const r = await db.query<{ ok: boolean }>('select workhorse.delete_schedule_v1($1, $2) as ok', [ns, name]);
+  return r.rows[0]!.ok;
+}
+
+export async function countReady(
+  db: Queryable,
+  ns: string,
+  queues: string[],
+  types: string[],
+  maxTimeoutMs: number | null,
+  cap: number,
+): Promise<number> {
+  const r = await db.query<{ n: number }>('select workhorse.count_ready_v1($1, $2, $3, $4, $5) as n', [
+    ns,
+    queues,
+    types,
+    maxTimeoutMs,
+    cap,
+  ]);
+  return r.rows[0]!.n;
+}
+
+/** One bounded retention batch. */
+export async function retentionBatch(
+  db: Queryable,
+  ns: string,
+  olderThanMs: number,
+  limit: number,
+): Promise<{ jobs: number; workers: number }> {
+  const r = await db.query<{ jobs: number; workers: number }>('select * from workhorse.retention_v1($1, $2, $3)', [
+    ns,
+    olderThanMs,
+    limit,
+  ]);
+  return r.rows[0]!;
+}

@@ -1,0 +1,143 @@
+// A recurring slot's definition: its name, its cadence (a cron expression
+// checked with croner, or a fixed interval), the schedule namespace workers
+// opt into, and the job each cadence enqueues. Validated once, at
+// definition, so a malformed cron fails when the app loads, not at 3 a.m.
+import { z } from 'zod';
+import type { JobDefinition } from '../client/defineJob.js';
+import { enqueueOptionsSchema } from '../client/enqueueInput.js';
+import { ConfigError } from '../errors.js';
+import { jobTypeSchema } from '../names.js';
+import { parseConfig } from '../validation.js';
+import { cronFor } from './cadence.js';
+
+/** Names of built-in slots start with this; user schedules may not. */
+export const SYSTEM_PREFIX = 'sys.';
+
+export const scheduleNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'a schedule name is 1-100 characters of letters, digits, "_", ".", ":" or "-"');
+export const scheduleNamespaceSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,40}$/, 'a schedule namespace is 1-40 characters of letters, digits, "_", "." or "-"');
+
+/** The enqueue options a slot's job may carry (no dedupe key: the slot sets it). */
+const jobOptionsSchema = z
+  .object({
+    queue: z.string().optional(),
+    priority: z.number().optional(),
+    maxAttempts: z.number().optional(),
+    backoff: z.unknown().optional(),
+    timeoutMs: z.number().optional(),
+  })
+  .strict();
+
+const isJobDefinition = (v: unknown): v is JobDefinition =>
+  typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && 'schema' in v;
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const definitionSchema = z
+  .object({
+    name: scheduleNameSchema,
+    /** The job definition (or job type) each cadence enqueues. */
+    job: z.union([jobTypeSchema, z.custom<JobDefinition>(isJobDefinition, 'job must be a job type or a defineJob() value')]),
+    payload: z.unknown().optional(),
+    /** A 5-, 6- or 7-field cron expression (croner syntax). */
+    cron: z.string().min(1).max(200).optional(),
+    /** IANA time zone the cron expression is read in; UTC when absent. */
+    timezone: z.string().min(1).max(100).optional(),
+    /** A fixed interval instead of a cron expression. */
+    everyMs: z.number().int().min(1000).max(366 * 86_400_000).optional(),
+    scheduleNamespace: scheduleNamespaceSchema.default('default'),
+    /** Applied when the slot is stored; absent leaves an existing slot's state alone. */
+    enabled: z.boolean().optional(),
+    /** Overrides of the job definition's queue, priority, retry policy and timeout. */
+    options: jobOptionsSchema.default({}),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    if ((d.cron === undefined) === (d.everyMs === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['cron'], message: 'give exactly one of cron or everyMs' });
+    }
+    if (d.timezone !== undefined && d.cron === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone applies to cron schedules only' });
+    }
+    if (d.timezone !== undefined && !isTimeZone(d.timezone)) {
+      ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown time zone "${d.timezone}" (use an IANA name such as "Europe/Paris")` });
+      return;
+    }
+    if (d.cron !== undefined) {
+      try {
+        cronFor(d.cron, d.timezone ?? null).nextRun();
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['cron'], message: `invalid cron expression "${d.cron}": ${(err as Error).message}` });
+      }
+    }
+    const r = enqueueOptionsSchema.safeParse(d.options);
+    if (!r.success) {
+      for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: ['options', ...i.path.map(String)], message: i.message });
+    }
+  });
+
+export type ScheduleDefinitionInput = z.input<typeof definitionSchema>;
+
+export interface ScheduleDefinition {
+  readonly name: string;
+  readonly scheduleNamespace: string;
+  readonly cron: string | null;
+  readonly timezone: string | null;
+  readonly everyMs: number | null;
+  readonly job: JobDefinition | string;
+  readonly payload: unknown;
+  readonly enabled: boolean | undefined;
+  readonly options: ScheduleJobOptions;
+}
+
+export interface ScheduleJobOptions {
+  queue?: string;
+  priority?: number;
+  maxAttempts?: number;
+  backoff?: { kind?: 'exponential' | 'linear' | 'fixed'; baseMs?: number; maxMs?: number };
+  timeoutMs?: number;
+}
+
+function build(input: ScheduleDefinitionInput, allowSystem: boolean): ScheduleDefinition {
+  const what = `schedule${typeof input?.name === 'string' ? ` "${input.name}"` : ''}`;
+  const d = parseConfig(definitionSchema, input, what);
+  if (!allowSystem && d.name.startsWith(SYSTEM_PREFIX)) {
+    const message = `names starting with "${SYSTEM_PREFIX}" are reserved for built-in slots`;
+    throw new ConfigError(`invalid ${what}: name: ${message}`, [{ path: ['name'], message }]);
+  }
+  return Object.freeze({
+    name: d.name,
+    scheduleNamespace: d.scheduleNamespace,
+    cron: d.cron ?? null,
+    timezone: d.timezone ?? null,
+    everyMs: d.everyMs ?? null,
+    job: d.job,
+    payload: d.payload ?? {},
+    enabled: d.enabled,
+    options: d.options as ScheduleJobOptions,
+  });
+}
+
+/**
+ * Defines a recurring slot. Throws ConfigError (naming the field) for a
+ * malformed cron expression, an unknown time zone, both or neither of
+ * `cron` and `everyMs`, or a reserved `sys.` name.
+ */
+export function defineSchedule(input: ScheduleDefinitionInput): ScheduleDefinition {
+  return build(input, false);
+}
+
+/** For the built-in sys.* slots only. */
+export function defineSystemSchedule(input: ScheduleDefinitionInput): ScheduleDefinition {
+  return build(input, true);
+}

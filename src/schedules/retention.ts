@@ -1,0 +1,89 @@
+// sys.retention, the first built-in recurring slot. Each cadence enqueues a
+// `sys.retention` job on the `sys` queue; its handler deletes terminal jobs
+// older than the retention (with their attempts and steps ledgers) and the
+// registry rows of dead workers, in bounded batches, each its own short
+// statement so no transaction stays open long. Ready, running and waiting
+// jobs are never touched.
+import { z } from 'zod';
+import type { Client } from '../client/client.js';
+import { defineJob } from '../client/defineJob.js';
+import { retentionBatch } from '../db/schedulesProtocol.js';
+import { parseInput } from '../validation.js';
+import type { HandlerContext } from '../worker/context.js';
+import { defineSystemSchedule, type ScheduleDefinition } from './defineSchedule.js';
+
+export const SYS_RETENTION = 'sys.retention';
+/** The queue built-in slots enqueue on. */
+export const SYSTEM_QUEUE = 'sys';
+/** The schedule namespace of the built-in slots. */
+export const SYSTEM_SCHEDULE_NAMESPACE = 'sys';
+
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+export const DEFAULT_RETENTION_EVERY_MS = 3_600_000;
+
+export const retentionPayloadSchema = z
+  .object({
+    /** Terminal jobs that finished longer ago than this are deleted. */
+    olderThanMs: z.number().int().min(1000),
+    /** Rows one statement deletes at most. */
+    batchSize: z.number().int().min(1).max(100_000).default(1000),
+    /** Batches one run performs at most; the next cadence continues. */
+    maxBatches: z.number().int().min(1).max(100_000).default(100),
+  })
+  .strict();
+
+export type RetentionPayload = z.input<typeof retentionPayloadSchema>;
+
+export const retentionJob = defineJob({
+  type: SYS_RETENTION,
+  schema: retentionPayloadSchema,
+  queue: SYSTEM_QUEUE,
+  retry: { maxAttempts: 3, backoff: { kind: 'fixed', baseMs: 60_000, maxMs: 60_000 } },
+});
+
+export interface RetentionOptions {
+  olderThanMs?: number;
+  everyMs?: number;
+  batchSize?: number;
+  maxBatches?: number;
+}
+
+/** The built-in slot's definition (registered by ticks and schedule runners that opt into `sys`). */
+export function retentionSchedule(o: RetentionOptions = {}): ScheduleDefinition {
+  return defineSystemSchedule({
+    name: SYS_RETENTION,
+    job: retentionJob,
+    everyMs: o.everyMs ?? DEFAULT_RETENTION_EVERY_MS,
+    scheduleNamespace: SYSTEM_SCHEDULE_NAMESPACE,
+    payload: {
+      olderThanMs: o.olderThanMs ?? DEFAULT_RETENTION_MS,
+      ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}),
+      ...(o.maxBatches !== undefined ? { maxBatches: o.maxBatches } : {}),
+    },
+  });
+}
+
+export interface RetentionResult {
+  jobs: number;
+  workers: number;
+  batches: number;
+}
+
+/** Runs batches until one comes back short, the batch limit, or the signal aborts. */
+export async function runRetention(client: Client, input: RetentionPayload, signal?: AbortSignal): Promise<RetentionResult> {
+  const payload = parseInput(retentionPayloadSchema, input, 'retention settings');
+  const out: RetentionResult = { jobs: 0, workers: 0, batches: 0 };
+  while (out.batches < payload.maxBatches && !signal?.aborted) {
+    const r = await retentionBatch(client.pool, client.namespace, payload.olderThanMs, payload.batchSize);
+    out.batches++;
+    out.jobs += r.jobs;
+    out.workers += r.workers;
+    if (r.jobs < payload.batchSize) break;
+  }
+  return out;
+}
+
+/** The sys.retention handler, bound to a client. */
+export function retentionHandler(client: Client) {
+  return (payload: z.output<typeof retentionPayloadSchema>, ctx: HandlerContext) => runRetention(client, payload, ctx.signal);
+}

@@ -1,0 +1,121 @@
+// The long-lived worker's way to run recurring slots: a small companion loop
+// beside the Worker. Every `intervalMs` it leases the due slots of the
+// schedule namespaces it opted into and fires them (two short statements,
+// none when nothing is due). With the `sys` namespace it also runs a small
+// system worker on the `sys` queue for the built-in sys.* jobs. Every runner
+// is a peer: whichever claims a slot fires it, once per cadence.
+import { z } from 'zod';
+import type { Client } from '../client/client.js';
+import { claimSlots, upsertSchedules } from '../db/schedulesProtocol.js';
+import { defaultWorkerId } from '../worker/options.js';
+import { Worker } from '../worker/worker.js';
+import { workerIdSchema } from '../names.js';
+import { parseConfig } from '../validation.js';
+import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
+import { fireClaimedSlots } from './fireSlots.js';
+import { retentionSchedule, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
+import { toScheduleRow } from './scheduleRow.js';
+import { addSystemHandlers } from './systemHandlers.js';
+
+const runnerOptionsSchema = z
+  .object({
+    /** The schedule namespaces whose slots this runner fires (`sys` = the built-in slots). */
+    scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1),
+    /** At most this many missed cadences of one slot fire at once (the most recent). */
+    scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
+    intervalMs: z.number().int().min(100).max(3_600_000).default(5000),
+    /** Slots one pass leases at most. */
+    slotLimit: z.number().int().min(1).max(1000).default(100),
+    /** Schedules to create or update at start (e.g. the app's). */
+    schedules: z.array(z.custom<ScheduleDefinition>((v) => typeof v === 'object' && v !== null && 'name' in v)).default([]),
+    /** Settings of the built-in sys.retention slot (with the `sys` namespace). */
+    retention: z.custom<RetentionOptions>((v) => typeof v === 'object' && v !== null).default({}),
+    workerId: workerIdSchema.optional(),
+    onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
+  })
+  .strict();
+
+export type ScheduleRunnerOptions = z.input<typeof runnerOptionsSchema>;
+
+export class ScheduleRunner {
+  private readonly o: z.output<typeof runnerOptionsSchema>;
+  private readonly workerId: string;
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<unknown> | undefined;
+  private stopped = false;
+  private systemWorker: Worker | undefined;
+  private systemRun: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: Client,
+    options: ScheduleRunnerOptions,
+  ) {
+    this.o = parseConfig(runnerOptionsSchema, options, 'schedule runner options');
+    this.workerId = this.o.workerId ?? `schedules:${defaultWorkerId()}`;
+  }
+
+  private get withSystem(): boolean {
+    return this.o.scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
+  }
+
+  /** Stores the configured schedules, starts the loop (and the system worker). */
+  async start(): Promise<void> {
+    await this.client.ready();
+    const defs = [...this.o.schedules, ...(this.withSystem ? [retentionSchedule(this.o.retention)] : [])];
+    const rows = defs.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
+    await upsertSchedules(this.client.pool, this.client.namespace, rows);
+    if (this.withSystem) {
+      this.systemWorker = new Worker(this.client, {
+        queue: SYSTEM_QUEUE,
+        concurrency: 1,
+        workerId: `${this.workerId}:sys`,
+        pollMs: this.o.intervalMs,
+      });
+      addSystemHandlers(this.systemWorker, this.client);
+      this.systemWorker.events.on('error', (err) => this.report(err));
+      this.systemRun = this.systemWorker.run();
+    }
+    this.schedule(0);
+  }
+
+  /** One pass: lease the due slots and fire them. Returns the jobs created. */
+  async runOnce(): Promise<number> {
+    const { dbNow, slots } = await claimSlots(
+      this.client.pool,
+      this.client.namespace,
+      this.workerId,
+      this.o.scheduleNamespaces,
+      this.o.slotLimit,
+      Math.max(30_000, this.o.intervalMs * 4),
+    );
+    if (slots.length === 0 || !dbNow) return 0;
+    return fireClaimedSlots(this.client.pool, this.client.namespace, slots, dbNow, this.o.scheduleCatchupLimit, (e) =>
+      this.report(e),
+    );
+  }
+
+  /** Stops the loop, waits for a pass in flight and drains the system worker. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.pass;
+    await this.systemWorker?.stop();
+    await this.systemRun;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.pass = this.runOnce()
+        .catch((err) => this.report(err))
+        .finally(() => this.schedule(this.o.intervalMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private report(err: unknown): void {
+    if (this.o.onError) this.o.onError(err);
+    else console.error('[workhorse] schedule runner error:', err);
+  }
+}

@@ -1,0 +1,70 @@
+// The schedules API: define (create or change), list, get, enable, disable
+// and delete recurring slots in the client's namespace. Each method is one
+// or two protocol calls; firing is left to the workers that opt in.
+import type { Client } from '../client/client.js';
+import { NotFoundError } from '../errors.js';
+import * as db from '../db/schedulesProtocol.js';
+import type { ScheduleRecord } from '../db/schedulesProtocol.js';
+import { parseInput } from '../validation.js';
+import { firstRunAfter } from './cadence.js';
+import { scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';
+import { toScheduleRow } from './scheduleRow.js';
+
+export type { ScheduleRecord };
+
+export class Schedules {
+  constructor(private readonly client: Client) {}
+
+  private get ns(): string {
+    return this.client.namespace;
+  }
+
+  /**
+   * Creates or changes slots (from defineSchedule values). A changed cadence
+   * restarts at its next occurrence; an unchanged slot is left as it is.
+   * Returns the stored records, in the order given.
+   */
+  async define(defs: ScheduleDefinition | ScheduleDefinition[]): Promise<ScheduleRecord[]> {
+    const list = Array.isArray(defs) ? defs : [defs];
+    const rows = list.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
+    await this.client.ready();
+    await db.upsertSchedules(this.client.pool, this.ns, rows);
+    const stored = new Map((await db.listSchedules(this.client.pool, this.ns)).map((r) => [r.name, r]));
+    return list.map((d) => stored.get(d.name)!);
+  }
+
+  list(): Promise<ScheduleRecord[]> {
+    return db.listSchedules(this.client.pool, this.ns);
+  }
+
+  async get(name: string): Promise<ScheduleRecord> {
+    const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    const r = await db.getSchedule(this.client.pool, this.ns, n);
+    if (!r) throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
+    return r;
+  }
+
+  /** Enables a slot. One that was disabled restarts at its next cadence: no backlog fires. */
+  async enable(name: string): Promise<ScheduleRecord> {
+    const current = await this.get(name);
+    const next = firstRunAfter(current, new Date());
+    await db.setScheduleEnabled(this.client.pool, this.ns, current.name, true, next);
+    return this.get(name);
+  }
+
+  async disable(name: string): Promise<ScheduleRecord> {
+    const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    if (!(await db.setScheduleEnabled(this.client.pool, this.ns, n, false, null))) {
+      throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
+    }
+    return this.get(n);
+  }
+
+  /** Deletes a slot; jobs it already enqueued are left alone. */
+  async delete(name: string): Promise<void> {
+    const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    if (!(await db.deleteSchedule(this.client.pool, this.ns, n))) {
+      throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+// Loads the user's app module (its default export is defineApp(...)) from a
+// path or a file URL: how the shipped Lambda entry and `workhorse tick` find
+// the job definitions and handlers.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { WorkhorseApp } from '../app.js';
+import { ConfigError } from '../errors.js';
+
+export function isWorkhorseApp(v: unknown): v is WorkhorseApp {
+  return typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs) && typeof (v as WorkhorseApp).configure === 'function';
+}
+
+export async function loadAppModule(specifier: string, what = 'WORKHORSE_APP'): Promise<WorkhorseApp> {
+  const url = /^file:/.test(specifier) ? specifier : pathToFileURL(resolve(specifier)).href;
+  const mod = (await import(url)) as { default?: unknown; app?: unknown };
+  // A CommonJS build exposes its default export one level down.
+  const candidates = [mod.default, (mod.default as { default?: unknown } | undefined)?.default, mod.app];
+  const app = candidates.find(isWorkhorseApp);
+  if (!app) {
+    const message = `${specifier}: the default export must be defineApp({ jobs, configure })`;
+    throw new ConfigError(message, [{ path: [what], message }]);
+  }
+  return app;
+}

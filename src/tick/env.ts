@@ -1,0 +1,69 @@
+// The tick's environment variables, turned into tick options. Pure: the
+// caller passes the environment (src/config.ts, the only reader of
+// process.env, passes process.env). Bounds are checked once more by the tick
+// options schema; here each variable is parsed and named.
+import { z } from 'zod';
+import { parseConfig } from '../validation.js';
+import type { TickOptions } from './options.js';
+
+const int = z.coerce.number().int();
+const list = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const tickEnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  WORKHORSE_NAMESPACE: z.string().optional(),
+  /** Path or file URL of the compiled app module (handlers/tick.ts). */
+  WORKHORSE_APP: z.string().min(1).optional(),
+  WORKHORSE_HEARTBEAT_MS: int.optional(),
+  WORKHORSE_SAFETY_MARGIN_MS: int.optional(),
+  WORKHORSE_CONCURRENCY: int.optional(),
+  WORKHORSE_QUEUES: list.optional(),
+  WORKHORSE_UNTIL_EMPTY: bool.optional(),
+  WORKHORSE_SCHEDULE_NAMESPACES: list.optional(),
+  WORKHORSE_SCHEDULE_CATCHUP_LIMIT: int.optional(),
+  WORKHORSE_RETENTION_MS: int.optional(),
+  WORKHORSE_RETENTION_EVERY_MS: int.optional(),
+  WORKHORSE_MAX_FANOUT: int.optional(),
+  WORKHORSE_MAX_GENERATION: int.optional(),
+  WORKHORSE_FANOUT_FUNCTION: z.string().min(1).optional(),
+  WORKHORSE_LAMBDA_ENDPOINT: z.string().url().optional(),
+  WORKHORSE_BUILD: z.string().min(1).optional(),
+  AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
+});
+
+/** Tick options from the environment, plus the app module to load. */
+export interface TickEnv {
+  options: Partial<Omit<TickOptions, 'app' | 'deadline'>>;
+  appModule: string | undefined;
+}
+
+export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
+  const keys = Object.keys(tickEnvSchema.shape);
+  // Empty variables count as unset.
+  const picked = Object.fromEntries(keys.map((k) => [k, env[k] || undefined]));
+  const e = parseConfig(tickEnvSchema, picked, 'environment');
+  const options: TickEnv['options'] = {
+    connectionString: e.DATABASE_URL,
+    namespace: e.WORKHORSE_NAMESPACE,
+    heartbeatMs: e.WORKHORSE_HEARTBEAT_MS,
+    safetyMarginMs: e.WORKHORSE_SAFETY_MARGIN_MS,
+    concurrency: e.WORKHORSE_CONCURRENCY,
+    queues: e.WORKHORSE_QUEUES,
+    untilEmpty: e.WORKHORSE_UNTIL_EMPTY,
+    scheduleNamespaces: e.WORKHORSE_SCHEDULE_NAMESPACES,
+    scheduleCatchupLimit: e.WORKHORSE_SCHEDULE_CATCHUP_LIMIT,
+    retentionMs: e.WORKHORSE_RETENTION_MS,
+    retentionEveryMs: e.WORKHORSE_RETENTION_EVERY_MS,
+    maxFanout: e.WORKHORSE_MAX_FANOUT,
+    maxGeneration: e.WORKHORSE_MAX_GENERATION,
+    // Fan-out invokes this function itself unless told otherwise.
+    fanoutFunction: e.WORKHORSE_FANOUT_FUNCTION ?? e.AWS_LAMBDA_FUNCTION_NAME,
+    lambdaEndpoint: e.WORKHORSE_LAMBDA_ENDPOINT,
+    build: e.WORKHORSE_BUILD,
+  };
+  for (const k of Object.keys(options) as (keyof typeof options)[]) if (options[k] === undefined) delete options[k];
+  return { options, appModule: e.WORKHORSE_APP };
+}

@@ -1,0 +1,68 @@
+// Fan-out: when the ready backlog is more than this tick can finish, invoke
+// more ticks asynchronously (Lambda InvocationType "Event"). The payload is
+// only `{ generation }`; a tick of generation >= maxGeneration never fans
+// out, so a burst spreads over at most maxFanout^maxGeneration ticks and
+// cannot recurse without bound. The SDK is loaded only when a tick fans out.
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+
+export interface FanoutEstimate {
+  /** Ready jobs this tick could claim, counted after its first batch. */
+  backlog: number;
+  concurrency: number;
+  /** How long the first batch took to run and settle. */
+  batchMs: number;
+  /** Time left before this tick stops claiming. */
+  msUntilClose: number;
+  /** Claiming time of a whole tick (closeAt - start). */
+  tickSpanMs: number;
+  maxFanout: number;
+}
+
+/** Jobs a tick with `spanMs` of claiming time finishes, at the measured batch pace. */
+function capacity(concurrency: number, batchMs: number, spanMs: number): number {
+  return concurrency * Math.max(0, Math.floor(spanMs / Math.max(batchMs, 1)));
+}
+
+/** How many further ticks to invoke: enough for the excess backlog, at most maxFanout. */
+export function fanoutCount(e: FanoutEstimate): number {
+  const excess = e.backlog - capacity(e.concurrency, e.batchMs, e.msUntilClose);
+  if (excess <= 0 || e.maxFanout <= 0) return 0;
+  const perTick = Math.max(e.concurrency, capacity(e.concurrency, e.batchMs, e.tickSpanMs));
+  return Math.min(e.maxFanout, Math.ceil(excess / perTick));
+}
+
+/** The backlog count's cap: one more than any count that changes the answer. */
+export function backlogCap(e: Omit<FanoutEstimate, 'backlog'>): number {
+  const perTick = Math.max(e.concurrency, capacity(e.concurrency, e.batchMs, e.tickSpanMs));
+  return Math.min(1_000_000, capacity(e.concurrency, e.batchMs, e.msUntilClose) + perTick * e.maxFanout + 1);
+}
+
+export interface InvokeTicks {
+  functionName: string;
+  /** The generation of the ticks invoked. */
+  generation: number;
+  count: number;
+  lambda?: LambdaClient;
+  endpoint?: string;
+}
+
+/** Invokes `count` ticks; `accepted` counts the invocations Lambda queued (HTTP 202). */
+export async function invokeTicks(o: InvokeTicks): Promise<{ accepted: number; errors: unknown[] }> {
+  if (o.count <= 0) return { accepted: 0, errors: [] };
+  const { LambdaClient: Client, InvokeCommand } = await import('@aws-sdk/client-lambda');
+  const lambda = o.lambda ?? new Client(o.endpoint ? { endpoint: o.endpoint } : {});
+  try {
+    const payload = new TextEncoder().encode(JSON.stringify({ generation: o.generation }));
+    const results = await Promise.allSettled(
+      Array.from({ length: o.count }, () =>
+        lambda.send(new InvokeCommand({ FunctionName: o.functionName, InvocationType: 'Event', Payload: payload })),
+      ),
+    );
+    return {
+      accepted: results.filter((r) => r.status === 'fulfilled' && r.value.StatusCode === 202).length,
+      errors: results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason),
+    };
+  } finally {
+    if (!o.lambda) lambda.destroy();
+  }
+}

@@ -1,0 +1,47 @@
+// The tick's timeline, fixed at its start from the deadline and the safety
+// margin: claims stop at `closeAt` (deadline - margin), a claimed job's
+// timeout must fit before `closeAt`, handlers still running at `abortAt`
+// (halfway through the margin) are aborted, and the rest of the margin is for
+// settling, deregistering and closing connections. Bad timings are
+// configuration errors, raised before any connection opens.
+import { ConfigError } from '../errors.js';
+import { DEFAULT_TICK_HEARTBEAT_MS } from './options.js';
+
+export interface TickPlan {
+  /** The configured heartbeat, or the default fitted to the time limit. */
+  heartbeatMs: number;
+  startedAt: number;
+  deadline: number;
+  closeAt: number;
+  abortAt: number;
+  budgetMs: number;
+}
+
+export function planTick(
+  o: { deadline: Date; safetyMarginMs: number; heartbeatMs?: number | undefined },
+  now = Date.now(),
+): TickPlan {
+  const deadline = o.deadline.getTime();
+  const budgetMs = deadline - now;
+  if (budgetMs <= o.safetyMarginMs) {
+    const message = `the tick has ${budgetMs} ms left, not more than its safety margin of ${o.safetyMarginMs} ms (WORKHORSE_SAFETY_MARGIN_MS)`;
+    throw new ConfigError(`invalid tick timing: ${message}`, [{ path: ['safetyMarginMs'], message }]);
+  }
+  if (o.heartbeatMs !== undefined && o.heartbeatMs >= budgetMs) {
+    const message = `heartbeatMs (${o.heartbeatMs}) must be shorter than the tick's time limit (${budgetMs} ms); lower WORKHORSE_HEARTBEAT_MS`;
+    throw new ConfigError(`invalid tick timing: ${message}`, [{ path: ['heartbeatMs'], message }]);
+  }
+  return {
+    heartbeatMs: o.heartbeatMs ?? Math.max(50, Math.min(DEFAULT_TICK_HEARTBEAT_MS, Math.floor(budgetMs / 4))),
+    startedAt: now,
+    deadline,
+    closeAt: deadline - o.safetyMarginMs,
+    abortAt: deadline - Math.floor(o.safetyMarginMs / 2),
+    budgetMs,
+  };
+}
+
+/** Milliseconds a job claimed now may take: the time left before claims stop. */
+export function claimableMs(plan: TickPlan, now = Date.now()): number {
+  return Math.floor(plan.closeAt - now);
+}
