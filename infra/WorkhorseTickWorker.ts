@@ -111,7 +111,12 @@ export class WorkhorseTickWorker extends Construct {
       reservedConcurrentExecutions: p.reservedConcurrency,
       // A failed tick is not retried: its leases expire and the next tick recovers them.
       retryAttempts: 0,
-      environment: { ...this.commonEnvironment, ...this.tickEnvironment() },
+      environment: {
+        ...this.commonEnvironment,
+        ...this.tickEnvironment(),
+        // Each scheduled tick publishes Workhorse/ReadyBacklog (an EMF log line) for the backlog alarm.
+        WORKHORSE_BACKLOG_METRIC: 'true',
+      },
     });
     if (p.maxFanout > 0) {
       // A separate policy, not the role's default one: the function depends on

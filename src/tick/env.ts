@@ -31,6 +31,8 @@ const tickEnvSchema = z.object({
   WORKHORSE_FANOUT_FUNCTION: z.string().min(1).optional(),
   WORKHORSE_LAMBDA_ENDPOINT: z.string().url().optional(),
   WORKHORSE_BUILD: z.string().min(1).optional(),
+  /** Publish the Workhorse/ReadyBacklog metric (an EMF log line) after each tick. */
+  WORKHORSE_BACKLOG_METRIC: bool.optional(),
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
 });
 
@@ -38,6 +40,8 @@ const tickEnvSchema = z.object({
 export interface TickEnv {
   options: Partial<Omit<TickOptions, 'app' | 'deadline'>>;
   appModule: string | undefined;
+  /** Whether the Lambda handler publishes the ready-backlog metric. */
+  backlogMetric: boolean;
 }
 
 export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
@@ -65,5 +69,5 @@ export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
     build: e.WORKHORSE_BUILD,
   };
   for (const k of Object.keys(options) as (keyof typeof options)[]) if (options[k] === undefined) delete options[k];
-  return { options, appModule: e.WORKHORSE_APP };
+  return { options, appModule: e.WORKHORSE_APP, backlogMetric: e.WORKHORSE_BACKLOG_METRIC ?? false };
 }

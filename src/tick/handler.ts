@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { loadTickEnv } from '../config.js';
+import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
 import { parseInput } from '../validation.js';
 import type { TickOptions } from './options.js';
 import { runTick } from './runTick.js';
@@ -37,7 +38,15 @@ function workerIdFor(context: TickContext): string {
 export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions = {}): TickHandler {
   let fromEnv: TickHandlerOptions | undefined;
   return async (event, context) => {
-    fromEnv ??= loadTickEnv().options;
+    if (!fromEnv) {
+      const env = loadTickEnv();
+      fromEnv = { ...env.options };
+      if (env.backlogMetric) {
+        const ns = env.options.namespace ?? 'default';
+        // One EMF line on stdout: CloudWatch Logs turns it into the metric the construct alarms on.
+        fromEnv.reportBacklog = (n) => console.log(readyBacklogEmfLine(ns, n));
+      }
+    }
     const e = parseInput(tickEventSchema, event ?? {}, 'tick event');
     const deadline = new Date(Date.now() + context.getRemainingTimeInMillis());
     const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;

@@ -12,6 +12,8 @@ import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/r
 
 export const DEFAULT_TICK_HEARTBEAT_MS = 5000;
 export const DEFAULT_SAFETY_MARGIN_MS = 1000;
+/** The ready-backlog metric counts at most this many jobs. */
+export const BACKLOG_METRIC_CAP = 100_000;
 
 const isApp = (v: unknown): v is WorkhorseApp =>
   typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs) && typeof (v as WorkhorseApp).configure === 'function';
@@ -72,6 +74,12 @@ export const tickOptionsSchema = z
     /** A LambdaClient to invoke with (else one is built, with lambdaEndpoint when set). */
     lambda: z.custom<LambdaClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'lambda must be a LambdaClient').optional(),
     lambdaEndpoint: z.string().url().optional(),
+    /**
+     * Called once per tick, after deregistering, with the ready backlog of the
+     * tick's queues (capped at BACKLOG_METRIC_CAP): one more round trip. The
+     * Lambda handler uses it to publish the Workhorse/ReadyBacklog metric.
+     */
+    reportBacklog: fn<(readyBacklog: number) => void>('reportBacklog').optional(),
     /** Where the tick reports errors it survives (default console.error). */
     log: fn<(line: string, err?: unknown) => void>('log').optional(),
   })

@@ -21,7 +21,7 @@ import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../worker/options.js';
 import { Worker } from '../worker/worker.js';
 import { backlogCap, fanoutCount, invokeTicks } from './fanout.js';
-import { tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
+import { BACKLOG_METRIC_CAP, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick, type TickPlan } from './plan.js';
 import { countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
 
@@ -103,6 +103,12 @@ export async function runTick(options: TickOptions): Promise<TickSummary> {
       clearTimeout(abortTimer);
       await worker.stop();
       await pending.fanout;
+    }
+    if (o.reportBacklog) {
+      const backlog = await countReady(pool, o.namespace, worker.options.queues, worker.types, null, BACKLOG_METRIC_CAP).catch(
+        (err: unknown) => (log('[workhorse] tick could not count its backlog:', err), null),
+      );
+      if (backlog !== null) o.reportBacklog(backlog);
     }
     summary.msLeft = Math.max(0, plan.deadline - Date.now());
     return summary;

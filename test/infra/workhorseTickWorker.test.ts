@@ -51,7 +51,12 @@ describe('WorkhorseTickWorker', () => {
 
   it('passes the tick its namespace, heartbeat, fan-out maximum and a database URL built from the secret', () => {
     const env = template.findResources('AWS::Lambda::Function')[tickId]!.Properties.Environment.Variables;
-    expect(env).toMatchObject({ WORKHORSE_NAMESPACE: 'default', WORKHORSE_HEARTBEAT_MS: '5000', WORKHORSE_MAX_FANOUT: '3' });
+    expect(env).toMatchObject({
+      WORKHORSE_NAMESPACE: 'default',
+      WORKHORSE_HEARTBEAT_MS: '5000',
+      WORKHORSE_MAX_FANOUT: '3',
+      WORKHORSE_BACKLOG_METRIC: 'true',
+    });
     const url = JSON.stringify(env.DATABASE_URL);
     expect(url).toContain('postgres://{{resolve:secretsmanager:');
     expect(url).toContain(dbSecretId);

@@ -59,6 +59,7 @@ const TICK_VARS = [
   'WORKHORSE_FANOUT_FUNCTION',
   'WORKHORSE_LAMBDA_ENDPOINT',
   'AWS_LAMBDA_FUNCTION_NAME',
+  'WORKHORSE_BACKLOG_METRIC',
 ];
 
 type Handler = (event: unknown, context: TickContext) => Promise<TickSummary>;
