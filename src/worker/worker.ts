@@ -5,77 +5,30 @@
 // through runOnce() with a deadline.
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import type { z } from 'zod';
 import type { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import * as protocol from '../db/protocol.js';
 import type { ClaimedJob } from '../db/rows.js';
-import { JobTimeoutError, StaleLeaseError, ValidationError, WorkerStoppedError } from '../errors.js';
+import { StaleLeaseError, ValidationError, WorkerStoppedError } from '../errors.js';
 import { leaseMsFor } from '../timing.js';
-import { parseConfig, toIssues } from '../validation.js';
-import { createContext, type HandlerContext } from './context.js';
-import { errorToJson, isRetryable } from './errorJson.js';
+import { parseConfig } from '../validation.js';
+import { invokeHandler, type Handler, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
-import { Settler, type SettleOutcome } from './settler.js';
+import { settleJob, type JobOutcome } from './settleJob.js';
+import { Heartbeat } from './heartbeat.js';
+import { Settler } from './settler.js';
 import { Waiter, type WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
+import type { RuntimeState, Slot, WorkerEvents, WorkerInternals } from './workerTypes.js';
 
-export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
-
-/** What happened to one job this worker ran. */
-export type JobOutcome =
-  | { job: ClaimedJob; status: 'succeeded'; result: unknown }
-  | { job: ClaimedJob; status: 'retried' | 'failed'; error: unknown }
-  | { job: ClaimedJob; status: 'stale'; error: StaleLeaseError };
-
-export interface WorkerEvents {
-  claimed: [jobs: ClaimedJob[]];
-  settled: [outcome: JobOutcome];
-  /** A write by this worker was refused by the fence (the job moved on). */
-  stale: [error: StaleLeaseError, job: ClaimedJob];
-  error: [error: unknown];
-}
-
-export interface RuntimeState {
-  workerId: string;
-  registered: boolean;
-  running: boolean;
-  stopping: boolean;
-  paused: boolean;
-  localPaused: boolean;
-  operatorPaused: boolean;
-  active: number;
-  buffered: number;
-  concurrency: number;
-  activeJobIds: string[];
-}
-
-interface Slot {
-  job: ClaimedJob;
-  controller: AbortController;
-  started: boolean;
-  lost: boolean;
-  done: Promise<void>;
-  finish: () => void;
-}
-
-/** Internal knobs the tick worker sets; not part of the public options. */
-export interface WorkerInternals {
-  kind?: 'process' | 'tick';
-  deadline?: Date | null;
-  /** Only claim jobs whose timeout fits in this many ms (computed per claim). */
-  maxTimeoutMs?: () => number | null;
-  /**
-   * The caller already checked the schema and registered this worker id (the
-   * tick's merged start call): start() only starts the heartbeat timer.
-   */
-  preRegistered?: boolean;
-}
+export type { Handler } from './invokeHandler.js';
+export type { JobOutcome } from './settleJob.js';
+export type { RuntimeState, WorkerEvents, WorkerInternals } from './workerTypes.js';
 
 export class Worker {
   readonly options: ResolvedWorkerOptions;
   readonly events = new EventEmitter<WorkerEvents>();
-  private readonly handlers = new Map<string, { fn: Handler; def: JobDefinition | undefined }>();
+  private readonly handlers = new Map<string, HandlerEntry>();
   private readonly slots = new Map<string, Slot>();
   private readonly buffer: ClaimedJob[] = [];
   private readonly waiter = new Waiter();
@@ -83,9 +36,7 @@ export class Worker {
   private readonly leaseMs: number;
   private registered = false;
   private registering: Promise<void> | undefined;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
-  private heartbeatInFlight: Promise<void> | undefined;
-  private lastHeartbeatOk = Date.now();
+  private readonly beats: Heartbeat;
   private listener: WakeListener | undefined;
   private localPaused = false;
   private operatorPaused = false;
@@ -105,6 +56,24 @@ export class Worker {
   ) {
     this.options = resolveWorkerOptions(parseConfig(workerOptionsSchema, options, 'worker options'));
     this.leaseMs = leaseMsFor(this.options.heartbeatMs);
+    this.beats = new Heartbeat({
+      pool: client.pool,
+      namespace: client.namespace,
+      workerId: this.options.workerId,
+      intervalMs: this.options.heartbeatMs,
+      leaseMs: this.leaseMs,
+      recoverLimit: this.options.recoverLimit,
+      leases: () => [...this.slots.values()].map((s) => ({ id: s.job.id, execution: s.job.execution })),
+      active: () => this.runningCount,
+      onLost: (id) => this.loseLease(id, 'heartbeat'),
+      onResult: async (hb) => {
+        const wasPaused = this.isPaused();
+        this.operatorPaused = hb.paused;
+        if (wasPaused && !this.isPaused()) this.waiter.wake();
+        if (!hb.registered && !this.stopping) await this.register();
+      },
+      onError: (err) => this.emitError(err),
+    });
     this.settler = new Settler(client.pool, client.namespace);
     this.kind = internals.kind ?? 'process';
     this.deadline = internals.deadline ?? null;
@@ -255,14 +224,13 @@ export class Worker {
 
   /** Registers once and starts the heartbeat timer and wake listener. */
   private start(): Promise<void> {
-    if (this.registered && this.heartbeatTimer) return Promise.resolve();
+    if (this.registered && this.beats.running) return Promise.resolve();
     this.registering ??= (async () => {
       if (!this.registered) {
         await this.client.ready();
         await this.register();
       }
-      this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs);
-      this.heartbeatTimer.unref();
+      this.beats.start();
       if (this.options.listen && this.kind === 'process') {
         const config = (this.client.pool as unknown as { options: pg.ClientConfig }).options;
         this.listener = new WakeListener(config, this.client.namespace, new Set(this.options.queues), () => this.waiter.wake());
@@ -287,15 +255,12 @@ export class Worker {
     });
     this.registered = true;
     this.operatorPaused = false;
-    this.lastHeartbeatOk = Date.now();
   }
 
   private async shutdown(): Promise<void> {
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    this.heartbeatTimer = undefined;
     await this.listener?.close();
     this.listener = undefined;
-    await this.heartbeatInFlight;
+    await this.beats.stop();
     await this.claimInFlight;
     if (!this.registered) return;
     this.registered = false;
@@ -387,26 +352,15 @@ export class Worker {
 
   private async execute(slot: Slot): Promise<void> {
     const { job, controller } = slot;
-    const entry = this.handlers.get(job.type)!;
-    let timer: NodeJS.Timeout | undefined;
-    if (job.timeoutMs) {
-      timer = setTimeout(() => controller.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
-    }
-    let outcome: { ok: true; value: unknown } | { ok: false; error: unknown };
+    let outcome: HandlerOutcome;
     try {
-      const payload = this.parsePayload(entry.def, job);
-      const ctx = createContext(job, controller.signal, {
+      outcome = await invokeHandler(job, this.handlers.get(job.type)!, controller, {
         pool: this.client.pool,
         namespace: this.client.namespace,
         workerId: this.workerId,
         deadline: this.deadline,
       });
-      const value = await raceAbort(Promise.resolve().then(() => entry.fn(payload as never, ctx)), controller.signal);
-      outcome = { ok: true, value };
-    } catch (error) {
-      outcome = { ok: false, error };
     } finally {
-      if (timer) clearTimeout(timer);
       this.runningCount--;
     }
     // The handler's slot is free now; the lease stays held (and heartbeated)
@@ -414,7 +368,12 @@ export class Worker {
     this.startBuffered();
     this.waiter.wake('slot');
     try {
-      await this.settle(slot, outcome);
+      await settleJob(job, outcome, slot.lost ? { reason: controller.signal.reason } : null, {
+        settler: this.settler,
+        retryDelayMs: this.options.retryDelayMs,
+        onStale: (error, j) => this.events.emit('stale', error, j),
+        onSettled: (o) => this.events.emit('settled', o),
+      });
     } catch (err) {
       this.emitError(err);
     } finally {
@@ -423,89 +382,9 @@ export class Worker {
     }
   }
 
-  private parsePayload(def: JobDefinition | undefined, job: ClaimedJob): unknown {
-    if (!def) return job.payload;
-    const r = (def.schema as z.ZodType).safeParse(job.payload);
-    if (r.success) return r.data;
-    const err = new ValidationError(`stored payload of job ${job.id} no longer matches the schema of "${job.type}"`, toIssues(r.error));
-    (err as ValidationError & { retryable: boolean }).retryable = false;
-    throw err;
-  }
-
-  private async settle(slot: Slot, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): Promise<void> {
-    const { job } = slot;
-    const lease = { id: job.id, execution: job.execution };
-    if (slot.lost) {
-      const reason = slot.controller.signal.reason;
-      const error = reason instanceof StaleLeaseError ? reason : new StaleLeaseError(job.id, job.execution, 'settle');
-      this.events.emit('stale', error, job);
-      this.events.emit('settled', { job, status: 'stale', error });
-      return;
-    }
-    let result: SettleOutcome;
-    if (outcome.ok) {
-      result = await withRetries(() => this.settler.complete(lease, outcome.value));
-    } else {
-      const retryDelayMs = this.retryDelayFor(job);
-      result = await withRetries(() =>
-        this.settler.fail({ ...lease, error: errorToJson(outcome.error), retryDelayMs, final: !isRetryable(outcome.error) }),
-      );
-    }
-    if (!result.accepted) {
-      const error = new StaleLeaseError(job.id, job.execution, outcome.ok ? 'complete' : 'fail');
-      this.events.emit('stale', error, job);
-      this.events.emit('settled', { job, status: 'stale', error });
-      return;
-    }
-    if (outcome.ok) this.events.emit('settled', { job, status: 'succeeded', result: outcome.value });
-    else this.events.emit('settled', { job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error });
-  }
-
-  private retryDelayFor(job: ClaimedJob): number | null {
-    const o = this.options.retryDelayMs;
-    if (o === undefined) return null;
-    if (typeof o === 'number') return o;
-    const v = o(job.attempt, job);
-    return v === undefined ? null : Math.max(0, Math.round(v));
-  }
-
-  /** One statement: refresh the registry row, extend every lease, recover. */
+  /** Heartbeats now: one statement refreshes the registry row, extends every lease, recovers. */
   heartbeat(): Promise<void> {
-    if (this.heartbeatInFlight || !this.registered) return this.heartbeatInFlight ?? Promise.resolve();
-    this.heartbeatInFlight = this.beat().finally(() => {
-      this.heartbeatInFlight = undefined;
-    });
-    return this.heartbeatInFlight;
-  }
-
-  private async beat(): Promise<void> {
-    const leases = [...this.slots.values()].map((s) => ({ id: s.job.id, execution: s.job.execution }));
-    try {
-      const hb = await protocol.heartbeatMany(
-        this.client.pool,
-        this.client.namespace,
-        this.workerId,
-        leases,
-        this.slots.size,
-        this.leaseMs,
-        this.options.recoverLimit,
-      );
-      this.lastHeartbeatOk = Date.now();
-      for (const l of leases) {
-        if (!hb.accepted.has(l.id)) this.loseLease(l.id, 'heartbeat');
-      }
-      const wasPaused = this.isPaused();
-      this.operatorPaused = hb.paused;
-      if (wasPaused && !this.isPaused()) this.waiter.wake();
-      if (!hb.registered && !this.stopping) await this.register();
-    } catch (err) {
-      this.emitError(err);
-      // Without a successful heartbeat for a whole lease, the database may
-      // already have recovered our jobs: stop their handlers.
-      if (Date.now() - this.lastHeartbeatOk > this.leaseMs) {
-        for (const s of this.slots.values()) this.loseLease(s.job.id, 'heartbeat');
-      }
-    }
+    return this.registered ? this.beats.beat() : Promise.resolve();
   }
 
   private loseLease(jobId: string, what: string): void {
@@ -526,36 +405,5 @@ export class Worker {
   private emitError(err: unknown): void {
     if (this.events.listenerCount('error') > 0) this.events.emit('error', err);
     else console.error('[workhorse] worker error:', err);
-  }
-}
-
-/** Resolves with the handler's value, or rejects with the signal's reason once aborted. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-/** Settlement writes retry briefly on connection errors; the lease covers the rest. */
-async function withRetries<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 100 * 2 ** i));
-    }
   }
 }
