@@ -6,6 +6,15 @@
 -- a running handler carries (job_id, execution) and is refused when the
 -- lease row with that execution no longer exists (the fence). Batch forms
 -- take parallel arrays and run one statement per batch, never a loop per row.
+--
+-- A lease row exists exactly while its job is `running` at that execution
+-- (every way out of `running` deletes it in the same statement), so the
+-- statements that delete a lease and then update its job match the job on
+-- (id, execution), never on `status = 'running'`: that predicate lets the
+-- planner drive the join from the partial running index, and with the
+-- statistics of a table whose running set changes by thousands a second it
+-- picks a nested loop over every running row per settled job (measured:
+-- 835 ms instead of 11 ms to complete 500 jobs with 5,500 leased).
 
 -- What a claim hands to a worker.
 create type workhorse.claimed_job as (
@@ -81,7 +90,7 @@ begin
     update workhorse.jobs j
        set status = 'ready', attempt = greatest(j.attempt - 1, 0), updated_at = now(), started_at = null
       from rel
-     where j.id = rel.job_id and j.status = 'running'
+     where j.id = rel.job_id and j.execution = rel.execution
     returning j.id, j.execution, j.attempt, rel.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
@@ -173,7 +182,17 @@ $$;
 create function workhorse.claim_queue_v1(
   p_namespace text, p_worker_id text, p_queue text, p_types text[], p_limit integer,
   p_lease_ms integer, p_max_timeout_ms integer)
-returns setof workhorse.claimed_job language sql as $$
+returns setof workhorse.claimed_job language plpgsql
+-- No JIT: the claim's cost estimate grows with the ready set, and past
+-- jit_above_cost every claim was JIT-compiled (78 ms instead of 1.5 ms for a
+-- claim of 10 with 200,000 ready jobs; the plan itself, an ordered scan of
+-- jobs_ready_idx, is right). PL/pgSQL rather than SQL: the statement is
+-- parsed once per session instead of on every call (about 1 ms less per
+-- claim, which is most of an idle worker's enqueue-to-start time).
+set jit = off
+as $$
+begin
+  return query
   with cand as (
     select j.id, j.concurrency_key, j.priority, j.run_at
       from workhorse.jobs j
@@ -214,8 +233,8 @@ returns setof workhorse.claimed_job language sql as $$
          u.execution, u.timeout_ms, u.concurrency_key, u.progress, u.created_at,
          now() + p_lease_ms * interval '1 millisecond'
     from upd u
-   order by u.priority, u.run_at, u.id
-$$;
+   order by u.priority, u.run_at, u.id;
+end $$;
 
 -- Claims up to p_limit jobs across this worker's queues, in the order given
 -- (callers rotate it). Paused queues are skipped; a queue with a fleet-wide
@@ -312,7 +331,7 @@ begin
                           'attempt', j.attempt, 'worker', d.worker_id),
            updated_at = now()
       from del d
-     where j.id = d.job_id and j.status = 'running' and j.execution = d.execution
+     where j.id = d.job_id and j.execution = d.execution
     returning j.id, j.execution, j.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
@@ -361,6 +380,15 @@ begin
    where w.namespace = p_namespace and w.id = p_worker_id
   returning true, w.operator_paused into v_registered, v_paused;
 
+  -- Lease rows are locked in job_id order by every batch statement that
+  -- waits for them (heartbeat, complete, fail), so a heartbeat and a
+  -- settlement of the same worker's jobs cannot deadlock. NO KEY UPDATE:
+  -- a transactional step's KEY SHARE lock does not hold the heartbeat up.
+  perform 1 from workhorse.job_runtime r
+    where r.job_id = any(p_job_ids) and r.worker_id = p_worker_id
+    order by r.job_id
+    for no key update;
+
   with ext as (
     update workhorse.job_runtime r
        set expires_at = now() + p_lease_ms * interval '1 millisecond'
@@ -384,6 +412,8 @@ end $$;
 create function workhorse.complete_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions integer[], p_results jsonb[])
 returns setof bigint language sql as $$
+  -- Locks the batch's leases in job_id order first (see heartbeat_many_v1).
+  select 1 from workhorse.job_runtime r where r.job_id = any(p_job_ids) order by r.job_id for update;
   with del as (
     delete from workhorse.job_runtime r
      using unnest(p_job_ids, p_executions, p_results) as t(job_id, execution, result)
@@ -393,7 +423,7 @@ returns setof bigint language sql as $$
     update workhorse.jobs j
        set status = 'succeeded', result = d.result, progress = j.progress, finished_at = now(), updated_at = now()
       from del d
-     where j.id = d.job_id and j.status = 'running'
+     where j.id = d.job_id and j.execution = d.execution
     returning j.id, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd
@@ -414,6 +444,8 @@ create function workhorse.fail_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions integer[], p_errors jsonb[],
   p_retry_delays_ms integer[] default null, p_final boolean[] default null)
 returns table (id bigint, status text, run_at timestamptz) language sql as $$
+  -- Locks the batch's leases in job_id order first (see heartbeat_many_v1).
+  select 1 from workhorse.job_runtime r where r.job_id = any(p_job_ids) order by r.job_id for update;
   with input as (
     select t.job_id, t.execution, t.error, t.delay_ms, coalesce(t.final, false) as final
       from unnest(p_job_ids, p_executions, p_errors,
@@ -434,7 +466,7 @@ returns table (id bigint, status text, run_at timestamptz) language sql as $$
            finished_at = case when d.final or j.attempt >= j.max_attempts then now() end,
            last_error = d.error, updated_at = now()
       from del d
-     where j.id = d.job_id and j.status = 'running'
+     where j.id = d.job_id and j.execution = d.execution
     returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at, d.error
   ), gates as (
     delete from workhorse.job_gates g using upd

@@ -1,0 +1,124 @@
+// `npm run bench`: workhorse and its peers side by side on one PostgreSQL,
+// each system in its own child processes and its own fresh databases,
+// printed as one table (or one JSON document with --json). A benchmark,
+// not a test: it asserts nothing and its numbers depend on the machine and
+// on whatever else the machine is doing, which the header reports.
+import { cpus, loadavg, totalmem } from 'node:os';
+import pg from 'pg';
+import { loadEnvConfig } from '../src/config.js';
+import { resolveDatabase } from '../src/db/resolveDatabase.js';
+import { WorkhorseError } from '../src/errors.js';
+import { BENCH_USAGE, parseBenchFlags, type BenchFlags, type SystemName } from './options.js';
+import { disposeChildEntry } from './child/spawn.js';
+import { dropLiveDatabases } from './databases.js';
+import type { PhaseContext } from './phases/context.js';
+import { measureDrain } from './phases/drain.js';
+import { measureEnqueue } from './phases/enqueue.js';
+import { measureLatency } from './phases/latency.js';
+import { measureRawCeiling } from './phases/raw.js';
+import { measureScale } from './phases/scale.js';
+import { measureTick } from './phases/tick.js';
+import type { BenchResults, MachineInfo, SystemResults } from './results.js';
+import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
+import { pgbossLocalConcurrency } from './systems/pgboss.js';
+import { DISPLAY_NAME } from './systems/registry.js';
+import { renderTable } from './table.js';
+
+function describeConfig(system: SystemName, f: BenchFlags): string {
+  if (system === 'graphile') {
+    return `concurrency ${f.concurrency}, localQueue.size ${GRAPHILE_LOCAL_QUEUE}, completeJobBatchDelay 0, failJobBatchDelay 0, LISTEN/NOTIFY`;
+  }
+  if (system === 'pgboss') {
+    const lc = pgbossLocalConcurrency(f.concurrency, f['pgboss-batch']);
+    return `batchSize ${f['pgboss-batch']}, localConcurrency ${lc}, burstWhenBatchFull, useListenNotify + queue notify, pollingIntervalSeconds 0.5`;
+  }
+  return `concurrency ${f.concurrency}, prefetch ${f.prefetch}, heartbeat 30 s (lease 120 s), LISTEN wake-ups, fence + leases + attempts ledger on`;
+}
+
+async function machineInfo(serverUrl: string): Promise<MachineInfo> {
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  const v = await c.query<{ v: string }>(`select 'PostgreSQL ' || current_setting('server_version') as v`);
+  await c.end();
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    cpus: cpus().length,
+    memGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.versions.node,
+    postgres: v.rows[0]!.v,
+    loadBefore: loadavg()[0]!,
+    loadAfter: NaN,
+  };
+}
+
+async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) => void): Promise<BenchResults> {
+  const started = performance.now();
+  const ctx: PhaseContext = { serverUrl, flags, log };
+  const results: BenchResults = { machine: await machineInfo(serverUrl), flags, systems: {}, wallSeconds: 0 };
+  const has = (p: BenchFlags['phases'][number]) => flags.phases.includes(p);
+  for (const s of flags.systems) results.systems[s] = { config: describeConfig(s, flags) } satisfies SystemResults;
+  const each = async (what: string, fn: (s: SystemName, r: SystemResults) => Promise<void>) => {
+    for (const s of flags.systems) {
+      log(`${what}: ${DISPLAY_NAME[s]}`);
+      await fn(s, results.systems[s]!);
+    }
+  };
+  if (has('drain')) await each('drain, 1 process', async (s, r) => void (r.drain1 = await measureDrain(ctx, s, 1)));
+  if (has('drain2')) await each('drain, 2 processes', async (s, r) => void (r.drain2 = await measureDrain(ctx, s, 2)));
+  if (has('heldxmin')) await each('drain, held xmin', async (s, r) => void (r.heldXmin = await measureDrain(ctx, s, 1, true)));
+  if (has('enqueue')) await each('enqueue', async (s, r) => void (r.enqueue = await measureEnqueue(ctx, s)));
+  if (has('latency')) await each('latency', async (s, r) => void (r.latency = await measureLatency(ctx, s)));
+  if (has('raw')) {
+    log('raw ceiling');
+    results.raw = await measureRawCeiling(ctx);
+  }
+  if (has('tick')) {
+    log('tick cost');
+    results.tick = await measureTick(ctx);
+  }
+  if (has('scale')) {
+    log('scale');
+    results.scale = await measureScale(ctx);
+  }
+  results.machine.loadAfter = loadavg()[0]!;
+  results.wallSeconds = (performance.now() - started) / 1000;
+  return results;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const flags = parseBenchFlags(argv);
+  if (flags.help) {
+    console.log(BENCH_USAGE);
+    return 0;
+  }
+  const db = await resolveDatabase(loadEnvConfig());
+  const log = (l: string) => console.error(`[bench] ${l}`);
+  process.once('SIGINT', () => {
+    log('interrupted: dropping the benchmark databases');
+    void dropLiveDatabases(db.connectionString).finally(() => process.exit(130));
+  });
+  try {
+    const results = await runBench(flags, db.connectionString, log);
+    console.log(flags.json ? JSON.stringify(results, null, 2) : renderTable(results));
+    return 0;
+  } finally {
+    await disposeChildEntry();
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof WorkhorseError) {
+      console.error(`bench: ${err.message}`);
+      console.error(BENCH_USAGE);
+      process.exitCode = 2;
+    } else {
+      console.error(err);
+      process.exitCode = 1;
+    }
+  },
+);

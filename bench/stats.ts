@@ -1,0 +1,20 @@
+// Summary statistics for latency samples (milliseconds).
+
+export interface Percentiles {
+  samples: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+function at(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export function percentiles(values: number[]): Percentiles {
+  const s = [...values].sort((a, b) => a - b);
+  return { samples: s.length, p50: at(s, 0.5), p95: at(s, 0.95), p99: at(s, 0.99), max: s.length ? s[s.length - 1]! : NaN };
+}

@@ -1,0 +1,83 @@
+// graphile-worker under benchmark, in its best documented configuration for
+// throughput: a local queue of 500 (batched fetch) and batched completion
+// with no delay (`completeJobBatchDelay: 0`, `failJobBatchDelay: 0`),
+// LISTEN/NOTIFY wake-ups as it ships. Jobs get no `queueName` (a named
+// graphile queue runs its jobs one at a time).
+import pg from 'pg';
+import { Logger, makeWorkerUtils, run, runMigrations, type WorkerUtils } from 'graphile-worker';
+import { BULK_CHUNK, NOOP, type QueueSystem, type RunningWorker, type WorkerSettings } from './system.js';
+
+const silent = new Logger(() => () => undefined);
+
+export const GRAPHILE_LOCAL_QUEUE = 500;
+
+export class GraphileSystem implements QueueSystem {
+  readonly name = 'graphile-worker';
+  private utils: WorkerUtils | undefined;
+  private pool: pg.Pool | undefined;
+
+  async install(url: string): Promise<void> {
+    await runMigrations({ connectionString: url, logger: silent });
+  }
+
+  async open(url: string): Promise<void> {
+    this.utils = await makeWorkerUtils({ connectionString: url, logger: silent });
+    this.pool = new pg.Pool({ connectionString: url, max: 2 });
+  }
+
+  private get u(): WorkerUtils {
+    if (!this.utils) throw new Error('graphile bench utils are not open');
+    return this.utils;
+  }
+
+  async enqueueBulk(from: number, count: number): Promise<void> {
+    for (let at = 0; at < count; at += BULK_CHUNK) {
+      const n = Math.min(BULK_CHUNK, count - at);
+      await this.u.addJobs(Array.from({ length: n }, (_, k) => ({ identifier: NOOP, payload: { i: from + at + k } })));
+    }
+  }
+
+  async enqueueOne(i: number): Promise<void> {
+    await this.u.addJob(NOOP, { i });
+  }
+
+  async startWorker(url: string, s: WorkerSettings): Promise<RunningWorker> {
+    const runner = await run({
+      connectionString: url,
+      concurrency: s.concurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      logger: silent,
+      taskList: {
+        [NOOP]: async (payload) => {
+          s.onStart(payload);
+        },
+      },
+      preset: {
+        worker: {
+          localQueue: { size: GRAPHILE_LOCAL_QUEUE },
+          completeJobBatchDelay: 0,
+          failJobBatchDelay: 0,
+        },
+      },
+    });
+    return {
+      async stop() {
+        await runner.stop();
+      },
+    };
+  }
+
+  async pending(): Promise<number> {
+    if (!this.pool) throw new Error('graphile bench pool is not open');
+    const r = await this.pool.query<{ n: string }>('select count(*) as n from graphile_worker.jobs');
+    return Number(r.rows[0]!.n);
+  }
+
+  async close(): Promise<void> {
+    await this.utils?.release();
+    await this.pool?.end();
+    this.utils = undefined;
+    this.pool = undefined;
+  }
+}

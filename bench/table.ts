@@ -1,0 +1,111 @@
+// Renders a benchmark run as one plain-text table: a row per measurement, a
+// column per system, and the workhorse/peer ratios where they mean
+// something. Missing measurements print as "-".
+import type { SystemName } from './options.js';
+import type { BenchResults, SystemResults } from './results.js';
+import type { RelationSize } from './benchSql.js';
+import { DISPLAY_NAME } from './systems/registry.js';
+
+const fmtInt = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US'));
+const fmtMs = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1));
+const fmtX = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : `${n.toFixed(2)}x`);
+const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
+
+function grid(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows
+    .map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '))
+    .join('\n');
+}
+
+type Metric = { label: string; get: (s: SystemResults) => number | undefined; fmt: (n: number | undefined) => string; higherIsBetter: boolean };
+
+const METRICS: Metric[] = [
+  { label: 'drain, 1 process (jobs/s)', get: (s) => s.drain1?.jobsPerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: '  worker CPU per job (us)', get: (s) => s.drain1?.clientCpuUsPerJob, fmt: fmtInt, higherIsBetter: false },
+  { label: '  PostgreSQL CPU per job (us)', get: (s) => s.drain1?.serverCpuUsPerJob ?? undefined, fmt: fmtInt, higherIsBetter: false },
+  { label: 'drain, 2 processes (jobs/s)', get: (s) => s.drain2?.jobsPerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: 'drain, held xmin (jobs/s)', get: (s) => s.heldXmin?.jobsPerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: 'enqueue, bulk (jobs/s)', get: (s) => s.enqueue?.bulkPerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: 'enqueue, one at a time (jobs/s)', get: (s) => s.enqueue?.singlePerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: 'enqueue-to-start p50 (ms)', get: (s) => s.latency?.p50, fmt: fmtMs, higherIsBetter: false },
+  { label: 'enqueue-to-start p99 (ms)', get: (s) => s.latency?.p99, fmt: fmtMs, higherIsBetter: false },
+];
+
+function sizeLine(label: string, sizes: RelationSize[]): string {
+  const total = sizes.reduce((a, s) => a + s.tableBytes + s.indexBytes, 0);
+  const parts = sizes.map((s) => `${s.relation} ${mib(s.tableBytes)} + idx ${mib(s.indexBytes)}`).join(', ');
+  return `  ${label.padEnd(22)} total ${mib(total)} (${parts})`;
+}
+
+export function renderTable(r: BenchResults): string {
+  const systems = (Object.keys(r.systems) as SystemName[]).filter((s) => r.systems[s]);
+  const peers = systems.filter((s) => s !== 'workhorse');
+  const wh = r.systems.workhorse;
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(
+    `workhorse bench  ${m.date}  ${m.cpus} cores, ${m.memGiB} GiB  ${m.postgres}  node ${m.node}  ` +
+      `load(1m) ${m.loadBefore.toFixed(2)} -> ${m.loadAfter.toFixed(2)}`,
+  );
+  out.push(
+    `jobs ${r.flags.jobs.toLocaleString('en-US')}, concurrency ${r.flags.concurrency} per process, ` +
+      `wall ${r.wallSeconds.toFixed(0)} s`,
+  );
+  const head = ['', ...systems.map((s) => DISPLAY_NAME[s]), ...(wh ? peers.map((p) => `wh/${p === 'graphile' ? 'gw' : 'pgb'}`) : [])];
+  const rows: string[][] = [head];
+  for (const metric of METRICS) {
+    const values = systems.map((s) => metric.get(r.systems[s]!));
+    if (values.every((v) => v === undefined)) continue;
+    const ratios = wh
+      ? peers.map((p) => {
+          const a = metric.get(wh);
+          const b = metric.get(r.systems[p]!);
+          if (a === undefined || b === undefined || a === 0 || b === 0) return undefined;
+          return metric.higherIsBetter ? a / b : b / a;
+        })
+      : [];
+    rows.push([metric.label, ...values.map(metric.fmt), ...ratios.map(fmtX)]);
+  }
+  if (rows.length > 1) out.push('', grid(rows));
+  if (r.raw) {
+    const pct = wh?.drain1 ? ` ; workhorse 1 process = ${((wh.drain1.jobsPerSec / r.raw.jobsPerSec) * 100).toFixed(0)} % of it` : '';
+    const cpu = r.raw.serverCpuUsPerJob === null ? '' : `, CPU per job ${fmtInt(r.raw.clientCpuUsPerJob)} us client + ${fmtInt(r.raw.serverCpuUsPerJob)} us PostgreSQL`;
+    out.push('', `raw ceiling (bare claim+complete SQL, batch ${r.raw.batch}, ${r.raw.loops} connections): ${fmtInt(r.raw.jobsPerSec)} jobs/s${cpu}${pct}`);
+  }
+  if (r.tick) {
+    out.push(
+      r.tick.available
+        ? `tick: empty tick ${fmtMs(r.tick.emptyWallMs)} ms in ${r.tick.emptyRoundTrips} round trips; a tick draining ${r.tick.drainJobs.toLocaleString('en-US')} jobs: ${fmtInt(r.tick.drainJobsPerSec)} jobs/s`
+        : `tick: not measured (${r.tick.reason})`,
+    );
+  }
+  if (r.scale) {
+    const s = r.scale;
+    out.push(
+      `scale: claim of 10 with 1,000 ready p50 ${fmtMs(s.claimAt1k.p50)} ms (p99 ${fmtMs(s.claimAt1k.p99)}); ` +
+        `with ${fmtInt(s.readyJobs)} ready p50 ${fmtMs(s.claimAtScale.p50)} ms (p99 ${fmtMs(s.claimAtScale.p99)}); ` +
+        `after the churn p50 ${fmtMs(s.claimAfterChurn.p50)} ms`,
+    );
+    out.push(
+      `  after ${fmtInt(s.unvacuumedJobs)} jobs ran with no VACUUM p50 ${fmtMs(s.claimUnvacuumed.p50)} ms; ` +
+        `right after a VACUUM p50 ${fmtMs(s.claimVacuumed.p50)} ms (afterwards a VACUUM every 100,000 jobs)`,
+    );
+    out.push(
+      `  ran ${fmtInt(s.readyJobs)} jobs through claim/complete at ${fmtInt(s.runJobsPerSec)} jobs/s; ` +
+        `retention pruned ${fmtInt(s.retentionDeleted)} in ${(s.retentionMs / 1000).toFixed(1)} s`,
+    );
+    out.push(sizeLine('after the run', s.sizesAfterRun));
+    out.push(sizeLine('after retention', s.sizesAfterRetention));
+    out.push(sizeLine('after VACUUM', s.sizesAfterVacuum));
+  }
+  const configs = systems.map((s) => `  ${DISPLAY_NAME[s]}: ${r.systems[s]!.config}`);
+  if (configs.length) out.push('', 'configuration:', ...configs);
+  const leftovers = systems.flatMap((s) =>
+    (['drain1', 'drain2', 'heldXmin'] as const)
+      .filter((k) => (r.systems[s]![k]?.leftover ?? 0) > 0)
+      .map((k) => `${DISPLAY_NAME[s]} ${k}: ${r.systems[s]![k]!.leftover} jobs left unsettled`),
+  );
+  if (leftovers.length) out.push('', 'WARNING:', ...leftovers.map((l) => `  ${l}`));
+  return out.join('\n');
+}

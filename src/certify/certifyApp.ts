@@ -1,0 +1,46 @@
+// The job the certification runs: S steps, the first S-1 plain `ctx.step`s
+// whose bodies write a side effect row on their own (so a recorded step that
+// ran again is visible), and a last transactional `ctx.txStep` whose row and
+// checkpoint commit together (so a duplicate effect is visible). Short random
+// pauses spread the work so kills land mid-job.
+import { z } from 'zod';
+import { defineApp, type WorkhorseApp } from '../app.js';
+import { defineJob } from '../client/defineJob.js';
+import { recordStepEffect, recordTxEffect } from './certifySql.js';
+
+export const CERTIFY_TYPE = 'certify.steps';
+export const CERTIFY_QUEUE = 'certify';
+export const TX_STEP = 'tx';
+
+export const plainStepNames = (steps: number): string[] => Array.from({ length: steps - 1 }, (_, k) => `s${k + 1}`);
+
+export const certifyJob = defineJob({
+  type: CERTIFY_TYPE,
+  queue: CERTIFY_QUEUE,
+  schema: z.object({ n: z.number().int().min(0), steps: z.number().int().min(2).max(100) }).strict(),
+  // Kills may hit one job several times; no attempt budget should end it, and
+  // a retried job should be claimable again at once.
+  retry: { maxAttempts: 1000, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } },
+});
+
+const pause = () => new Promise((r) => setTimeout(r, Math.random() * 2));
+
+export const certifyApp: WorkhorseApp = defineApp({
+  jobs: [certifyJob],
+  configure(worker) {
+    const pool = worker.client.pool;
+    worker.handle(certifyJob, async (payload, ctx) => {
+      for (const name of plainStepNames(payload.steps)) {
+        await ctx.step(name, async () => {
+          await recordStepEffect(pool, ctx.job.id, name, ctx.job.execution);
+          await pause();
+          return { name, execution: ctx.job.execution };
+        });
+      }
+      return ctx.txStep(TX_STEP, async (tx) => {
+        await recordTxEffect(tx, ctx.job.id, TX_STEP, ctx.job.execution);
+        return { n: payload.n, execution: ctx.job.execution };
+      });
+    });
+  },
+});

@@ -1,0 +1,25 @@
+// What the certification passes to each worker or tick child process (as
+// one JSON argument), validated on arrival like any other boundary.
+import { z } from 'zod';
+import { parseConfig } from '../validation.js';
+
+export const childConfigSchema = z
+  .object({
+    url: z.string().min(1),
+    namespace: z.string().min(1),
+    executors: z.number().int().min(1),
+    heartbeatMs: z.number().int().min(50),
+    tickMs: z.number().int().min(500),
+  })
+  .strict();
+
+export type ChildConfig = z.output<typeof childConfigSchema>;
+
+export function readChildConfig(argv: string[]): ChildConfig {
+  return parseConfig(childConfigSchema, JSON.parse(argv[2] ?? '{}'), 'certify child config');
+}
+
+/** Connections a child's pool may open: one per handler (steps), plus settlement and heartbeat. */
+export function childPoolSize(executors: number): number {
+  return Math.min(executors + 1, 12);
+}

@@ -1,0 +1,43 @@
+// `npm run certify`: the crash certification from the command line. Exits 0
+// when every guarantee held, 1 on any violation, 2 on bad flags.
+import { loadEnvConfig } from '../config.js';
+import { resolveDatabase } from '../db/resolveDatabase.js';
+import { WorkhorseError } from '../errors.js';
+import { CERTIFY_USAGE, parseCertifyFlags } from './options.js';
+import { renderReport } from './report.js';
+import { runCertification } from './run.js';
+
+async function main(argv: string[]): Promise<number> {
+  const { options, json, help } = parseCertifyFlags(argv);
+  if (help) {
+    console.log(CERTIFY_USAGE);
+    return 0;
+  }
+  const db = await resolveDatabase(loadEnvConfig());
+  const interrupt = new AbortController();
+  process.once('SIGINT', () => interrupt.abort());
+  process.once('SIGTERM', () => interrupt.abort());
+  try {
+    const report = await runCertification(options, db.connectionString, (l) => console.error(`[certify] ${l}`), interrupt.signal);
+    console.log(json ? JSON.stringify(report, null, 2) : renderReport(report));
+    return report.violations.length === 0 ? 0 : 1;
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof WorkhorseError) {
+      console.error(`certify: ${err.message}`);
+      console.error(CERTIFY_USAGE);
+      process.exitCode = 2;
+    } else {
+      console.error(err);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,37 @@
+// Renders a certification report as the table the issue asks for, with
+// the run's shape above it and every violation spelled out below it.
+import type { CertifyReport } from './run.js';
+
+const int = (n: number) => n.toLocaleString('en-US');
+
+export function renderReport(r: CertifyReport): string {
+  const o = r.options;
+  const rows: [string, string, string][] = [
+    ['jobs finished', `${int(r.finished)} / ${int(o.jobs)}`, r.finished === o.jobs ? 'ok' : 'VIOLATION'],
+    ['jobs lost', int(r.lost), r.lost === 0 ? 'ok' : 'VIOLATION'],
+    ['jobs ended failed', int(r.failed), r.failed === 0 ? 'ok' : 'VIOLATION'],
+    ['duplicate transactional step effects', int(r.txDuplicates), r.txDuplicates === 0 ? 'ok' : 'VIOLATION'],
+    ['missing transactional step effects', int(r.txMissing), r.txMissing === 0 ? 'ok' : 'VIOLATION'],
+    ['recorded steps that ran again', int(r.stepReruns), r.stepReruns === 0 ? 'ok' : 'VIOLATION'],
+    ['steps recorded without running', int(r.stepsWithoutEffect), r.stepsWithoutEffect === 0 ? 'ok' : 'VIOLATION'],
+    ['fence regressions', int(r.fenceRegressions), r.fenceRegressions === 0 ? 'ok' : 'VIOLATION'],
+    ['leases left', int(r.leasesLeft), r.leasesLeft === 0 ? 'ok' : 'VIOLATION'],
+    ['workers killed (SIGKILL)', int(r.workersKilled), ''],
+    ['attempts recovered', int(r.attemptsRecovered), ''],
+    ['attempts retried', int(r.attemptsRetried), ''],
+    ['wall time', `${(r.wallMs / 1000).toFixed(1)} s`, ''],
+  ];
+  const w0 = Math.max(...rows.map((x) => x[0].length));
+  const w1 = Math.max(...rows.map((x) => x[1].length));
+  const lines = [
+    `workhorse certify: ${o.mode} mode, ${o.workers} ${o.mode === 'tick' ? 'tick processes' : 'workers'} x ${o.executors} executors, ` +
+      `a SIGKILL every ${o.killEveryMs} ms, ${int(o.jobs)} jobs x ${o.steps} steps, heartbeat ${o.heartbeatMs} ms` +
+      (o.mode === 'tick' ? `, ticks of ${o.tickMs} ms` : ''),
+    '',
+    ...rows.map(([a, b, c]) => `${a.padEnd(w0)}  ${b.padStart(w1)}  ${c}`.trimEnd()),
+  ];
+  if (r.processesCrashed > 0) lines.push('', `note: ${r.processesCrashed} child processes exited on their own with an error`);
+  lines.push('', r.violations.length === 0 ? 'CERTIFIED: every guarantee held' : 'FAILED:');
+  for (const v of r.violations) lines.push(`  - ${v}`);
+  return lines.join('\n');
+}

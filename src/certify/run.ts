@@ -1,0 +1,185 @@
+// One certification run: a fresh database, J jobs enqueued, a fleet of W
+// worker (or tick) processes under a killer until the queue is empty, then
+// an audit of the database's own ledgers. The report lists every finding;
+// `violations` is empty only when every guarantee held.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Client } from '../client/client.js';
+import { migrate } from '../db/migrate.js';
+import * as protocol from '../db/protocol.js';
+import { auditLedgers, createHarnessSchema, type LedgerFindings } from './certifySql.js';
+import { certifyApp, certifyJob, plainStepNames, TX_STEP } from './certifyApp.js';
+import { Fleet } from './fleet.js';
+import { resolveCertifyOptions, type CertifyOptions, type ResolvedCertifyOptions } from './options.js';
+
+const ENQUEUE_CHUNK = 5_000;
+
+export interface CertifyReport {
+  options: ResolvedCertifyOptions;
+  finished: number;
+  failed: number;
+  lost: number;
+  txDuplicates: number;
+  txMissing: number;
+  stepReruns: number;
+  stepsWithoutEffect: number;
+  fenceRegressions: number;
+  leasesLeft: number;
+  workersKilled: number;
+  processesStarted: number;
+  processesCrashed: number;
+  attemptsRecovered: number;
+  attemptsRetried: number;
+  wallMs: number;
+  timedOut: boolean;
+  interrupted: boolean;
+  findings: LedgerFindings;
+  /** Empty when every guarantee held. */
+  violations: string[];
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+async function enqueueAll(url: string, o: ResolvedCertifyOptions): Promise<void> {
+  const client = new Client({ connectionString: url, namespace: o.namespace, jobs: certifyApp.jobs, poolMax: 2 });
+  try {
+    for (let at = 0; at < o.jobs; at += ENQUEUE_CHUNK) {
+      const n = Math.min(ENQUEUE_CHUNK, o.jobs - at);
+      await client.enqueueMany(Array.from({ length: n }, (_, k) => ({ job: certifyJob, payload: { n: at + k, steps: o.steps } })));
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** Waits until nothing is ready, running or waiting (or the timeout); returns whether it emptied. */
+async function waitForEmptyQueue(
+  pool: pg.Pool,
+  o: ResolvedCertifyOptions,
+  fleet: Fleet,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const started = Date.now();
+  let lastLog = started;
+  for (;;) {
+    const queues = await protocol.listQueues(pool, o.namespace);
+    const pending = queues.reduce((a, q) => a + q.ready + q.running + q.waiting, 0);
+    if (pending === 0) return true;
+    if (Date.now() - started > o.timeoutMs || signal?.aborted) return false;
+    if (Date.now() - lastLog >= 5000) {
+      lastLog = Date.now();
+      log(`${pending} jobs pending, ${fleet.killed} workers killed, ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+type Judged = Omit<
+  CertifyReport,
+  'options' | 'workersKilled' | 'processesStarted' | 'processesCrashed' | 'wallMs' | 'timedOut' | 'interrupted' | 'violations'
+>;
+
+function judge(o: ResolvedCertifyOptions, f: LedgerFindings): Judged {
+  const finished = f.byStatus.succeeded ?? 0;
+  const failed = f.byStatus.failed ?? 0;
+  const terminal = finished + failed + (f.byStatus.cancelled ?? 0);
+  return {
+    finished,
+    failed,
+    lost: o.jobs - terminal,
+    txDuplicates: f.txDuplicates,
+    txMissing: f.txMissing,
+    stepReruns: f.stepReruns,
+    stepsWithoutEffect: f.stepsWithoutEffect,
+    fenceRegressions: Object.values(f.fence).reduce((a, b) => a + b, 0),
+    leasesLeft: f.leasesLeft,
+    attemptsRecovered: f.attempts.recovered ?? 0,
+    attemptsRetried: f.attempts.retried ?? 0,
+    findings: f,
+  };
+}
+
+function violationsOf(r: Omit<CertifyReport, 'violations'>): string[] {
+  const v: string[] = [];
+  const must = (ok: boolean, what: string) => {
+    if (!ok) v.push(what);
+  };
+  must(!r.timedOut, r.interrupted ? 'the run was interrupted before the queue emptied' : `the queue did not empty within ${r.options.timeoutMs} ms`);
+  must(r.finished === r.options.jobs, `${r.finished} of ${r.options.jobs} jobs finished`);
+  must(r.lost === 0, `${r.lost} jobs lost`);
+  must(r.failed === 0, `${r.failed} jobs ended failed`);
+  must(r.txDuplicates === 0, `${r.txDuplicates} jobs have a transactional step effect recorded more than once`);
+  must(r.txMissing === 0, `${r.txMissing} succeeded jobs have no transactional step effect`);
+  must(r.stepReruns === 0, `${r.stepReruns} recorded steps ran again after being recorded`);
+  must(r.stepsWithoutEffect === 0, `${r.stepsWithoutEffect} steps were recorded without their body having run`);
+  for (const [k, n] of Object.entries(r.findings.fence)) must(n === 0, `fence regression: ${k} = ${n}`);
+  must(r.leasesLeft === 0, `${r.leasesLeft} leases left`);
+  return v;
+}
+
+/** `signal` ends the wait early (Ctrl-C): the fleet drains and the audit reports what is unfinished. */
+export async function runCertification(
+  options: CertifyOptions,
+  serverUrl: string,
+  log: (line: string) => void = () => undefined,
+  signal?: AbortSignal,
+): Promise<CertifyReport> {
+  const o = resolveCertifyOptions(options);
+  const name = `wh_certify_${randomBytes(4).toString('hex')}`;
+  await onServer(serverUrl, `create database ${name}`);
+  const url = withDatabase(serverUrl, name);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => undefined);
+  try {
+    await migrate({ connectionString: url });
+    await createHarnessSchema(pool);
+    log(`enqueueing ${o.jobs} jobs of ${o.steps} steps into ${name}`);
+    await enqueueAll(url, o);
+    const fleet = new Fleet({
+      mode: o.mode,
+      size: o.workers,
+      killEveryMs: o.killEveryMs,
+      config: { url, namespace: o.namespace, executors: o.executors, heartbeatMs: o.heartbeatMs, tickMs: o.tickMs },
+    });
+    log(`${o.workers} ${o.mode === 'tick' ? 'tick' : 'worker'} processes x ${o.executors} executors, a kill every ${o.killEveryMs} ms`);
+    const t0 = performance.now();
+    await fleet.start();
+    let emptied: boolean;
+    try {
+      emptied = await waitForEmptyQueue(pool, o, fleet, log, signal);
+    } finally {
+      await fleet.stop();
+    }
+    const wallMs = performance.now() - t0;
+    const findings = await auditLedgers(pool, o.namespace, TX_STEP, plainStepNames(o.steps));
+    const partial = {
+      options: o,
+      ...judge(o, findings),
+      workersKilled: fleet.killed,
+      processesStarted: fleet.started,
+      processesCrashed: fleet.crashed,
+      wallMs,
+      timedOut: !emptied,
+      interrupted: !emptied && Boolean(signal?.aborted),
+    };
+    return { ...partial, violations: violationsOf(partial) };
+  } finally {
+    await pool.end();
+    if (!o.keep) await onServer(serverUrl, `drop database if exists ${name} with (force)`);
+  }
+}
