@@ -21,10 +21,10 @@ with cand as (
      set status = 'running', attempt = j.attempt + 1, execution = j.execution + 1,
          started_at = now(), updated_at = now()
     from cand c where j.id = c.id
-  returning j.id, j.execution, j.payload
+  returning j.id, j.execution, j.payload, j.queue
 ), lease as (
-  insert into workhorse.job_runtime (job_id, namespace, worker_id, execution, expires_at)
-  select u.id, $1, $4, u.execution, now() + interval '3 minutes' from upd u
+  insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, expires_at)
+  select u.id, $1, $4, u.queue, u.execution, now() + interval '3 minutes' from upd u
 )
 select u.id, u.execution, u.payload from upd u`;
 

@@ -37,11 +37,14 @@ create table workhorse.jobs (
 -- The claim's index: ready rows only, in claim order.
 create index jobs_ready_idx on workhorse.jobs (namespace, queue, priority, run_at, id)
   where status = 'ready';
--- Fleet-wide queue concurrency limits count running rows.
-create index jobs_running_idx on workhorse.jobs (namespace, queue)
-  where status = 'running';
--- Admin listing and retention.
-create index jobs_status_idx on workhorse.jobs (namespace, status, id);
+-- Every index costs an insertion on each non-HOT update, and every status
+-- change is one; so the hot path (ready -> running -> succeeded) touches only
+-- the primary key, the ready index and, at the end, the finished index.
+-- Running rows are counted through job_runtime; waiting rows have their own
+-- partial index, which ready/running/settled rows never enter.
+create index jobs_waiting_idx on workhorse.jobs (namespace, queue)
+  where status = 'waiting';
+-- Retention walks terminal rows by age.
 create index jobs_finished_idx on workhorse.jobs (namespace, finished_at)
   where status in ('succeeded', 'failed', 'cancelled');
 -- A second enqueue with the same dedupe key returns the first job.
@@ -60,12 +63,12 @@ create table workhorse.job_runtime (
   job_id      bigint      primary key,
   namespace   text        not null,
   worker_id   text        not null,
+  queue       text        not null,
   execution   integer     not null,
   claimed_at  timestamptz not null default now(),
   expires_at  timestamptz not null
 );
 create index job_runtime_expiry_idx on workhorse.job_runtime (namespace, expires_at);
-create index job_runtime_worker_idx on workhorse.job_runtime (namespace, worker_id);
 alter table workhorse.job_runtime set (fillfactor = 50, autovacuum_vacuum_scale_factor = 0.01);
 
 -- Gates: at most one running job per concurrency key, fleet-wide.

@@ -83,15 +83,15 @@ export function toClaimedJob(r: any): ClaimedJob {
     type: r.type,
     payload: r.payload,
     priority: r.priority,
-    runAt: r.run_at,
+    runAt: new Date(r.run_at_ms),
     attempt: r.attempt,
     maxAttempts: r.max_attempts,
     execution: r.execution,
     timeoutMs: r.timeout_ms,
     concurrencyKey: r.concurrency_key,
     progress: r.progress,
-    createdAt: r.created_at,
-    leaseExpiresAt: r.expires_at,
+    createdAt: new Date(r.created_at_ms),
+    leaseExpiresAt: new Date(r.expires_at_ms),
   };
 }
 

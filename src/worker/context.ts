@@ -6,6 +6,7 @@ import type pg from 'pg';
 import * as protocol from '../db/protocol.js';
 import type { ClaimedJob } from '../db/rows.js';
 import { StaleLeaseError } from '../errors.js';
+import type { JobAbort } from './jobAbort.js';
 
 export interface HandlerContext {
   /** The claimed job: id, type, queue, attempt, execution (the fence), … */
@@ -39,55 +40,81 @@ export interface ContextDeps {
   deadline: Date | null;
 }
 
-function assertLive(job: ClaimedJob, signal: AbortSignal, what: string): void {
-  if (signal.aborted && signal.reason instanceof StaleLeaseError) {
-    throw new StaleLeaseError(job.id, job.execution, what);
+/**
+ * The context one handler receives. A class, so a job costs one small
+ * object rather than a closure per method; the signal is made on first use.
+ */
+class JobContext implements HandlerContext {
+  private readonly lease: { id: string; execution: number };
+
+  constructor(
+    readonly job: ClaimedJob,
+    private readonly abort: JobAbort,
+    private readonly deps: ContextDeps,
+  ) {
+    this.lease = { id: job.id, execution: job.execution };
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get workerId(): string {
+    return this.deps.workerId;
+  }
+
+  get deadline(): Date | null {
+    return this.deps.deadline;
+  }
+
+  remainingMs(): number {
+    return this.deps.deadline ? Math.max(0, this.deps.deadline.getTime() - Date.now()) : Infinity;
+  }
+
+  async progress(value: unknown): Promise<void> {
+    await protocol.setProgress(this.deps.pool, this.deps.namespace, this.lease, value);
+  }
+
+  async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    this.assertLive(`step "${name}"`);
+    const { pool, namespace } = this.deps;
+    // A fenced read: a stale owner is refused before `fn` runs.
+    const opened = await protocol.beginTxStep(pool, namespace, this.lease, name, `step "${name}"`);
+    if (opened.recorded) return opened.result as T;
+    const result = await fn();
+    return (await protocol.recordStep(pool, namespace, this.lease, name, result)) as T;
+  }
+
+  async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.assertLive(`transactional step "${name}"`);
+    const { pool, namespace } = this.deps;
+    const tx = await pool.connect();
+    try {
+      await tx.query('begin');
+      const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
+      if (opened.recorded) {
+        await tx.query('rollback');
+        return opened.result as T;
+      }
+      const result = await fn(tx);
+      await protocol.recordStep(tx, namespace, this.lease, name, result);
+      await tx.query('commit');
+      return result;
+    } catch (err) {
+      await tx.query('rollback').catch(() => undefined);
+      throw err;
+    } finally {
+      tx.release();
+    }
+  }
+
+  private assertLive(what: string): void {
+    if (this.abort.aborted && this.abort.reason instanceof StaleLeaseError) {
+      throw new StaleLeaseError(this.job.id, this.job.execution, what);
+    }
   }
 }
 
-export function createContext(job: ClaimedJob, signal: AbortSignal, deps: ContextDeps): HandlerContext {
-  const lease = { id: job.id, execution: job.execution };
-  const { pool, namespace } = deps;
-  return {
-    job,
-    signal,
-    workerId: deps.workerId,
-    deadline: deps.deadline,
-    remainingMs: () => (deps.deadline ? Math.max(0, deps.deadline.getTime() - Date.now()) : Infinity),
-
-    async progress(value) {
-      await protocol.setProgress(pool, namespace, lease, value);
-    },
-
-    async step(name, fn) {
-      assertLive(job, signal, `step "${name}"`);
-      // A fenced read: a stale owner is refused before `fn` runs.
-      const opened = await protocol.beginTxStep(pool, namespace, lease, name, `step "${name}"`);
-      if (opened.recorded) return opened.result as Awaited<ReturnType<typeof fn>>;
-      const result = await fn();
-      return (await protocol.recordStep(pool, namespace, lease, name, result)) as Awaited<ReturnType<typeof fn>>;
-    },
-
-    async txStep(name, fn) {
-      assertLive(job, signal, `transactional step "${name}"`);
-      const tx = await pool.connect();
-      try {
-        await tx.query('begin');
-        const opened = await protocol.beginTxStep(tx, namespace, lease, name);
-        if (opened.recorded) {
-          await tx.query('rollback');
-          return opened.result as Awaited<ReturnType<typeof fn>>;
-        }
-        const result = await fn(tx);
-        await protocol.recordStep(tx, namespace, lease, name, result);
-        await tx.query('commit');
-        return result;
-      } catch (err) {
-        await tx.query('rollback').catch(() => undefined);
-        throw err;
-      } finally {
-        tx.release();
-      }
-    },
-  };
+export function createContext(job: ClaimedJob, abort: JobAbort, deps: ContextDeps): HandlerContext {
+  return new JobContext(job, abort, deps);
 }

@@ -8,6 +8,7 @@ import type { ClaimedJob } from '../db/rows.js';
 import { JobTimeoutError, ValidationError } from '../errors.js';
 import { toIssues } from '../validation.js';
 import { createContext, type ContextDeps, type HandlerContext } from './context.js';
+import type { JobAbort } from './jobAbort.js';
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
 
@@ -21,23 +22,38 @@ export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: 
 export async function invokeHandler(
   job: ClaimedJob,
   entry: HandlerEntry,
-  controller: AbortController,
+  abort: JobAbort,
   deps: ContextDeps,
 ): Promise<HandlerOutcome> {
   let timer: NodeJS.Timeout | undefined;
   if (job.timeoutMs) {
-    timer = setTimeout(() => controller.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
+    timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
   }
   try {
+    if (abort.aborted) throw abort.reason;
     const payload = parsePayload(entry.def, job);
-    const ctx = createContext(job, controller.signal, deps);
-    const value = await raceAbort(Promise.resolve().then(() => entry.fn(payload as never, ctx)), controller.signal);
+    const returned = entry.fn(payload as never, createContext(job, abort, deps));
+    const value = isThenable(returned) ? await untilAborted(returned, abort) : returned;
     return { ok: true, value };
   } catch (error) {
     return { ok: false, error };
   } finally {
+    abort.onAbort(undefined);
     if (timer) clearTimeout(timer);
   }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+}
+
+/** The handler's value, or a rejection with the abort reason as soon as the job is aborted. */
+function untilAborted<T>(p: PromiseLike<T>, abort: JobAbort): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (abort.aborted) return reject(abort.reason);
+    abort.onAbort(reject);
+    p.then(resolve, reject);
+  });
 }
 
 /** A stored payload that no longer matches its schema fails at once: retrying cannot help. */
@@ -48,23 +64,4 @@ function parsePayload(def: JobDefinition | undefined, job: ClaimedJob): unknown 
   const err = new ValidationError(`stored payload of job ${job.id} no longer matches the schema of "${job.type}"`, toIssues(r.error));
   (err as ValidationError & { retryable: boolean }).retryable = false;
   throw err;
-}
-
-/** Resolves with the handler's value, or rejects with the signal's reason once aborted. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -14,12 +14,13 @@ import { leaseMsFor } from '../timing.js';
 import { parseConfig } from '../validation.js';
 import { invokeHandler, type Handler, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
-import { settleJob, type JobOutcome } from './settleJob.js';
+import { settleJob, type SettleDeps } from './settleJob.js';
 import { Heartbeat } from './heartbeat.js';
 import { Settler } from './settler.js';
 import { Waiter, type WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
-import type { RuntimeState, Slot, WorkerEvents, WorkerInternals } from './workerTypes.js';
+import { Slot } from './slot.js';
+import type { RuntimeState, WorkerEvents, WorkerInternals } from './workerTypes.js';
 
 export type { Handler } from './invokeHandler.js';
 export type { JobOutcome } from './settleJob.js';
@@ -33,6 +34,7 @@ export class Worker {
   private readonly buffer: ClaimedJob[] = [];
   private readonly waiter = new Waiter();
   private readonly settler: Settler;
+  private readonly settleDeps: SettleDeps;
   private readonly leaseMs: number;
   private registered = false;
   private registering: Promise<void> | undefined;
@@ -75,6 +77,12 @@ export class Worker {
       onError: (err) => this.emitError(err),
     });
     this.settler = new Settler(client.pool, client.namespace);
+    this.settleDeps = {
+      settler: this.settler,
+      retryDelayMs: this.options.retryDelayMs,
+      onStale: (error, j) => this.events.emit('stale', error, j),
+      onSettled: (o) => this.events.emit('settled', o),
+    };
     this.kind = internals.kind ?? 'process';
     this.deadline = internals.deadline ?? null;
     this.maxTimeoutMs = internals.maxTimeoutMs;
@@ -155,7 +163,7 @@ export class Worker {
     await this.start();
     if (this.stopping || this.isPaused()) return false;
     const claimed = await this.claim();
-    await Promise.all(claimed.map((s) => s.done));
+    await Promise.all(claimed.map((s) => s.done()));
     await this.settler.drain();
     return claimed.length > 0;
   }
@@ -166,7 +174,7 @@ export class Worker {
    * stop() afterwards drains and deregisters as usual.
    */
   abortActive(reason: unknown = new WorkerStoppedError()): void {
-    for (const s of this.slots.values()) if (s.started) s.controller.abort(reason);
+    for (const s of this.slots.values()) if (s.started) s.abort.abort(reason);
   }
 
   /**
@@ -177,7 +185,7 @@ export class Worker {
     this.stopping = true;
     this.waiter.wake();
     if (options.hard) {
-      for (const s of this.slots.values()) s.controller.abort(new WorkerStoppedError());
+      for (const s of this.slots.values()) s.abort.abort(new WorkerStoppedError());
     }
     if (this.running) {
       if (options.hard) {
@@ -217,7 +225,7 @@ export class Worker {
     for (;;) {
       const started = [...this.slots.values()].filter((s) => s.started);
       if (started.length === 0) break;
-      await Promise.all(started.map((s) => s.done));
+      await Promise.all(started.map((s) => s.done()));
     }
     await this.settler.drain();
   }
@@ -331,9 +339,7 @@ export class Worker {
   }
 
   private admit(job: ClaimedJob): Slot {
-    let finish!: () => void;
-    const done = new Promise<void>((r) => (finish = r));
-    const slot: Slot = { job, controller: new AbortController(), started: false, lost: false, done, finish };
+    const slot = new Slot(job);
     this.slots.set(job.id, slot);
     this.buffer.push(job);
     return slot;
@@ -351,10 +357,10 @@ export class Worker {
   }
 
   private async execute(slot: Slot): Promise<void> {
-    const { job, controller } = slot;
+    const { job, abort } = slot;
     let outcome: HandlerOutcome;
     try {
-      outcome = await invokeHandler(job, this.handlers.get(job.type)!, controller, {
+      outcome = await invokeHandler(job, this.handlers.get(job.type)!, abort, {
         pool: this.client.pool,
         namespace: this.client.namespace,
         workerId: this.workerId,
@@ -368,12 +374,7 @@ export class Worker {
     this.startBuffered();
     this.waiter.wake('slot');
     try {
-      await settleJob(job, outcome, slot.lost ? { reason: controller.signal.reason } : null, {
-        settler: this.settler,
-        retryDelayMs: this.options.retryDelayMs,
-        onStale: (error, j) => this.events.emit('stale', error, j),
-        onSettled: (o) => this.events.emit('settled', o),
-      });
+      await settleJob(job, outcome, slot.lost ? { reason: abort.reason } : null, this.settleDeps);
     } catch (err) {
       this.emitError(err);
     } finally {
@@ -392,7 +393,7 @@ export class Worker {
     if (!slot || slot.lost) return;
     slot.lost = true;
     const err = new StaleLeaseError(jobId, slot.job.execution, what);
-    slot.controller.abort(err);
+    slot.abort.abort(err);
     if (!slot.started) {
       const i = this.buffer.findIndex((j) => j.id === jobId);
       if (i >= 0) this.buffer.splice(i, 1);

@@ -26,16 +26,6 @@ export interface RuntimeState {
   activeJobIds: string[];
 }
 
-/** One lease the worker holds: buffered, running, or settling. */
-export interface Slot {
-  job: ClaimedJob;
-  controller: AbortController;
-  started: boolean;
-  lost: boolean;
-  done: Promise<void>;
-  finish: () => void;
-}
-
 /** Internal knobs the tick worker sets; not part of the public options. */
 export interface WorkerInternals {
   kind?: 'process' | 'tick';

@@ -67,8 +67,8 @@ describe('sys.retention', () => {
     // The running job is leased by a live worker.
     await worker('live-worker', 'active', 0);
     await db.pool.query(
-      `insert into workhorse.job_runtime (job_id, namespace, worker_id, execution, expires_at)
-       values ($1, 'default', 'live-worker', 1, now() + interval '1 hour')`,
+      `insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, expires_at)
+       values ($1, 'default', 'live-worker', 'default', 1, now() + interval '1 hour')`,
       [oldRunning],
     );
     await worker('dead-worker', 'dead', 60);
