@@ -7,7 +7,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { loadEnvConfig } from '../src/config.js';
 import { resolveDatabase } from '../src/db/resolveDatabase.js';
-import { WorkhorseError } from '../src/errors.js';
+import { runScript } from '../src/cli/runScript.js';
 import { BENCH_USAGE, parseBenchFlags, type BenchFlags, type SystemName } from './options.js';
 import { disposeChildEntry } from './child/spawn.js';
 import { dropLiveDatabases } from './databases.js';
@@ -107,18 +107,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof WorkhorseError) {
-      console.error(`bench: ${err.message}`);
-      console.error(BENCH_USAGE);
-      process.exitCode = 2;
-    } else {
-      console.error(err);
-      process.exitCode = 1;
-    }
-  },
-);
+runScript('bench', BENCH_USAGE, main);

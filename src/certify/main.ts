@@ -2,7 +2,7 @@
 // when every guarantee held, 1 on any violation, 2 on bad flags.
 import { loadEnvConfig } from '../config.js';
 import { resolveDatabase } from '../db/resolveDatabase.js';
-import { WorkhorseError } from '../errors.js';
+import { runScript } from '../cli/runScript.js';
 import { CERTIFY_USAGE, parseCertifyFlags } from './options.js';
 import { renderReport } from './report.js';
 import { runCertification } from './run.js';
@@ -26,18 +26,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof WorkhorseError) {
-      console.error(`certify: ${err.message}`);
-      console.error(CERTIFY_USAGE);
-      process.exitCode = 2;
-    } else {
-      console.error(err);
-      process.exitCode = 1;
-    }
-  },
-);
+runScript('certify', CERTIFY_USAGE, main);
