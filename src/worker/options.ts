@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { queueNameSchema, workerIdSchema } from '../names.js';
+import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_HEARTBEAT_MS } from '../timing.js';
 import type { ClaimedJob } from '../db/rows.js';
 
@@ -34,6 +35,15 @@ export const workerOptionsSchema = z
     listen: z.boolean().default(true),
     /** Expired leases one heartbeat's recovery pass returns at most. */
     recoverLimit: z.number().int().min(0).max(100_000).default(100),
+    /**
+     * Opts this worker into offering recurring slots: while it runs, it fires
+     * the due slots of these schedule namespaces (`sys` = the built-in sys.*
+     * slots, run on the `sys` queue). Any number of workers may opt in; each
+     * cadence fires once whichever claims it.
+     */
+    scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1).optional(),
+    /** At most this many missed cadences of one slot fire at once (the most recent). */
+    scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
     /** Overrides the persisted retry policy: ms, or a function (undefined defers to the database). */
     retryDelayMs: z
       .union([z.number().int().min(0), z.custom<(attempt: number, job: ClaimedJob) => number | undefined>((v) => typeof v === 'function')])
@@ -54,6 +64,8 @@ export interface ResolvedWorkerOptions {
   listen: boolean;
   recoverLimit: number;
   retryDelayMs: RetryDelay | undefined;
+  scheduleNamespaces: string[] | undefined;
+  scheduleCatchupLimit: number;
 }
 
 export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): ResolvedWorkerOptions {
@@ -68,5 +80,7 @@ export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): R
     listen: o.listen,
     recoverLimit: o.recoverLimit,
     retryDelayMs: o.retryDelayMs,
+    scheduleNamespaces: o.scheduleNamespaces,
+    scheduleCatchupLimit: o.scheduleCatchupLimit,
   };
 }

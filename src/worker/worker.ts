@@ -19,6 +19,7 @@ import { Heartbeat } from './heartbeat.js';
 import { Settler } from './settler.js';
 import { Waiter, type WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
+import { ScheduleRunner } from '../schedules/runner.js';
 import { Slot } from './slot.js';
 import type { RuntimeState, WorkerEvents, WorkerInternals } from './workerTypes.js';
 
@@ -47,6 +48,7 @@ export class Worker {
   private queueCursor = 0;
   private runningCount = 0;
   private claimInFlight: Promise<void> | undefined;
+  private schedules: ScheduleRunner | undefined;
   private readonly kind: 'process' | 'tick';
   private readonly deadline: Date | null;
   private readonly maxTimeoutMs: (() => number | null) | undefined;
@@ -202,6 +204,7 @@ export class Worker {
   private async loop(): Promise<void> {
     try {
       await this.start();
+      await this.startSchedules();
       let reason: WakeReason = 'hint';
       while (!this.stopping) {
         if (!this.isPaused() && this.freeSlots() >= this.claimThreshold(reason)) {
@@ -265,7 +268,23 @@ export class Worker {
     this.operatorPaused = false;
   }
 
+  /** With scheduleNamespaces, a companion loop fires due recurring slots while the worker runs. */
+  private async startSchedules(): Promise<void> {
+    const namespaces = this.options.scheduleNamespaces;
+    if (!namespaces || this.kind !== 'process') return;
+    this.schedules = new ScheduleRunner(this.client, {
+      scheduleNamespaces: namespaces,
+      scheduleCatchupLimit: this.options.scheduleCatchupLimit,
+      intervalMs: Math.min(5000, this.options.pollMs * 5),
+      workerId: `${this.workerId}:schedules`,
+      onError: (err) => this.emitError(err),
+    });
+    await this.schedules.start();
+  }
+
   private async shutdown(): Promise<void> {
+    await this.schedules?.stop();
+    this.schedules = undefined;
     await this.listener?.close();
     this.listener = undefined;
     await this.beats.stop();
