@@ -50,3 +50,4 @@ export type { HttpHandler, HttpHandlerOptions, HttpHandlerResult } from './http/
 export { tickRunnerFor } from './http/tickAdapter.js';
 export { signRequest, verifySignedRequest, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signing/index.js';
 export type { SignRequestInput, SignatureHeaders, VerifyInput, VerifyResult } from './signing/index.js';
+export type { BatchHandler } from './worker/invokeBatch.js';

@@ -13,7 +13,11 @@ import type { JobAbort } from './jobAbort.js';
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
 
 export interface HandlerEntry {
-  fn: Handler;
+  /** A per-job handler, or … */
+  fn?: Handler;
+  /** … a batch handler with the largest batch it takes. */
+  batch?: (payloads: unknown[], ctxs: HandlerContext[]) => Promise<unknown[]> | unknown[];
+  maxBatch?: number;
   def: JobDefinition | undefined;
 }
 
@@ -32,7 +36,7 @@ export async function invokeHandler(
   try {
     if (abort.aborted) throw abort.reason;
     const payload = parsePayload(entry.def, job);
-    const returned = entry.fn(payload as never, createContext(job, abort, deps));
+    const returned = entry.fn!(payload as never, createContext(job, abort, deps));
     const value = isThenable(returned) ? await untilAborted(returned, abort) : returned;
     return { ok: true, value };
   } catch (error) {
@@ -57,7 +61,7 @@ function untilAborted<T>(p: PromiseLike<T>, abort: JobAbort): Promise<T> {
 }
 
 /** A stored payload that no longer matches its schema fails at once: retrying cannot help. */
-function parsePayload(def: JobDefinition | undefined, job: ClaimedJob): unknown {
+export function parsePayload(def: JobDefinition | undefined, job: ClaimedJob): unknown {
   if (!def) return job.payload;
   const r = (def.schema as z.ZodType).safeParse(job.payload);
   if (r.success) return r.data;

@@ -9,9 +9,11 @@ import type { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import * as protocol from '../db/protocol.js';
 import type { ClaimedJob } from '../db/rows.js';
-import { StaleLeaseError, ValidationError, WorkerStoppedError } from '../errors.js';
+import { StaleLeaseError, WorkerStoppedError } from '../errors.js';
 import { leaseMsFor } from '../timing.js';
 import { parseConfig } from '../validation.js';
+import { invokeBatch, type BatchHandler } from './invokeBatch.js';
+import { HandlerRegistry } from './handlerRegistry.js';
 import { invokeHandler, type Handler, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { settleJob, type SettleDeps } from './settleJob.js';
@@ -24,13 +26,14 @@ import { Slot } from './slot.js';
 import type { RuntimeState, WorkerEvents, WorkerInternals } from './workerTypes.js';
 
 export type { Handler } from './invokeHandler.js';
+export type { BatchHandler } from './invokeBatch.js';
 export type { JobOutcome } from './settleJob.js';
 export type { RuntimeState, WorkerEvents, WorkerInternals } from './workerTypes.js';
 
 export class Worker {
   readonly options: ResolvedWorkerOptions;
   readonly events = new EventEmitter<WorkerEvents>();
-  private readonly handlers = new Map<string, HandlerEntry>();
+  private readonly handlers: HandlerRegistry;
   private readonly slots = new Map<string, Slot>();
   private readonly buffer: ClaimedJob[] = [];
   private readonly waiter = new Waiter();
@@ -59,6 +62,7 @@ export class Worker {
     internals: WorkerInternals = {},
   ) {
     this.options = resolveWorkerOptions(parseConfig(workerOptionsSchema, options, 'worker options'));
+    this.handlers = new HandlerRegistry(client);
     this.leaseMs = leaseMsFor(this.options.heartbeatMs);
     this.beats = new Heartbeat({
       pool: client.pool,
@@ -99,17 +103,27 @@ export class Worker {
   handle<D extends JobDefinition>(job: D, fn: Handler<PayloadOutput<D>>): this;
   handle<P = unknown>(type: string, fn: Handler<P>): this;
   handle(job: JobDefinition | string, fn: Handler<never>): this {
-    const type = typeof job === 'string' ? job : job.type;
-    if (typeof fn !== 'function') throw new ValidationError(`handler for "${type}" must be a function`);
-    if (this.handlers.has(type)) throw new ValidationError(`a handler for "${type}" is already registered`);
-    const def = typeof job === 'string' ? (this.client.hasDefinition(type) ? this.client.definition(type) : undefined) : job;
-    this.handlers.set(type, { fn: fn as Handler, def });
+    this.handlers.addHandler(job, fn);
+    return this;
+  }
+
+  /**
+   * Binds a job type to a batch handler: jobs of this type claimed together
+   * (up to `maxBatch`, default 50, and the free concurrency) go to one call.
+   * Each member keeps its own slot, lease, fence, signal, retries and result;
+   * the callback returns one outcome per payload, in order, where an Error
+   * instance fails that job and any other value is its result. Chainable.
+   */
+  handleBatch<D extends JobDefinition>(job: D, fn: BatchHandler<PayloadOutput<D>>, options?: { maxBatch?: number }): this;
+  handleBatch<P = unknown>(type: string, fn: BatchHandler<P>, options?: { maxBatch?: number }): this;
+  handleBatch(job: JobDefinition | string, fn: BatchHandler<never>, options: { maxBatch?: number } = {}): this {
+    this.handlers.addBatchHandler(job, fn, options.maxBatch);
     return this;
   }
 
   /** Job types this worker claims: exactly those it has handlers for. */
   get types(): string[] {
-    return [...this.handlers.keys()];
+    return this.handlers.types;
   }
 
   pause(): void {
@@ -369,22 +383,43 @@ export class Worker {
       const job = this.buffer.shift()!;
       const slot = this.slots.get(job.id);
       if (!slot) continue;
+      const entry = this.handlers.get(job.type)!;
+      if (entry.batch) {
+        this.startBatch(slot, entry as HandlerEntry & { batch: BatchHandler });
+        continue;
+      }
       slot.started = true;
       this.runningCount++;
-      void this.execute(slot);
+      void this.execute(slot, invokeHandler(job, entry, slot.abort, this.contextDeps()));
     }
   }
 
-  private async execute(slot: Slot): Promise<void> {
+  /** Starts `first` with the buffered jobs of its type that fit, in one batch call. */
+  private startBatch(first: Slot, entry: HandlerEntry & { batch: BatchHandler }): void {
+    const room = Math.min(entry.maxBatch ?? 50, this.options.concurrency - this.runningCount);
+    const group = [first];
+    for (let i = 0; i < this.buffer.length && group.length < room; ) {
+      const mate = this.slots.get(this.buffer[i]!.id);
+      if (mate && mate.job.type === first.job.type) {
+        group.push(mate);
+        this.buffer.splice(i, 1);
+      } else i++;
+    }
+    for (const s of group) s.started = true;
+    this.runningCount += group.length;
+    const outcomes = invokeBatch(group, entry, this.contextDeps());
+    group.forEach((s, i) => void this.execute(s, outcomes.then((o) => o[i]!)));
+  }
+
+  private contextDeps() {
+    return { pool: this.client.pool, namespace: this.client.namespace, workerId: this.workerId, deadline: this.deadline };
+  }
+
+  private async execute(slot: Slot, running: Promise<HandlerOutcome>): Promise<void> {
     const { job, abort } = slot;
     let outcome: HandlerOutcome;
     try {
-      outcome = await invokeHandler(job, this.handlers.get(job.type)!, abort, {
-        pool: this.client.pool,
-        namespace: this.client.namespace,
-        workerId: this.workerId,
-        deadline: this.deadline,
-      });
+      outcome = await running;
     } finally {
       this.runningCount--;
     }

@@ -1,0 +1,46 @@
+// The worker's job types and what runs them: a per-job handler or a batch
+// handler, with the job's definition when the client knows it (so stored
+// payloads are parsed by the job's schema). The registered types are
+// exactly the types the worker claims.
+import type { Client } from '../client/client.js';
+import type { JobDefinition } from '../client/defineJob.js';
+import { ValidationError } from '../errors.js';
+import type { BatchHandler } from './invokeBatch.js';
+import type { Handler, HandlerEntry } from './invokeHandler.js';
+
+export class HandlerRegistry {
+  private readonly entries = new Map<string, HandlerEntry>();
+
+  constructor(private readonly client: Client) {}
+
+  addHandler(job: JobDefinition | string, fn: Handler<never>): void {
+    this.add(job, fn, { fn: fn as Handler });
+  }
+
+  addBatchHandler(job: JobDefinition | string, fn: BatchHandler<never>, maxBatch = 50): void {
+    if (!Number.isInteger(maxBatch) || maxBatch < 1) {
+      throw new ValidationError(`maxBatch for "${typeof job === 'string' ? job : job.type}" must be a positive integer`);
+    }
+    this.add(job, fn, { batch: fn as BatchHandler, maxBatch });
+  }
+
+  get(type: string): HandlerEntry | undefined {
+    return this.entries.get(type);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get types(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  private add(job: JobDefinition | string, fn: unknown, entry: Omit<HandlerEntry, 'def'>): void {
+    const type = typeof job === 'string' ? job : job.type;
+    if (typeof fn !== 'function') throw new ValidationError(`handler for "${type}" must be a function`);
+    if (this.entries.has(type)) throw new ValidationError(`a handler for "${type}" is already registered`);
+    const def = typeof job === 'string' ? (this.client.hasDefinition(type) ? this.client.definition(type) : undefined) : job;
+    this.entries.set(type, { ...entry, def });
+  }
+}

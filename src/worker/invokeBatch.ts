@@ -1,0 +1,83 @@
+// Runs a batch handler: one call for several claimed jobs of one type, when
+// one provider call can serve several payloads. Every member still occupies
+// a concurrency slot and keeps its own lease, fence, signal, timeout,
+// retries and result. The callback returns one outcome per member, in
+// order: an Error instance fails that member, any other value is its result.
+import type { ClaimedJob } from '../db/rows.js';
+import { JobTimeoutError, ValidationError } from '../errors.js';
+import { createContext, type ContextDeps, type HandlerContext } from './context.js';
+import { parsePayload, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
+import type { JobAbort } from './jobAbort.js';
+
+export type BatchHandler<P = unknown> = (payloads: P[], ctxs: HandlerContext[]) => Promise<unknown[]> | unknown[];
+
+export interface BatchMember {
+  job: ClaimedJob;
+  abort: JobAbort;
+}
+
+export async function invokeBatch(
+  members: BatchMember[],
+  entry: HandlerEntry & { batch: BatchHandler },
+  deps: ContextDeps,
+): Promise<HandlerOutcome[]> {
+  const outcomes: (HandlerOutcome | undefined)[] = members.map(() => undefined);
+  const live: number[] = [];
+  const payloads: unknown[] = [];
+  members.forEach((m, i) => {
+    try {
+      payloads.push(parsePayload(entry.def, m.job));
+      live.push(i);
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+    }
+  });
+  const timers = members.map((m) =>
+    m.job.timeoutMs ? setTimeout(() => m.abort.abort(new JobTimeoutError(m.job.id, m.job.timeoutMs!)), m.job.timeoutMs) : undefined,
+  );
+  try {
+    if (live.length > 0) {
+      const ctxs = live.map((i) => createContext(members[i]!.job, members[i]!.abort, deps));
+      const results = await untilAllAborted(
+        Promise.resolve().then(() => entry.batch(payloads, ctxs)),
+        live.map((i) => members[i]!.abort),
+      ).then(
+        (r) => r,
+        (error: unknown) => live.map(() => (error instanceof Error ? error : new Error(String(error)))),
+      );
+      const valid = Array.isArray(results) && results.length === live.length;
+      live.forEach((memberIndex, k) => {
+        const abort = members[memberIndex]!.abort;
+        if (abort.aborted) outcomes[memberIndex] = { ok: false, error: abort.reason };
+        else if (!valid) {
+          outcomes[memberIndex] = {
+            ok: false,
+            error: new ValidationError(`the batch handler for "${members[memberIndex]!.job.type}" must return one outcome per job (${live.length})`),
+          };
+        } else {
+          const r = (results as unknown[])[k];
+          outcomes[memberIndex] = r instanceof Error ? { ok: false, error: r } : { ok: true, value: r };
+        }
+      });
+    }
+  } finally {
+    for (const t of timers) if (t) clearTimeout(t);
+    for (const m of members) m.abort.onAbort(undefined);
+  }
+  return outcomes as HandlerOutcome[];
+}
+
+/** The batch's result, or a rejection once every member has been aborted. */
+function untilAllAborted<T>(p: Promise<T>, aborts: JobAbort[]): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let left = aborts.filter((a) => !a.aborted).length;
+    if (left === 0) return reject(aborts[0]?.reason);
+    for (const a of aborts) {
+      if (a.aborted) continue;
+      a.onAbort((reason) => {
+        if (--left === 0) reject(reason);
+      });
+    }
+    p.then(resolve, reject);
+  });
+}

@@ -1,0 +1,68 @@
+// handleBatch: jobs of one type claimed together go to one call; each member
+// keeps its own result, failure and retry.
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+const Embed = defineJob({
+  type: 'text.embed',
+  schema: z.object({ text: z.string() }),
+  retry: { maxAttempts: 2, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } },
+});
+
+let db: TestDatabase;
+let client: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Embed], poolMax: 4 });
+});
+
+afterAll(async () => {
+  await client.close();
+  await db.drop();
+});
+
+describe('handleBatch', () => {
+  it('runs claimed jobs of one type in batches and settles each member with its own outcome', async () => {
+    const ids = (await client.enqueueMany(['a', 'bb', 'boom', 'dddd', 'eeeee'].map((text) => ({ job: Embed, payload: { text } })))).map(
+      (r) => r.id,
+    );
+    const calls: string[][] = [];
+    const worker = new Worker(client, { concurrency: 10, pollMs: 100 }).handleBatch(
+      Embed,
+      async (payloads, ctxs) => {
+        calls.push(payloads.map((p) => p.text));
+        expect(ctxs.map((c) => c.job.type)).toEqual(payloads.map(() => 'text.embed'));
+        return payloads.map((p) => (p.text === 'boom' ? new Error('provider rejected it') : { length: p.text.length }));
+      },
+      { maxBatch: 3 },
+    );
+    const run = worker.run();
+    const jobs = await waitFor(
+      () => Promise.all(ids.map((id) => client.getJob(id))),
+      (js) => js.every((j) => j!.status === 'succeeded' || j!.status === 'failed'),
+      { what: 'every job to settle' },
+    );
+    await worker.stop();
+    await run;
+    expect(jobs.map((j) => j!.status)).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded', 'succeeded']);
+    expect(jobs[1]!.result).toEqual({ length: 2 });
+    expect((jobs[2]!.lastError as { message: string }).message).toBe('provider rejected it');
+    expect(jobs[2]!.attempt).toBe(2);
+    expect(Math.max(...calls.map((c) => c.length))).toBeLessThanOrEqual(3);
+    expect(calls.some((c) => c.length > 1)).toBe(true);
+  });
+
+  it('fails every member when the batch returns the wrong number of outcomes', async () => {
+    const { id } = await client.enqueue(Embed, { text: 'x' }, { maxAttempts: 1 });
+    const worker = new Worker(client, { concurrency: 4, pollMs: 100 }).handleBatch(Embed, async () => []);
+    const run = worker.run();
+    const job = await waitFor(() => client.getJob(id), (j) => j!.status === 'failed', { what: 'the job to fail' });
+    await worker.stop();
+    await run;
+    expect((job!.lastError as { name: string }).name).toBe('ValidationError');
+  });
+});
