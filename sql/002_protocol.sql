@@ -520,14 +520,6 @@ begin
   if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
 end $$;
 
--- Reads a recorded step. Returns no row when the step was never recorded.
-create function workhorse.get_step_v1(p_namespace text, p_job_id bigint, p_name text)
-returns table (result jsonb) language sql stable as $$
-  select s.result from workhorse.job_steps s
-    join workhorse.jobs j on j.id = s.job_id and j.namespace = p_namespace
-   where s.job_id = p_job_id and s.name = p_name
-$$;
-
 -- Records a step's result under the fence. Refused (WH409) when stale.
 -- Returns the recorded result: an earlier record wins over this one.
 create function workhorse.record_step_v1(

@@ -212,12 +212,6 @@ export async function setProgress(db: Queryable, ns: string, lease: LeaseRef, pr
   );
 }
 
-/** The recorded result of a step, or `undefined` when it never ran. */
-export async function getStep(db: Queryable, ns: string, jobId: string, name: string): Promise<{ result: unknown } | undefined> {
-  const r = await db.query<{ result: unknown }>('select result from workhorse.get_step_v1($1, $2, $3)', [ns, jobId, name]);
-  return r.rows[0];
-}
-
 export async function recordStep(db: Queryable, ns: string, lease: LeaseRef, name: string, result: unknown): Promise<unknown> {
   return fenced(lease, `step "${name}"`, async () => {
     const r = await db.query<{ result: unknown }>('select workhorse.record_step_v1($1, $2, $3, $4, $5::jsonb) as result', [

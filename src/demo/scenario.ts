@@ -4,7 +4,7 @@
 // deploy in which build 2 never claims the job only build 1 handles.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createClient, type Client } from '../client/client.js';
+import { createClient } from '../client/client.js';
 import { migrate } from '../db/migrate.js';
 import type { JobRecord, LeaseRecord } from '../db/rows.js';
 import { demoJobs, LegacyExport, RebuildTenant, RenderReport } from './jobs.js';
@@ -136,4 +136,3 @@ function noteFor(j: JobRecord): string {
   return '';
 }
 
-export type { Client };

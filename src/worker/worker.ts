@@ -13,6 +13,7 @@ import { StaleLeaseError, WorkerStoppedError } from '../errors.js';
 import { leaseMsFor } from '../timing.js';
 import { parseConfig } from '../validation.js';
 import { invokeBatch, type BatchHandler } from './invokeBatch.js';
+import type { ContextDeps } from './context.js';
 import { HandlerRegistry } from './handlerRegistry.js';
 import { invokeHandler, type Handler, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
@@ -39,6 +40,8 @@ export class Worker {
   private readonly waiter = new Waiter();
   private readonly settler: Settler;
   private readonly settleDeps: SettleDeps;
+  /** What every handler context shares; built once, not per job. */
+  private readonly contextDeps: ContextDeps;
   private readonly leaseMs: number;
   private registered = false;
   private registering: Promise<void> | undefined;
@@ -93,6 +96,7 @@ export class Worker {
     this.deadline = internals.deadline ?? null;
     this.maxTimeoutMs = internals.maxTimeoutMs;
     this.registered = internals.preRegistered ?? false;
+    this.contextDeps = { pool: client.pool, namespace: client.namespace, workerId: this.options.workerId, deadline: this.deadline };
   }
 
   get workerId(): string {
@@ -390,7 +394,7 @@ export class Worker {
       }
       slot.started = true;
       this.runningCount++;
-      void this.execute(slot, invokeHandler(job, entry, slot.abort, this.contextDeps()));
+      void this.execute(slot, invokeHandler(job, entry, slot.abort, this.contextDeps));
     }
   }
 
@@ -407,12 +411,8 @@ export class Worker {
     }
     for (const s of group) s.started = true;
     this.runningCount += group.length;
-    const outcomes = invokeBatch(group, entry, this.contextDeps());
+    const outcomes = invokeBatch(group, entry, this.contextDeps);
     group.forEach((s, i) => void this.execute(s, outcomes.then((o) => o[i]!)));
-  }
-
-  private contextDeps() {
-    return { pool: this.client.pool, namespace: this.client.namespace, workerId: this.workerId, deadline: this.deadline };
   }
 
   private async execute(slot: Slot, running: Promise<HandlerOutcome>): Promise<void> {
