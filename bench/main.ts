@@ -12,7 +12,7 @@ import { BENCH_USAGE, parseBenchFlags, type BenchFlags, type SystemName } from '
 import { disposeChildEntry } from './child/spawn.js';
 import { dropLiveDatabases } from './databases.js';
 import type { PhaseContext } from './phases/context.js';
-import { measureDrain } from './phases/drain.js';
+import { measureDrain, type DrainResult } from './phases/drain.js';
 import { measureEnqueue } from './phases/enqueue.js';
 import { measureLatency } from './phases/latency.js';
 import { measureRawCeiling } from './phases/raw.js';
@@ -22,6 +22,7 @@ import type { BenchResults, MachineInfo, SystemResults } from './results.js';
 import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
 import { pgbossLocalConcurrency } from './systems/pgboss.js';
 import { DISPLAY_NAME } from './systems/registry.js';
+import { medianRound } from './stats.js';
 import { renderTable } from './table.js';
 
 function describeConfig(system: SystemName, f: BenchFlags): string {
@@ -63,14 +64,28 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
       await fn(s, results.systems[s]!);
     }
   };
-  if (has('drain')) await each('drain, 1 process', async (s, r) => void (r.drain1 = await measureDrain(ctx, s, 1)));
-  if (has('drain2')) await each('drain, 2 processes', async (s, r) => void (r.drain2 = await measureDrain(ctx, s, 2)));
-  if (has('heldxmin')) await each('drain, held xmin', async (s, r) => void (r.heldXmin = await measureDrain(ctx, s, 1, true)));
+  // Throughput on a small machine swings from one run to the next; each
+  // drain is measured in several rounds, the systems taking turns, and the
+  // median round is reported (every round's rate is kept).
+  const drains = async (what: string, key: 'drain1' | 'drain2' | 'heldXmin', processes: number, heldXmin: boolean) => {
+    const rounds: Partial<Record<SystemName, DrainResult[]>> = {};
+    for (let i = 1; i <= flags.rounds; i++) {
+      await each(`${what}, round ${i}/${flags.rounds}`, async (s) => void (rounds[s] ??= []).push(await measureDrain(ctx, s, processes, heldXmin)));
+    }
+    for (const s of flags.systems) results.systems[s]![key] = medianRound(rounds[s]!);
+  };
+  if (has('drain')) await drains('drain, 1 process', 'drain1', 1, false);
+  if (has('drain2')) await drains('drain, 2 processes', 'drain2', 2, false);
+  if (has('heldxmin')) await drains('drain, held xmin', 'heldXmin', 1, true);
   if (has('enqueue')) await each('enqueue', async (s, r) => void (r.enqueue = await measureEnqueue(ctx, s)));
   if (has('latency')) await each('latency', async (s, r) => void (r.latency = await measureLatency(ctx, s)));
   if (has('raw')) {
-    log('raw ceiling');
-    results.raw = await measureRawCeiling(ctx);
+    const rounds = [];
+    for (let i = 1; i <= flags.rounds; i++) {
+      log(`raw ceiling, round ${i}/${flags.rounds}`);
+      rounds.push(await measureRawCeiling(ctx));
+    }
+    results.raw = medianRound(rounds);
   }
   if (has('tick')) {
     log('tick cost');

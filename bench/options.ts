@@ -33,6 +33,8 @@ const benchFlagsSchema = z
     'scale-jobs': int(1_000, 10_000_000).default(1_000_000),
     'raw-batch': int(1, 10_000).default(500),
     'raw-loops': int(1, 64).default(2),
+    /** Drain and raw measurements are repeated, systems interleaved; the median round is reported. */
+    rounds: int(1, 20).default(3),
     /** pg-boss: jobs per fetch. */
     'pgboss-batch': int(1, 10_000).default(50),
     json: z.boolean().default(false),
@@ -54,6 +56,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --scale-jobs N        ready jobs for the scale phase (default 1000000)
   --raw-batch B         raw ceiling batch size (default 500)
   --raw-loops L         raw ceiling connections (default 2)
+  --rounds R            drain and raw measurements repeated R times, systems
+                        interleaved; the median round is reported (default 3)
   --pgboss-batch B      pg-boss fetch batch size (default 50)
   --json                print one JSON document instead of the table
   --keep                keep the benchmark databases afterwards`;
@@ -76,6 +80,7 @@ export function parseBenchFlags(argv: string[]): BenchFlags {
         'scale-jobs': { type: 'string' },
         'raw-batch': { type: 'string' },
         'raw-loops': { type: 'string' },
+        rounds: { type: 'string' },
         'pgboss-batch': { type: 'string' },
         json: { type: 'boolean' },
         keep: { type: 'boolean' },

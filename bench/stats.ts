@@ -1,4 +1,5 @@
-// Summary statistics for latency samples (milliseconds).
+// Summary statistics: latency percentiles (milliseconds) and the median
+// round of a repeated throughput measurement.
 
 export interface Percentiles {
   samples: number;
@@ -17,4 +18,11 @@ function at(sorted: number[], q: number): number {
 export function percentiles(values: number[]): Percentiles {
   const s = [...values].sort((a, b) => a - b);
   return { samples: s.length, p50: at(s, 0.5), p95: at(s, 0.95), p99: at(s, 0.99), max: s.length ? s[s.length - 1]! : NaN };
+}
+
+/** The round with the median rate (the lower middle one for an even count), with every round's rate. */
+export function medianRound<T extends { jobsPerSec: number }>(rounds: T[]): T & { rounds: number[] } {
+  if (rounds.length === 0) throw new Error('medianRound: no rounds');
+  const sorted = [...rounds].sort((a, b) => a.jobsPerSec - b.jobsPerSec);
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: rounds.map((r) => r.jobsPerSec) };
 }

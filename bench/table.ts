@@ -38,6 +38,32 @@ function sizeLine(label: string, sizes: RelationSize[]): string {
   return `  ${label.padEnd(22)} total ${mib(total)} (${parts})`;
 }
 
+const DRAINS = [
+  ['drain1', 'drain, 1 process'],
+  ['drain2', 'drain, 2 processes'],
+  ['heldXmin', 'drain, held xmin'],
+] as const;
+
+/** One line per drain measurement listing each system's rate per round and workhorse's ratio per round. */
+function roundsLines(r: BenchResults, systems: SystemName[], peers: SystemName[]): string[] {
+  if (r.flags.rounds < 2) return [];
+  const lines: string[] = [];
+  for (const [key, label] of DRAINS) {
+    const per = systems.map((s) => [s, r.systems[s]![key]?.rounds] as const).filter(([, v]) => v !== undefined);
+    if (per.length === 0) continue;
+    const rates = per.map(([s, v]) => `${DISPLAY_NAME[s]} ${v!.map((x) => fmtInt(x)).join(' / ')}`);
+    const wh = r.systems.workhorse?.[key]?.rounds;
+    const ratios = wh
+      ? peers.flatMap((p) => {
+          const b = r.systems[p]![key]?.rounds;
+          return b ? [`wh/${p === 'graphile' ? 'gw' : 'pgb'} ${wh.map((a, i) => fmtX(a / b[i]!)).join(' ')}`] : [];
+        })
+      : [];
+    lines.push(`  ${label}: ${[...rates, ...ratios].join('; ')}`);
+  }
+  return lines;
+}
+
 export function renderTable(r: BenchResults): string {
   const systems = (Object.keys(r.systems) as SystemName[]).filter((s) => r.systems[s]);
   const peers = systems.filter((s) => s !== 'workhorse');
@@ -68,10 +94,13 @@ export function renderTable(r: BenchResults): string {
     rows.push([metric.label, ...values.map(metric.fmt), ...ratios.map(fmtX)]);
   }
   if (rows.length > 1) out.push('', grid(rows));
+  const roundLines = roundsLines(r, systems, peers);
+  if (roundLines.length) out.push('', `drain rates are the median of ${r.flags.rounds} rounds, the systems taking turns; every round:`, ...roundLines);
   if (r.raw) {
     const pct = wh?.drain1 ? ` ; workhorse 1 process = ${((wh.drain1.jobsPerSec / r.raw.jobsPerSec) * 100).toFixed(0)} % of it` : '';
     const cpu = r.raw.serverCpuUsPerJob === null ? '' : `, CPU per job ${fmtInt(r.raw.clientCpuUsPerJob)} us client + ${fmtInt(r.raw.serverCpuUsPerJob)} us PostgreSQL`;
-    out.push('', `raw ceiling (bare claim+complete SQL, batch ${r.raw.batch}, ${r.raw.loops} connections): ${fmtInt(r.raw.jobsPerSec)} jobs/s${cpu}${pct}`);
+    const each = r.raw.rounds && r.raw.rounds.length > 1 ? ` (median of ${r.raw.rounds.map((x) => fmtInt(x)).join(' / ')})` : '';
+    out.push('', `raw ceiling (bare claim+complete SQL, batch ${r.raw.batch}, ${r.raw.loops} connections): ${fmtInt(r.raw.jobsPerSec)} jobs/s${each}${cpu}${pct}`);
   }
   if (r.tick) {
     out.push(

@@ -19,6 +19,8 @@ export interface DrainResult {
   clientCpuUsPerJob: number;
   /** CPU the database's backends used per job, in microseconds; null when not measurable. */
   serverCpuUsPerJob: number | null;
+  /** With several rounds (the reported one is the median): every round's jobs/s, in the order run. */
+  rounds?: number[];
 }
 
 export function measureDrain(

@@ -10,6 +10,8 @@ export interface RawResult {
   /** CPU the database's backends used per job, in microseconds; null when not measurable. */
   serverCpuUsPerJob: number | null;
   clientCpuUsPerJob: number;
+  /** With several rounds (the reported one is the median): every round's jobs/s, in the order run. */
+  rounds?: number[];
 }
 
 export function measureRawCeiling(ctx: PhaseContext): Promise<RawResult> {

@@ -59,7 +59,7 @@ async function claimLatency(db: pg.Pool, workerId: string): Promise<Percentiles>
     const t = performance.now();
     const jobs = await protocol.claimMany(db, NS, claimRequest(workerId, CLAIM_BATCH));
     ms.push(performance.now() - t);
-    await protocol.completeMany(db, NS, jobs.map((j) => ({ id: j.id, execution: j.execution, result: null })));
+    await protocol.completeMany(db, NS, jobs.map((j) => ({ id: j.id, execution: j.execution, resultJson: 'null' })));
   }
   return percentiles(ms);
 }
@@ -74,7 +74,7 @@ async function runJobs(db: pg.Pool, workerId: string, limit: number, vacuum: boo
       while (done < limit) {
         const jobs = await protocol.claimMany(db, NS, claimRequest(workerId, Math.min(RUN_BATCH, limit - done)));
         if (jobs.length === 0) return;
-        const ok = await protocol.completeMany(db, NS, jobs.map((j) => ({ id: j.id, execution: j.execution, result: null })));
+        const ok = await protocol.completeMany(db, NS, jobs.map((j) => ({ id: j.id, execution: j.execution, resultJson: 'null' })));
         done += ok.size;
         if (vacuum && done >= nextVacuum) {
           nextVacuum += VACUUM_EVERY;

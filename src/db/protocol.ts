@@ -3,6 +3,7 @@
 // parameterised, one round trip each. Nothing else in the runtime writes SQL.
 import type pg from 'pg';
 import { StaleLeaseError } from '../errors.js';
+import { integerArrayLiteral, textArrayLiteral } from './arrayLiteral.js';
 import {
   toClaimedJob,
   toJobRecord,
@@ -162,15 +163,28 @@ export async function heartbeatMany(
 }
 
 /** Returns the ids accepted; the others were refused by the fence. */
-export async function completeMany(
-  db: Queryable,
-  ns: string,
-  items: (LeaseRef & { result: unknown })[],
-): Promise<Set<string>> {
+/** A completion: the lease and the handler's result as JSON text (see resultJson). */
+export interface Completion extends LeaseRef {
+  resultJson: string;
+}
+
+/** JSON text of a handler result (undefined is stored as null); throws on values JSON cannot hold. */
+export function resultJson(value: unknown): string {
+  const text = JSON.stringify(value === undefined ? null : value);
+  if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`);
+  return text;
+}
+
+export async function completeMany(db: Queryable, ns: string, items: Completion[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const r = await db.query<{ id: string }>(
     'select id from workhorse.complete_many_v1($1, $2::bigint[], $3::integer[], $4::jsonb[]) as id',
-    [ns, items.map((i) => i.id), items.map((i) => i.execution), items.map((i) => json(i.result))],
+    [
+      ns,
+      integerArrayLiteral(items.map((i) => i.id)),
+      integerArrayLiteral(items.map((i) => i.execution)),
+      textArrayLiteral(items.map((i) => i.resultJson)),
+    ],
   );
   return new Set(r.rows.map((x) => String(x.id)));
 }

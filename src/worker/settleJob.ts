@@ -3,11 +3,12 @@
 // retryDelayMs override) or ends it failed. A lease already known lost, or a
 // settlement the fence refuses, becomes a `stale` event and writes nothing.
 import type { ClaimedJob } from '../db/rows.js';
-import { StaleLeaseError } from '../errors.js';
+import { resultJson } from '../db/protocol.js';
+import { StaleLeaseError, ValidationError } from '../errors.js';
 import { errorToJson, isRetryable } from './errorJson.js';
 import type { HandlerOutcome } from './invokeHandler.js';
 import type { RetryDelay } from './options.js';
-import type { Settler, SettleOutcome } from './settler.js';
+import type { Settler } from './settler.js';
 
 /** What happened to one job this worker ran. */
 export type JobOutcome =
@@ -20,37 +21,62 @@ export interface SettleDeps {
   retryDelayMs: RetryDelay | undefined;
   onStale(error: StaleLeaseError, job: ClaimedJob): void;
   onSettled(outcome: JobOutcome): void;
+  /** The settlement write gave up (connection errors past the retries); the lease will expire. */
+  onError(error: unknown): void;
 }
 
-export async function settleJob(
+/**
+ * Hands the outcome to the settler and calls `finished` once it is written
+ * (or known stale, or given up on). A result JSON cannot hold (a BigInt, a
+ * cycle, a function) fails the job for good with a ValidationError instead
+ * of poisoning the batch it would be written in.
+ */
+export function settleJob(
   job: ClaimedJob,
   outcome: HandlerOutcome,
   lost: { reason: unknown } | null,
   deps: SettleDeps,
-): Promise<void> {
-  const lease = { id: job.id, execution: job.execution };
+  finished: () => void,
+): void {
   const stale = (error: StaleLeaseError) => {
     deps.onStale(error, job);
     deps.onSettled({ job, status: 'stale', error });
   };
   if (lost) {
     stale(lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle'));
+    finished();
     return;
   }
-  let result: SettleOutcome;
   if (outcome.ok) {
-    result = await withRetries(() => deps.settler.complete(lease, outcome.value));
-  } else {
-    const retryDelayMs = retryDelayFor(deps.retryDelayMs, job);
-    const final = !isRetryable(outcome.error);
-    result = await withRetries(() => deps.settler.fail({ ...lease, error: errorToJson(outcome.error), retryDelayMs, final }));
-  }
-  if (!result.accepted) {
-    stale(new StaleLeaseError(job.id, job.execution, outcome.ok ? 'complete' : 'fail'));
+    let json: string;
+    try {
+      json = resultJson(outcome.value);
+    } catch (err) {
+      const error = new ValidationError(`the "${job.type}" handler returned a result that is not JSON: ${(err as Error).message}`);
+      settleJob(job, { ok: false, error: Object.assign(error, { retryable: false }) }, null, deps, finished);
+      return;
+    }
+    deps.settler.complete({ id: job.id, execution: job.execution, resultJson: json }, (result, error) => {
+      if (!result) deps.onError(error);
+      else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'complete'));
+      else deps.onSettled({ job, status: 'succeeded', result: outcome.value });
+      finished();
+    });
     return;
   }
-  if (outcome.ok) deps.onSettled({ job, status: 'succeeded', result: outcome.value });
-  else deps.onSettled({ job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error });
+  const failure = {
+    id: job.id,
+    execution: job.execution,
+    error: errorToJson(outcome.error),
+    retryDelayMs: retryDelayFor(deps.retryDelayMs, job),
+    final: !isRetryable(outcome.error),
+  };
+  deps.settler.fail(failure, (result, error) => {
+    if (!result) deps.onError(error);
+    else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'fail'));
+    else deps.onSettled({ job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error });
+    finished();
+  });
 }
 
 function retryDelayFor(o: RetryDelay | undefined, job: ClaimedJob): number | null {
@@ -58,16 +84,4 @@ function retryDelayFor(o: RetryDelay | undefined, job: ClaimedJob): number | nul
   if (typeof o === 'number') return o;
   const v = o(job.attempt, job);
   return v === undefined ? null : Math.max(0, Math.round(v));
-}
-
-/** Settlement writes retry briefly on connection errors; the lease covers the rest. */
-async function withRetries<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 100 * 2 ** i));
-    }
-  }
 }

@@ -2,41 +2,51 @@
 // collects their outcomes and writes each batch in one complete_many_v1 and
 // one fail_many_v1 statement. While a batch is in flight the next one fills,
 // so no delay is added and a busy worker settles in large batches.
+//
+// Callbacks rather than a promise per job: a settlement waits a database
+// round trip, and per-job promises and async frames alive across it are
+// what a busy worker's garbage collector spent most of its time promoting.
+// A batch that hits a connection error is written again (with backoff) as a
+// whole; the fence makes a repeat of an already committed batch harmless
+// (its jobs come back as not accepted).
 import * as protocol from '../db/protocol.js';
-import type { Failure, FailOutcome, LeaseRef, Queryable } from '../db/protocol.js';
+import type { Completion, Failure, FailOutcome, Queryable } from '../db/protocol.js';
 
 export type SettleOutcome =
   | { accepted: true; status: 'succeeded' | 'ready' | 'failed'; runAt?: Date }
   | { accepted: false };
 
+/** Called once per settlement: with the outcome, or with the error that made the write give up. */
+export type SettleCallback = (outcome: SettleOutcome | undefined, error?: unknown) => void;
+
 interface Pending<T> {
   item: T;
-  resolve: (o: SettleOutcome) => void;
-  reject: (err: unknown) => void;
+  done: SettleCallback;
 }
 
+const SUCCEEDED: SettleOutcome = Object.freeze({ accepted: true, status: 'succeeded' });
+const REFUSED: SettleOutcome = Object.freeze({ accepted: false });
+
 export class Settler {
-  private completions: Pending<LeaseRef & { result: unknown }>[] = [];
+  private completions: Pending<Completion>[] = [];
   private failures: Pending<Failure>[] = [];
   private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Queryable,
     private readonly namespace: string,
+    /** Attempts per batch write before its settlements fail with the error. */
+    private readonly attempts = 4,
   ) {}
 
-  complete(lease: LeaseRef, result: unknown): Promise<SettleOutcome> {
-    return new Promise((resolve, reject) => {
-      this.completions.push({ item: { ...lease, result }, resolve, reject });
-      this.schedule();
-    });
+  complete(completion: Completion, done: SettleCallback): void {
+    this.completions.push({ item: completion, done });
+    this.schedule();
   }
 
-  fail(failure: Failure): Promise<SettleOutcome> {
-    return new Promise((resolve, reject) => {
-      this.failures.push({ item: failure, resolve, reject });
-      this.schedule();
-    });
+  fail(failure: Failure, done: SettleCallback): void {
+    this.failures.push({ item: failure, done });
+    this.schedule();
   }
 
   /** Resolves when everything queued so far is written. */
@@ -66,28 +76,42 @@ export class Settler {
     await Promise.all([this.writeCompletions(done), this.writeFailures(failed)]);
   }
 
-  private async writeCompletions(batch: Pending<LeaseRef & { result: unknown }>[]): Promise<void> {
+  private async writeCompletions(batch: Pending<Completion>[]): Promise<void> {
     if (!batch.length) return;
+    let accepted: Set<string>;
     try {
-      const accepted = await protocol.completeMany(this.db, this.namespace, batch.map((p) => p.item));
-      for (const p of batch) {
-        p.resolve(accepted.has(p.item.id) ? { accepted: true, status: 'succeeded' } : { accepted: false });
-      }
+      accepted = await this.withRetries(() => protocol.completeMany(this.db, this.namespace, batch.map((p) => p.item)));
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      for (const p of batch) p.done(undefined, err);
+      return;
     }
+    for (const p of batch) p.done(accepted.has(p.item.id) ? SUCCEEDED : REFUSED);
   }
 
   private async writeFailures(batch: Pending<Failure>[]): Promise<void> {
     if (!batch.length) return;
+    let accepted: Map<string, FailOutcome>;
     try {
-      const accepted: Map<string, FailOutcome> = await protocol.failMany(this.db, this.namespace, batch.map((p) => p.item));
-      for (const p of batch) {
-        const o = accepted.get(p.item.id);
-        p.resolve(o ? { accepted: true, status: o.status, runAt: o.runAt } : { accepted: false });
-      }
+      accepted = await this.withRetries(() => protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      for (const p of batch) p.done(undefined, err);
+      return;
+    }
+    for (const p of batch) {
+      const o = accepted.get(p.item.id);
+      p.done(o ? { accepted: true, status: o.status, runAt: o.runAt } : REFUSED);
+    }
+  }
+
+  /** Settlement writes retry briefly on connection errors; the lease covers the rest. */
+  private async withRetries<T>(fn: () => Promise<T>): Promise<T> {
+    for (let i = 1; ; i++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (i >= this.attempts) throw err;
+        await new Promise((r) => setTimeout(r, 100 * 2 ** i));
+      }
     }
   }
 }

@@ -135,7 +135,7 @@ describe('fencing a stale owner', () => {
     const { id, b } = await staleSetup();
     const before = await snapshot(id);
 
-    expect(await protocol.completeMany(client.pool, client.namespace, [{ id, execution: 1, result: { stale: true } }])).toEqual(new Set());
+    expect(await protocol.completeMany(client.pool, client.namespace, [{ id, execution: 1, resultJson: '{"stale":true}' }])).toEqual(new Set());
     const failed = await protocol.failMany(client.pool, client.namespace, [{ id, execution: 1, error: { message: 'stale' } }]);
     expect(failed.size).toBe(0);
     const finalFail = await protocol.failMany(client.pool, client.namespace, [{ id, execution: 1, error: { message: 'x' }, final: true }]);
