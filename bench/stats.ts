@@ -26,3 +26,11 @@ export function medianRound<T extends { jobsPerSec: number }>(rounds: T[]): T & 
   const sorted = [...rounds].sort((a, b) => a.jobsPerSec - b.jobsPerSec);
   return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: rounds.map((r) => r.jobsPerSec) };
 }
+
+/** The median of a list of numbers (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}

@@ -4,6 +4,7 @@
 import type { SystemName } from './options.js';
 import type { BenchResults, SystemResults } from './results.js';
 import type { RelationSize } from './benchSql.js';
+import { median } from './stats.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 
 const fmtInt = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US'));
@@ -18,14 +19,21 @@ function grid(rows: string[][]): string {
     .join('\n');
 }
 
-type Metric = { label: string; get: (s: SystemResults) => number | undefined; fmt: (n: number | undefined) => string; higherIsBetter: boolean };
+type Metric = {
+  label: string;
+  get: (s: SystemResults) => number | undefined;
+  fmt: (n: number | undefined) => string;
+  higherIsBetter: boolean;
+  /** For measurements taken in rounds: each round's value, so the ratio is the median of per-round ratios. */
+  rounds?: (s: SystemResults) => number[] | undefined;
+};
 
 const METRICS: Metric[] = [
-  { label: 'drain, 1 process (jobs/s)', get: (s) => s.drain1?.jobsPerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: 'drain, 1 process (jobs/s)', get: (s) => s.drain1?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.drain1?.rounds },
   { label: '  worker CPU per job (us)', get: (s) => s.drain1?.clientCpuUsPerJob, fmt: fmtInt, higherIsBetter: false },
   { label: '  PostgreSQL CPU per job (us)', get: (s) => s.drain1?.serverCpuUsPerJob ?? undefined, fmt: fmtInt, higherIsBetter: false },
-  { label: 'drain, 2 processes (jobs/s)', get: (s) => s.drain2?.jobsPerSec, fmt: fmtInt, higherIsBetter: true },
-  { label: 'drain, held xmin (jobs/s)', get: (s) => s.heldXmin?.jobsPerSec, fmt: fmtInt, higherIsBetter: true },
+  { label: 'drain, 2 processes (jobs/s)', get: (s) => s.drain2?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.drain2?.rounds },
+  { label: 'drain, held xmin (jobs/s)', get: (s) => s.heldXmin?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.heldXmin?.rounds },
   { label: 'enqueue, bulk (jobs/s)', get: (s) => s.enqueue?.bulkPerSec, fmt: fmtInt, higherIsBetter: true },
   { label: 'enqueue, one at a time (jobs/s)', get: (s) => s.enqueue?.singlePerSec, fmt: fmtInt, higherIsBetter: true },
   { label: 'enqueue-to-start p50 (ms)', get: (s) => s.latency?.p50, fmt: fmtMs, higherIsBetter: false },
@@ -85,6 +93,9 @@ export function renderTable(r: BenchResults): string {
     if (values.every((v) => v === undefined)) continue;
     const ratios = wh
       ? peers.map((p) => {
+          const ra = metric.rounds?.(wh);
+          const rb = metric.rounds?.(r.systems[p]!);
+          if (ra && rb && ra.length > 1 && ra.length === rb.length) return median(ra.map((a, i) => a / rb[i]!));
           const a = metric.get(wh);
           const b = metric.get(r.systems[p]!);
           if (a === undefined || b === undefined || a === 0 || b === 0) return undefined;
@@ -95,7 +106,13 @@ export function renderTable(r: BenchResults): string {
   }
   if (rows.length > 1) out.push('', grid(rows));
   const roundLines = roundsLines(r, systems, peers);
-  if (roundLines.length) out.push('', `drain rates are the median of ${r.flags.rounds} rounds, the systems taking turns; every round:`, ...roundLines);
+  if (roundLines.length) {
+    out.push(
+      '',
+      `drain rates: the median of ${r.flags.rounds} rounds, the systems taking turns; the ratios: the median of the per-round ratios. Every round:`,
+      ...roundLines,
+    );
+  }
   if (r.raw) {
     const pct = wh?.drain1 ? ` ; workhorse 1 process = ${((wh.drain1.jobsPerSec / r.raw.jobsPerSec) * 100).toFixed(0)} % of it` : '';
     const cpu = r.raw.serverCpuUsPerJob === null ? '' : `, CPU per job ${fmtInt(r.raw.clientCpuUsPerJob)} us client + ${fmtInt(r.raw.serverCpuUsPerJob)} us PostgreSQL`;
