@@ -15,7 +15,7 @@ import type { PhaseContext } from './phases/context.js';
 import { measureDrain, type DrainResult } from './phases/drain.js';
 import { measureEnqueue } from './phases/enqueue.js';
 import { measureLatency } from './phases/latency.js';
-import { measureRawCeiling } from './phases/raw.js';
+import { measureRawCeiling, type RawResult } from './phases/raw.js';
 import { measureScale } from './phases/scale.js';
 import { measureTick } from './phases/tick.js';
 import type { BenchResults, MachineInfo, SystemResults } from './results.js';
@@ -67,26 +67,34 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
   // Throughput on a small machine swings from one run to the next; each
   // drain is measured in several rounds, the systems taking turns, and the
   // median round is reported (every round's rate is kept).
-  const drains = async (what: string, key: 'drain1' | 'drain2' | 'heldXmin', processes: number, heldXmin: boolean) => {
+  // The raw ceiling takes its turn in the one-process rounds, so each
+  // round's "share of the ceiling" compares runs made minutes apart at most.
+  const drains = async (
+    what: string,
+    key: 'drain1' | 'drain2' | 'heldXmin',
+    processes: number,
+    heldXmin: boolean,
+    alsoEachRound?: (round: number) => Promise<void>,
+  ) => {
     const rounds: Partial<Record<SystemName, DrainResult[]>> = {};
     for (let i = 1; i <= flags.rounds; i++) {
       await each(`${what}, round ${i}/${flags.rounds}`, async (s) => void (rounds[s] ??= []).push(await measureDrain(ctx, s, processes, heldXmin)));
+      await alsoEachRound?.(i);
     }
     for (const s of flags.systems) results.systems[s]![key] = medianRound(rounds[s]!);
   };
-  if (has('drain')) await drains('drain, 1 process', 'drain1', 1, false);
+  const rawRounds: RawResult[] = [];
+  const rawRound = async (i: number) => {
+    log(`raw ceiling, round ${i}/${flags.rounds}`);
+    rawRounds.push(await measureRawCeiling(ctx));
+  };
+  if (has('drain')) await drains('drain, 1 process', 'drain1', 1, false, has('raw') ? rawRound : undefined);
+  else if (has('raw')) for (let i = 1; i <= flags.rounds; i++) await rawRound(i);
+  if (rawRounds.length) results.raw = medianRound(rawRounds);
   if (has('drain2')) await drains('drain, 2 processes', 'drain2', 2, false);
   if (has('heldxmin')) await drains('drain, held xmin', 'heldXmin', 1, true);
   if (has('enqueue')) await each('enqueue', async (s, r) => void (r.enqueue = await measureEnqueue(ctx, s)));
   if (has('latency')) await each('latency', async (s, r) => void (r.latency = await measureLatency(ctx, s)));
-  if (has('raw')) {
-    const rounds = [];
-    for (let i = 1; i <= flags.rounds; i++) {
-      log(`raw ceiling, round ${i}/${flags.rounds}`);
-      rounds.push(await measureRawCeiling(ctx));
-    }
-    results.raw = medianRound(rounds);
-  }
   if (has('tick')) {
     log('tick cost');
     results.tick = await measureTick(ctx);

@@ -34,7 +34,7 @@ const benchFlagsSchema = z
     'raw-batch': int(1, 10_000).default(500),
     'raw-loops': int(1, 64).default(2),
     /** Drain and raw measurements are repeated, systems interleaved; the median round is reported. */
-    rounds: int(1, 20).default(3),
+    rounds: int(1, 20).default(5),
     /** pg-boss: jobs per fetch. */
     'pgboss-batch': int(1, 10_000).default(50),
     json: z.boolean().default(false),
@@ -57,7 +57,7 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --raw-batch B         raw ceiling batch size (default 500)
   --raw-loops L         raw ceiling connections (default 2)
   --rounds R            drain and raw measurements repeated R times, systems
-                        interleaved; the median round is reported (default 3)
+                        interleaved; the median round is reported (default 5)
   --pgboss-batch B      pg-boss fetch batch size (default 50)
   --json                print one JSON document instead of the table
   --keep                keep the benchmark databases afterwards`;

@@ -72,6 +72,12 @@ function roundsLines(r: BenchResults, systems: SystemName[], peers: SystemName[]
   return lines;
 }
 
+/** The median over rounds of workhorse's one-process rate over that round's raw ceiling. */
+function shareOfCeiling(drain: number[] | undefined, raw: number[] | undefined): number | undefined {
+  if (!drain || !raw || drain.length < 2 || drain.length !== raw.length) return undefined;
+  return median(drain.map((d, i) => d / raw[i]!));
+}
+
 export function renderTable(r: BenchResults): string {
   const systems = (Object.keys(r.systems) as SystemName[]).filter((s) => r.systems[s]);
   const peers = systems.filter((s) => s !== 'workhorse');
@@ -114,7 +120,8 @@ export function renderTable(r: BenchResults): string {
     );
   }
   if (r.raw) {
-    const pct = wh?.drain1 ? ` ; workhorse 1 process = ${((wh.drain1.jobsPerSec / r.raw.jobsPerSec) * 100).toFixed(0)} % of it` : '';
+    const share = shareOfCeiling(wh?.drain1?.rounds, r.raw.rounds) ?? (wh?.drain1 ? wh.drain1.jobsPerSec / r.raw.jobsPerSec : undefined);
+    const pct = share === undefined ? '' : ` ; workhorse 1 process = ${(share * 100).toFixed(0)} % of it`;
     const cpu = r.raw.serverCpuUsPerJob === null ? '' : `, CPU per job ${fmtInt(r.raw.clientCpuUsPerJob)} us client + ${fmtInt(r.raw.serverCpuUsPerJob)} us PostgreSQL`;
     const each = r.raw.rounds && r.raw.rounds.length > 1 ? ` (median of ${r.raw.rounds.map((x) => fmtInt(x)).join(' / ')})` : '';
     out.push('', `raw ceiling (bare claim+complete SQL, batch ${r.raw.batch}, ${r.raw.loops} connections): ${fmtInt(r.raw.jobsPerSec)} jobs/s${each}${cpu}${pct}`);
