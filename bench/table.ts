@@ -33,6 +33,8 @@ const METRICS: Metric[] = [
   { label: '  worker CPU per job (us)', get: (s) => s.drain1?.clientCpuUsPerJob, fmt: fmtInt, higherIsBetter: false },
   { label: '  PostgreSQL CPU per job (us)', get: (s) => s.drain1?.serverCpuUsPerJob ?? undefined, fmt: fmtInt, higherIsBetter: false },
   { label: 'drain, 2 processes (jobs/s)', get: (s) => s.drain2?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.drain2?.rounds },
+  { label: '  worker CPU per job (us)', get: (s) => s.drain2?.clientCpuUsPerJob, fmt: fmtInt, higherIsBetter: false },
+  { label: '  PostgreSQL CPU per job (us)', get: (s) => s.drain2?.serverCpuUsPerJob ?? undefined, fmt: fmtInt, higherIsBetter: false },
   { label: 'drain, held xmin (jobs/s)', get: (s) => s.heldXmin?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.heldXmin?.rounds },
   { label: 'enqueue, bulk (jobs/s)', get: (s) => s.enqueue?.bulkPerSec, fmt: fmtInt, higherIsBetter: true },
   { label: 'enqueue, one at a time (jobs/s)', get: (s) => s.enqueue?.singlePerSec, fmt: fmtInt, higherIsBetter: true },
