@@ -26,10 +26,12 @@ export interface SettleDeps {
 }
 
 /**
- * Hands the outcome to the settler and calls `finished` once it is written
- * (or known stale, or given up on). A result JSON cannot hold (a BigInt, a
- * cycle, a function) fails the job for good with a ValidationError instead
- * of poisoning the batch it would be written in.
+ * Hands the outcome to the settler and calls `finished` exactly once, after
+ * the write (or when the lease is known stale, or the write gave up). A
+ * result JSON cannot hold (a BigInt, a cycle, a function) fails the job for
+ * good with a ValidationError instead of poisoning the batch it would be
+ * written in. Nothing here throws: an exception from an event listener or a
+ * retryDelayMs function goes to `onError`.
  */
 export function settleJob(
   job: ClaimedJob,
@@ -38,13 +40,21 @@ export function settleJob(
   deps: SettleDeps,
   finished: () => void,
 ): void {
+  const report = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      deps.onError(err);
+    } finally {
+      finished();
+    }
+  };
   const stale = (error: StaleLeaseError) => {
     deps.onStale(error, job);
     deps.onSettled({ job, status: 'stale', error });
   };
   if (lost) {
-    stale(lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle'));
-    finished();
+    report(() => stale(lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle')));
     return;
   }
   if (outcome.ok) {
@@ -56,27 +66,35 @@ export function settleJob(
       settleJob(job, { ok: false, error: Object.assign(error, { retryable: false }) }, null, deps, finished);
       return;
     }
-    deps.settler.complete({ id: job.id, execution: job.execution, resultJson: json }, (result, error) => {
-      if (!result) deps.onError(error);
-      else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'complete'));
-      else deps.onSettled({ job, status: 'succeeded', result: outcome.value });
-      finished();
-    });
+    deps.settler.complete({ id: job.id, execution: job.execution, resultJson: json }, (result, error) =>
+      report(() => {
+        if (!result) deps.onError(error);
+        else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'complete'));
+        else deps.onSettled({ job, status: 'succeeded', result: outcome.value });
+      }),
+    );
     return;
+  }
+  let retryDelayMs: number | null = null;
+  try {
+    retryDelayMs = retryDelayFor(deps.retryDelayMs, job);
+  } catch (err) {
+    deps.onError(err); // the job's own backoff applies
   }
   const failure = {
     id: job.id,
     execution: job.execution,
     error: errorToJson(outcome.error),
-    retryDelayMs: retryDelayFor(deps.retryDelayMs, job),
+    retryDelayMs,
     final: !isRetryable(outcome.error),
   };
-  deps.settler.fail(failure, (result, error) => {
-    if (!result) deps.onError(error);
-    else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'fail'));
-    else deps.onSettled({ job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error });
-    finished();
-  });
+  deps.settler.fail(failure, (result, error) =>
+    report(() => {
+      if (!result) deps.onError(error);
+      else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'fail'));
+      else deps.onSettled({ job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error });
+    }),
+  );
 }
 
 function retryDelayFor(o: RetryDelay | undefined, job: ClaimedJob): number | null {

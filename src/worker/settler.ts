@@ -16,7 +16,7 @@ export type SettleOutcome =
   | { accepted: true; status: 'succeeded' | 'ready' | 'failed'; runAt?: Date }
   | { accepted: false };
 
-/** Called once per settlement: with the outcome, or with the error that made the write give up. */
+/** Called once per settlement: with the outcome, or with the error that made the write give up. Must not throw. */
 export type SettleCallback = (outcome: SettleOutcome | undefined, error?: unknown) => void;
 
 interface Pending<T> {

@@ -16,6 +16,7 @@ const Echo = defineJob({
   schema: z.object({ value: z.string() }),
   retry: { maxAttempts: 3, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } },
 });
+const Flaky = defineJob({ type: 'settle.flaky', schema: z.object({ fail: z.boolean() }) });
 const Many = defineJob({ type: 'settle.many', queue: 'many', schema: z.object({ i: z.number().int() }) });
 
 let db: TestDatabase;
@@ -23,7 +24,7 @@ let client: Client;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, jobs: [Echo, Many], poolMax: 4 });
+  client = createClient({ connectionString: db.url, jobs: [Echo, Flaky, Many], poolMax: 4 });
 });
 
 afterAll(async () => {
@@ -77,6 +78,39 @@ describe('settlement', () => {
     expect(jobs[1]!.lastError).toMatchObject({ name: 'ValidationError' });
     expect((jobs[1]!.lastError as { message: string }).message).toMatch(/not JSON/);
     expect(jobs[0]!.result).toBe('a');
+  });
+
+  it('keeps settling and stops cleanly when a settled listener or a retryDelayMs function throws', async () => {
+    const ids = (await client.enqueueMany([true, false, true].map((fail) => ({ job: Flaky, payload: { fail } })))).map((r) => r.id);
+    const errors: unknown[] = [];
+    const worker = new Worker(client, {
+      concurrency: 3,
+      pollMs: 50,
+      retryDelayMs: () => {
+        throw new Error('retryDelayMs bug');
+      },
+    }).handle(Flaky, (p) => {
+      if (p.fail) throw new Error('handler failed');
+      return 'ok';
+    });
+    worker.events.on('settled', () => {
+      throw new Error('listener bug');
+    });
+    worker.events.on('error', (err) => errors.push(err));
+    const run = worker.run();
+    const jobs = await waitFor(
+      () => Promise.all(ids.map((id) => client.getJob(id))),
+      (js) => js[1]!.status === 'succeeded' && js[0]!.attempt >= 1 && js[2]!.attempt >= 1 && js[0]!.status !== 'running',
+      { what: 'the jobs to settle' },
+    );
+    await worker.stop();
+    await run;
+    expect(jobs[1]!.result).toBe('ok');
+    expect((jobs[0]!.lastError as { message: string }).message).toBe('handler failed');
+    expect(worker.runtimeState().activeJobIds).toEqual([]);
+    const messages = errors.map((e) => (e as Error).message);
+    expect(messages).toContain('listener bug');
+    expect(messages).toContain('retryDelayMs bug');
   });
 
   it('writes a batch again after a connection error and reports every member once', async () => {
