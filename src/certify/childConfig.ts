@@ -19,7 +19,14 @@ export function readChildConfig(argv: string[]): ChildConfig {
   return parseConfig(childConfigSchema, JSON.parse(argv[2] ?? '{}'), 'certify child config');
 }
 
-/** Connections a child's pool may open: one per handler (steps), plus settlement and heartbeat. */
+/**
+ * Connections a child's pool may open: one per handler (steps), plus
+ * settlement and heartbeat, capped at 9. With the default 8 workers, each
+ * also holding a LISTEN connection, and a replacement starting while a
+ * killed worker's backends are still exiting, that stays under PostgreSQL's
+ * default max_connections of 100; at 12 a default run hit "too many clients"
+ * (those handlers failed and were retried, guarantees intact).
+ */
 export function childPoolSize(executors: number): number {
-  return Math.min(executors + 1, 12);
+  return Math.min(executors + 1, 9);
 }
