@@ -91,6 +91,7 @@ export function measureScale(ctx: PhaseContext): Promise<ScaleResult> {
   const total = ctx.flags['scale-jobs'];
   return withDatabase(ctx, 'workhorse', async (bdb) => {
     const db = new pg.Pool({ connectionString: bdb.url, max: RUN_LOOPS + 1 });
+    db.on('error', () => undefined); // dropping the database ends its idle connections
     try {
       const workerId = `bench-scale-${process.pid}`;
       await protocol.registerWorker(db, NS, {

@@ -23,6 +23,7 @@ export class GraphileSystem implements QueueSystem {
   async open(url: string): Promise<void> {
     this.utils = await makeWorkerUtils({ connectionString: url, logger: silent });
     this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    this.pool.on('error', () => undefined);
   }
 
   private get u(): WorkerUtils {

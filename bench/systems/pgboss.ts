@@ -40,6 +40,7 @@ export class PgBossSystem implements QueueSystem {
     this.boss = newBoss(url, 4);
     await this.boss.start();
     this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    this.pool.on('error', () => undefined);
   }
 
   private get b(): PgBoss {

@@ -26,6 +26,8 @@ export interface MigrateResult {
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const migrations = loadMigrations(options.sqlDir);
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  // An idle connection the server drops must not crash the process.
+  if (!options.pool) pool.on('error', () => undefined);
   const client = await pool.connect();
   try {
     await client.query('begin');
