@@ -66,9 +66,9 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
   };
   // Throughput on a small machine swings from one run to the next; each
   // drain is measured in several rounds, the systems taking turns, and the
-  // median round is reported (every round's rate is kept).
-  // The raw ceiling takes its turn in the one-process rounds, so each
-  // round's "share of the ceiling" compares runs made minutes apart at most.
+  // median round is reported (every round's rate is kept). The raw ceiling
+  // takes its turn in the one-process rounds, so each round's share of the
+  // ceiling compares runs made seconds apart.
   const drains = async (
     what: string,
     key: 'drain1' | 'drain2' | 'heldXmin',

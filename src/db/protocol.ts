@@ -162,7 +162,6 @@ export async function heartbeatMany(
   };
 }
 
-/** Returns the ids accepted; the others were refused by the fence. */
 /** A completion: the lease and the handler's result as JSON text (see resultJson). */
 export interface Completion extends LeaseRef {
   resultJson: string;
@@ -175,6 +174,7 @@ export function resultJson(value: unknown): string {
   return text;
 }
 
+/** Returns the ids accepted; the others were refused by the fence. */
 export async function completeMany(db: Queryable, ns: string, items: Completion[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const r = await db.query<{ id: string }>(

@@ -103,7 +103,7 @@ export class Settler {
     }
   }
 
-  /** Settlement writes retry briefly on connection errors; the lease covers the rest. */
+  /** A batch write is retried briefly (a dropped connection, a failover); past that the leases expire and recovery takes over. */
   private async withRetries<T>(fn: () => Promise<T>): Promise<T> {
     for (let i = 1; ; i++) {
       try {
