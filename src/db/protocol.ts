@@ -127,16 +127,17 @@ export async function enqueueMany(
   return r.rows.map((x) => ({ id: String(x.id), created: x.created }));
 }
 
-export async function claimMany(db: Queryable, ns: string, c: ClaimRequest): Promise<ClaimedJob[]> {
-  const r = await db.query('select * from workhorse.claim_many_v1($1, $2, $3, $4, $5, $6, $7)', [
-    ns,
-    c.workerId,
-    c.queues,
-    c.types,
-    c.limit,
-    c.leaseMs,
-    c.maxTimeoutMs ?? null,
-  ]);
+/** Anything that can return rows as arrays: a pg Pool, PoolClient or Client. */
+export interface ArrayQueryable {
+  query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
+}
+
+export async function claimMany(db: ArrayQueryable, ns: string, c: ClaimRequest): Promise<ClaimedJob[]> {
+  const r = await db.query({
+    text: 'select * from workhorse.claim_many_v1($1, $2, $3, $4, $5, $6, $7)',
+    values: [ns, c.workerId, c.queues, c.types, c.limit, c.leaseMs, c.maxTimeoutMs ?? null],
+    rowMode: 'array',
+  });
   return r.rows.map(toClaimedJob);
 }
 

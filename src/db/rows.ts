@@ -76,22 +76,26 @@ export interface ClaimedJob {
   leaseExpiresAt: Date;
 }
 
-export function toClaimedJob(r: any): ClaimedJob {
+/**
+ * A claim_many_v1 row, fetched as an array (no per-row keyed object on the
+ * hot path), in the column order of the workhorse.claimed_job type.
+ */
+export function toClaimedJob(r: unknown[]): ClaimedJob {
   return {
-    id: String(r.id),
-    queue: r.queue,
-    type: r.type,
-    payload: r.payload,
-    priority: r.priority,
-    runAt: new Date(r.run_at_ms),
-    attempt: r.attempt,
-    maxAttempts: r.max_attempts,
-    execution: r.execution,
-    timeoutMs: r.timeout_ms,
-    concurrencyKey: r.concurrency_key,
-    progress: r.progress,
-    createdAt: new Date(r.created_at_ms),
-    leaseExpiresAt: new Date(r.expires_at_ms),
+    id: String(r[0]),
+    queue: r[1] as string,
+    type: r[2] as string,
+    payload: r[3],
+    priority: r[4] as number,
+    runAt: new Date(r[5] as number),
+    attempt: r[6] as number,
+    maxAttempts: r[7] as number,
+    execution: r[8] as number,
+    timeoutMs: r[9] as number | null,
+    concurrencyKey: r[10] as string | null,
+    progress: r[11],
+    createdAt: new Date(r[12] as number),
+    leaseExpiresAt: new Date(r[13] as number),
   };
 }
 

@@ -401,7 +401,7 @@ export class Worker {
       }
       slot.started = true;
       this.runningCount++;
-      void this.execute(slot, invokeHandler(job, entry, slot.abort, this.contextDeps));
+      this.execute(slot, invokeHandler(job, entry, slot.abort, this.contextDeps));
     }
   }
 
@@ -419,23 +419,29 @@ export class Worker {
     for (const s of group) s.started = true;
     this.runningCount += group.length;
     const outcomes = invokeBatch(group, entry, this.contextDeps);
-    group.forEach((s, i) => void this.execute(s, outcomes.then((o) => o[i]!)));
+    group.forEach((s, i) => this.execute(s, outcomes.then((o) => o[i]!)));
   }
 
-  private async execute(slot: Slot, running: Promise<HandlerOutcome>): Promise<void> {
-    const { job, abort } = slot;
-    let outcome: HandlerOutcome;
-    try {
-      outcome = await running;
-    } finally {
-      this.runningCount--;
-    }
+  /**
+   * Settles a started job once its handler's outcome is known. Plain
+   * promise callbacks rather than an async function: nothing per job stays
+   * suspended across the handler and the settlement round trip.
+   */
+  private execute(slot: Slot, running: Promise<HandlerOutcome>): void {
+    running.then(
+      (outcome) => this.afterHandler(slot, outcome),
+      (error: unknown) => this.afterHandler(slot, { ok: false, error }),
+    );
+  }
+
+  private afterHandler(slot: Slot, outcome: HandlerOutcome): void {
+    this.runningCount--;
     // The handler's slot is free now; the lease stays held (and heartbeated)
     // until the settlement is written.
     this.startBuffered();
     this.waiter.wake('slot');
-    settleJob(job, outcome, slot.lost ? { reason: abort.reason } : null, this.settleDeps, () => {
-      if (this.slots.get(job.id) === slot) this.slots.delete(job.id);
+    settleJob(slot.job, outcome, slot.lost ? { reason: slot.abort.reason } : null, this.settleDeps, () => {
+      if (this.slots.get(slot.job.id) === slot) this.slots.delete(slot.job.id);
       slot.finish();
     });
   }
