@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { createClient, defineApp, defineJob, migrate, runTick, type TickOptions } from '../src/index.js';
 import { loadEnvConfig } from '../src/config.js';
 import { resolveDatabase } from '../src/db/resolveDatabase.js';
+import { median } from './stats.js';
 
 const BenchNoop = defineJob({ type: 'bench.tick.noop', schema: z.object({ i: z.number().int() }) });
 const app = defineApp({
@@ -31,11 +32,6 @@ function countingPool(connectionString: string): { pool: pg.Pool; count: () => n
     return query(...args);
   };
   return { pool, count: () => n, reset: () => (n = 0) };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 const tickBase = (namespace: string): Omit<TickOptions, 'deadline'> => ({
