@@ -175,7 +175,8 @@ describe('claim batching', () => {
     await client.enqueueMany(Array.from({ length: total }, (_, i) => ({ job: Many, payload: { i } })));
     const sizes: number[] = [];
     let settled = 0;
-    const worker = new Worker(client, { queue: 'many', concurrency: 4, prefetch: 96, pollMs: 50 });
+    // A long safety poll: no poll-driven claims, only the batching rule decides.
+    const worker = new Worker(client, { queue: 'many', concurrency: 4, prefetch: 96, pollMs: 10_000 });
     worker.handle(Many, () => undefined);
     worker.events.on('claimed', (jobs) => sizes.push(jobs.length));
     worker.events.on('settled', () => settled++);
