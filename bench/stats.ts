@@ -34,3 +34,9 @@ export function median(values: number[]): number {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
+
+/** The median of a[i] / b[i] over paired rounds; undefined unless both have the same two or more rounds. */
+export function medianRatio(a: number[] | undefined, b: number[] | undefined): number | undefined {
+  if (!a || !b || a.length < 2 || a.length !== b.length) return undefined;
+  return median(a.map((x, i) => x / b[i]!));
+}

@@ -4,7 +4,7 @@
 import type { SystemName } from './options.js';
 import type { BenchResults, SystemResults } from './results.js';
 import type { RelationSize } from './benchSql.js';
-import { median } from './stats.js';
+import { medianRatio } from './stats.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 
 const fmtInt = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US'));
@@ -74,12 +74,6 @@ function roundsLines(r: BenchResults, systems: SystemName[], peers: SystemName[]
   return lines;
 }
 
-/** The median over rounds of workhorse's one-process rate over that round's raw ceiling. */
-function shareOfCeiling(drain: number[] | undefined, raw: number[] | undefined): number | undefined {
-  if (!drain || !raw || drain.length < 2 || drain.length !== raw.length) return undefined;
-  return median(drain.map((d, i) => d / raw[i]!));
-}
-
 export function renderTable(r: BenchResults): string {
   const systems = (Object.keys(r.systems) as SystemName[]).filter((s) => r.systems[s]);
   const peers = systems.filter((s) => s !== 'workhorse');
@@ -101,9 +95,8 @@ export function renderTable(r: BenchResults): string {
     if (values.every((v) => v === undefined)) continue;
     const ratios = wh
       ? peers.map((p) => {
-          const ra = metric.rounds?.(wh);
-          const rb = metric.rounds?.(r.systems[p]!);
-          if (ra && rb && ra.length > 1 && ra.length === rb.length) return median(ra.map((a, i) => a / rb[i]!));
+          const perRound = medianRatio(metric.rounds?.(wh), metric.rounds?.(r.systems[p]!));
+          if (perRound !== undefined) return perRound;
           const a = metric.get(wh);
           const b = metric.get(r.systems[p]!);
           if (a === undefined || b === undefined || a === 0 || b === 0) return undefined;
@@ -122,7 +115,8 @@ export function renderTable(r: BenchResults): string {
     );
   }
   if (r.raw) {
-    const share = shareOfCeiling(wh?.drain1?.rounds, r.raw.rounds) ?? (wh?.drain1 ? wh.drain1.jobsPerSec / r.raw.jobsPerSec : undefined);
+    // The median over rounds of workhorse's one-process rate over that round's raw ceiling.
+    const share = medianRatio(wh?.drain1?.rounds, r.raw.rounds) ?? (wh?.drain1 ? wh.drain1.jobsPerSec / r.raw.jobsPerSec : undefined);
     const pct = share === undefined ? '' : ` ; workhorse 1 process = ${(share * 100).toFixed(0)} % of it`;
     const cpu = r.raw.serverCpuUsPerJob === null ? '' : `, CPU per job ${fmtInt(r.raw.clientCpuUsPerJob)} us client + ${fmtInt(r.raw.serverCpuUsPerJob)} us PostgreSQL`;
     const each = r.raw.rounds && r.raw.rounds.length > 1 ? ` (median of ${r.raw.rounds.map((x) => fmtInt(x)).join(' / ')})` : '';

@@ -34,7 +34,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function progressReporter() {
   let unsent = 0;
   let total = 0;
-  let first = true;
   let cpuAtFirst: NodeJS.CpuUsage | undefined;
   const flush = () => {
     if (unsent === 0) return;
@@ -44,8 +43,7 @@ function progressReporter() {
   const timer = setInterval(flush, 20);
   return {
     count() {
-      if (first) {
-        first = false;
+      if (!cpuAtFirst) {
         cpuAtFirst = process.cpuUsage();
         send({ ev: 'first', at: now() });
       }

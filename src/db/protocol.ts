@@ -170,7 +170,7 @@ export interface Completion extends LeaseRef {
 
 /** JSON text of a handler result (undefined is stored as null); throws on values JSON cannot hold. */
 export function resultJson(value: unknown): string {
-  const text = JSON.stringify(value === undefined ? null : value);
+  const text = json(value) as string | undefined; // JSON.stringify gives undefined for a function or symbol
   if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`);
   return text;
 }

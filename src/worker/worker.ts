@@ -12,6 +12,7 @@ import type { ClaimedJob } from '../db/rows.js';
 import { StaleLeaseError, WorkerStoppedError } from '../errors.js';
 import { leaseMsFor } from '../timing.js';
 import { parseConfig } from '../validation.js';
+import { claimThreshold, freeRoom } from './claimBatching.js';
 import { invokeBatch, type BatchHandler } from './invokeBatch.js';
 import type { ContextDeps } from './context.js';
 import { HandlerRegistry } from './handlerRegistry.js';
@@ -226,7 +227,7 @@ export class Worker {
       await this.startSchedules();
       let reason: WakeReason = 'hint';
       while (!this.stopping) {
-        if (!this.isPaused() && this.freeSlots() >= this.claimThreshold(reason)) {
+        if (!this.isPaused() && this.freeSlots() >= claimThreshold(this.options, reason, this.slots.size === 0)) {
           try {
             const want = this.freeSlots();
             const got = await this.claim();
@@ -325,26 +326,8 @@ export class Worker {
     }
   }
 
-  /**
-   * A freed slot alone (or a claim that filled every free slot) waits until
-   * half the capacity, and at least the prefetch, is free, so a busy worker
-   * claims in batches instead of one job per finished handler: with a claim
-   * buffer of 500 the claims are ~480 jobs, not ~250 (per-job database cost
-   * falls with the batch size, measured: 31 us at 250, 25 us at 500). A
-   * hint, the safety poll, or an empty worker claims whatever is free.
-   */
-  private claimThreshold(reason: WakeReason): number {
-    if (reason !== 'slot' || this.slots.size === 0) return 1;
-    return Math.max(1, Math.floor((this.options.concurrency + this.options.prefetch) / 2), this.options.prefetch);
-  }
-
-  /**
-   * Capacity left for claiming: running handlers and the local buffer count;
-   * jobs whose handler finished and whose settlement is in flight do not
-   * (their leases are still heartbeated), so claims overlap settlements.
-   */
   private freeSlots(): number {
-    return this.options.concurrency + this.options.prefetch - this.runningCount - this.buffer.length;
+    return freeRoom(this.options, this.runningCount, this.buffer.length);
   }
 
   private rotatedQueues(): string[] {
