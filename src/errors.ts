@@ -129,3 +129,16 @@ export class TickDeadlineError extends WorkhorseError {
     super('tick_deadline', 'the tick reached its deadline before the handler finished');
   }
 }
+
+/**
+ * The database did not answer, or the connection broke mid-call (a restart,
+ * a failover, a terminated backend, a dropped or frozen connection).
+ * Retryable: a job whose handler fails with it runs again, and the fence
+ * keeps every recorded step and transactional step exactly once.
+ */
+export class DatabaseUnavailableError extends WorkhorseError {
+  readonly retryable = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('database_unavailable', message, options);
+  }
+}

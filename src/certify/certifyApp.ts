@@ -17,13 +17,20 @@ export const plainStepNames = (steps: number): string[] => Array.from({ length: 
 export const certifyJob = defineJob({
   type: CERTIFY_TYPE,
   queue: CERTIFY_QUEUE,
-  schema: z.object({ n: z.number().int().min(0), steps: z.number().int().min(2).max(100) }).strict(),
+  schema: z
+    .object({
+      n: z.number().int().min(0),
+      steps: z.number().int().min(2).max(100),
+      /** The pause inside each step (default: random, under 2 ms); the fault tests slow jobs down with it. */
+      pauseMs: z.number().int().min(0).max(60_000).optional(),
+    })
+    .strict(),
   // Kills may hit one job several times; no attempt budget should end it, and
   // a retried job should be claimable again at once.
   retry: { maxAttempts: 1000, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } },
 });
 
-const pause = () => new Promise((r) => setTimeout(r, Math.random() * 2));
+const pause = (ms?: number) => new Promise((r) => setTimeout(r, ms ?? Math.random() * 2));
 
 export const certifyApp: WorkhorseApp = defineApp({
   jobs: [certifyJob],
@@ -33,7 +40,7 @@ export const certifyApp: WorkhorseApp = defineApp({
       for (const name of plainStepNames(payload.steps)) {
         await ctx.step(name, async () => {
           await recordStepEffect(pool, ctx.job.id, name, ctx.job.execution);
-          await pause();
+          await pause(payload.pauseMs);
           return { name, execution: ctx.job.execution };
         });
       }

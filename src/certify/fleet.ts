@@ -28,6 +28,18 @@ export class Fleet {
   started = 0;
   /** Children that exited on their own with a non-zero code (not killed, not stopped). */
   crashed = 0;
+  /** How each child still running at stop() exited: 0 is a clean drain. */
+  readonly stopExits: (number | null)[] = [];
+
+  /** Children running now. */
+  get alive(): number {
+    return [...this.children].filter((c) => c.exitCode === null && c.signalCode === null).length;
+  }
+
+  /** Pids of the children that reported they are up. */
+  get readyPids(): number[] {
+    return [...this.children].filter((c) => this.ready.has(c)).map((c) => c.pid!);
+  }
 
   constructor(private readonly o: FleetOptions) {}
 
@@ -72,8 +84,9 @@ export class Fleet {
           new Promise<void>((resolve) => {
             if (c.exitCode !== null || c.signalCode !== null) return resolve();
             const t = setTimeout(() => c.kill('SIGKILL'), graceMs);
-            c.once('exit', () => {
+            c.once('exit', (code) => {
               clearTimeout(t);
+              this.stopExits.push(code);
               resolve();
             });
             c.kill('SIGTERM');

@@ -13,7 +13,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(CERTIFY_USAGE);
     return 0;
   }
-  const db = await resolveDatabase(loadEnvConfig());
+  // With --faults the run starts a cluster of its own instead.
+  const db = options.faults
+    ? { connectionString: '', close: async () => undefined }
+    : await resolveDatabase(loadEnvConfig());
   const interrupt = new AbortController();
   process.once('SIGINT', () => interrupt.abort());
   process.once('SIGTERM', () => interrupt.abort());

@@ -25,6 +25,13 @@ export const certifyOptionsSchema = z
     namespace: z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/).default('certify'),
     /** Keep the certification database afterwards. */
     keep: z.boolean().default(false),
+    /**
+     * Database faults on top of the SIGKILLs: the run owns its PostgreSQL
+     * cluster and, every faultEveryMs, terminates every workhorse backend or
+     * restarts the server (alternately, a restart every third fault).
+     */
+    faults: z.boolean().default(false),
+    faultEveryMs: z.number().int().min(500).max(3_600_000).default(3000),
   })
   .strict();
 
@@ -45,6 +52,8 @@ export const CERTIFY_USAGE = `usage: npm run certify -- [options]
   --heartbeat-ms H      worker heartbeat; lease = 4 heartbeats (default 500)
   --tick-ms T           each tick's time limit in tick mode (default 3000)
   --timeout-ms M        give up after this long (default 1800000)
+  --faults              also terminate every backend or restart PostgreSQL (a cluster the run owns)
+  --fault-every-ms F    one database fault this often with --faults (default 3000)
   --json                print the report as JSON
   --keep                keep the certification database`;
 
@@ -61,6 +70,8 @@ const flagsSchema = z
     'timeout-ms': z.coerce.number().optional(),
     json: z.boolean().default(false),
     keep: z.boolean().default(false),
+    faults: z.boolean().default(false),
+    'fault-every-ms': z.coerce.number().optional(),
     help: z.boolean().default(false),
   })
   .strict();
@@ -85,6 +96,8 @@ export function parseCertifyFlags(argv: string[]): { options: ResolvedCertifyOpt
         'timeout-ms': str,
         json: { type: 'boolean' },
         keep: { type: 'boolean' },
+        faults: { type: 'boolean' },
+        'fault-every-ms': str,
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -105,6 +118,8 @@ export function parseCertifyFlags(argv: string[]): { options: ResolvedCertifyOpt
       tickMs: f['tick-ms'],
       timeoutMs: f['timeout-ms'],
       keep: f.keep,
+      faults: f.faults,
+      faultEveryMs: f['fault-every-ms'],
     },
     'certify flags',
   );

@@ -16,7 +16,14 @@ export function renderReport(r: CertifyReport): string {
     ['steps recorded without running', int(r.stepsWithoutEffect), r.stepsWithoutEffect === 0 ? 'ok' : 'VIOLATION'],
     ['fence regressions', int(r.fenceRegressions), r.fenceRegressions === 0 ? 'ok' : 'VIOLATION'],
     ['leases left', int(r.leasesLeft), r.leasesLeft === 0 ? 'ok' : 'VIOLATION'],
+    ['worker processes that died unkilled', int(r.processesCrashed), r.processesCrashed === 0 ? 'ok' : 'VIOLATION'],
     ['workers killed (SIGKILL)', int(r.workersKilled), ''],
+    ...(o.faults
+      ? ([
+          ['database restarts', int(r.databaseRestarts), ''],
+          ['backend terminations (all backends)', int(r.backendTerminations), ''],
+        ] as [string, string, string][])
+      : []),
     ['attempts recovered', int(r.attemptsRecovered), ''],
     ['attempts retried', int(r.attemptsRetried), ''],
     ['wall time', `${(r.wallMs / 1000).toFixed(1)} s`, ''],
@@ -26,11 +33,11 @@ export function renderReport(r: CertifyReport): string {
   const lines = [
     `workhorse certify: ${o.mode} mode, ${o.workers} ${o.mode === 'tick' ? 'tick processes' : 'workers'} x ${o.executors} executors, ` +
       `a SIGKILL every ${o.killEveryMs} ms, ${int(o.jobs)} jobs x ${o.steps} steps, heartbeat ${o.heartbeatMs} ms` +
-      (o.mode === 'tick' ? `, ticks of ${o.tickMs} ms` : ''),
+      (o.mode === 'tick' ? `, ticks of ${o.tickMs} ms` : '') +
+      (o.faults ? `, a database fault every ${o.faultEveryMs} ms` : ''),
     '',
     ...rows.map(([a, b, c]) => `${a.padEnd(w0)}  ${b.padStart(w1)}  ${c}`.trimEnd()),
   ];
-  if (r.processesCrashed > 0) lines.push('', `note: ${r.processesCrashed} child processes exited on their own with an error`);
   lines.push('', r.violations.length === 0 ? 'CERTIFIED: every guarantee held' : 'FAILED:');
   for (const v of r.violations) lines.push(`  - ${v}`);
   return lines.join('\n');

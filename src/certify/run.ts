@@ -7,9 +7,12 @@ import pg from 'pg';
 import { Client } from '../client/client.js';
 import { migrate } from '../db/migrate.js';
 import * as protocol from '../db/protocol.js';
+import { retryTransient } from '../db/retryTransient.js';
 import { auditLedgers, createHarnessSchema, type LedgerFindings } from './certifySql.js';
 import { certifyApp, certifyJob, plainStepNames, TX_STEP } from './certifyApp.js';
+import { FaultInjector } from './faultInjector.js';
 import { Fleet } from './fleet.js';
+import { startOwnCluster, type OwnCluster } from './ownCluster.js';
 import { resolveCertifyOptions, type CertifyOptions, type ResolvedCertifyOptions } from './options.js';
 
 const ENQUEUE_CHUNK = 5_000;
@@ -27,7 +30,10 @@ export interface CertifyReport {
   leasesLeft: number;
   workersKilled: number;
   processesStarted: number;
+  /** Worker processes that died without being killed: a database fault must never end one. */
   processesCrashed: number;
+  databaseRestarts: number;
+  backendTerminations: number;
   attemptsRecovered: number;
   attemptsRetried: number;
   wallMs: number;
@@ -38,13 +44,13 @@ export interface CertifyReport {
   violations: string[];
 }
 
-function withDatabase(url: string, db: string): string {
+export function withDatabase(url: string, db: string): string {
   const u = new URL(url);
   u.pathname = `/${db}`;
   return u.toString();
 }
 
-async function onServer(serverUrl: string, sql: string): Promise<void> {
+export async function onServer(serverUrl: string, sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: serverUrl });
   await c.connect();
   try {
@@ -54,12 +60,12 @@ async function onServer(serverUrl: string, sql: string): Promise<void> {
   }
 }
 
-async function enqueueAll(url: string, o: ResolvedCertifyOptions): Promise<void> {
+export async function enqueueAll(url: string, o: Pick<ResolvedCertifyOptions, 'namespace' | 'jobs' | 'steps'>, pauseMs?: number): Promise<void> {
   const client = new Client({ connectionString: url, namespace: o.namespace, jobs: certifyApp.jobs, poolMax: 2 });
   try {
     for (let at = 0; at < o.jobs; at += ENQUEUE_CHUNK) {
       const n = Math.min(ENQUEUE_CHUNK, o.jobs - at);
-      await client.enqueueMany(Array.from({ length: n }, (_, k) => ({ job: certifyJob, payload: { n: at + k, steps: o.steps } })));
+      await client.enqueueMany(Array.from({ length: n }, (_, k) => ({ job: certifyJob, payload: { n: at + k, steps: o.steps, ...(pauseMs !== undefined ? { pauseMs } : {}) } })));
     }
   } finally {
     await client.close();
@@ -67,7 +73,7 @@ async function enqueueAll(url: string, o: ResolvedCertifyOptions): Promise<void>
 }
 
 /** Waits until nothing is ready, running or waiting (or the timeout); returns whether it emptied. */
-async function waitForEmptyQueue(
+export async function waitForEmptyQueue(
   pool: pg.Pool,
   o: ResolvedCertifyOptions,
   fleet: Fleet,
@@ -77,7 +83,8 @@ async function waitForEmptyQueue(
   const started = Date.now();
   let lastLog = started;
   for (;;) {
-    const queues = await protocol.listQueues(pool, o.namespace);
+    // The run's own reads ride out the database faults it injects.
+    const queues = await retryTransient(() => protocol.listQueues(pool, o.namespace), { baseMs: 100, maxMs: 1000 });
     const pending = queues.reduce((a, q) => a + q.ready + q.running + q.waiting, 0);
     if (pending === 0) return true;
     if (Date.now() - started > o.timeoutMs || signal?.aborted) return false;
@@ -91,10 +98,19 @@ async function waitForEmptyQueue(
 
 type Judged = Omit<
   CertifyReport,
-  'options' | 'workersKilled' | 'processesStarted' | 'processesCrashed' | 'wallMs' | 'timedOut' | 'interrupted' | 'violations'
+  | 'options'
+  | 'workersKilled'
+  | 'processesStarted'
+  | 'processesCrashed'
+  | 'databaseRestarts'
+  | 'backendTerminations'
+  | 'wallMs'
+  | 'timedOut'
+  | 'interrupted'
+  | 'violations'
 >;
 
-function judge(o: ResolvedCertifyOptions, f: LedgerFindings): Judged {
+export function judge(o: ResolvedCertifyOptions, f: LedgerFindings): Judged {
   const finished = f.byStatus.succeeded ?? 0;
   const failed = f.byStatus.failed ?? 0;
   const terminal = finished + failed + (f.byStatus.cancelled ?? 0);
@@ -114,7 +130,7 @@ function judge(o: ResolvedCertifyOptions, f: LedgerFindings): Judged {
   };
 }
 
-function violationsOf(r: Omit<CertifyReport, 'violations'>): string[] {
+export function violationsOf(r: Omit<CertifyReport, 'violations'>): string[] {
   const v: string[] = [];
   const must = (ok: boolean, what: string) => {
     if (!ok) v.push(what);
@@ -129,10 +145,15 @@ function violationsOf(r: Omit<CertifyReport, 'violations'>): string[] {
   must(r.stepsWithoutEffect === 0, `${r.stepsWithoutEffect} steps were recorded without their body having run`);
   for (const [k, n] of Object.entries(r.findings.fence)) must(n === 0, `fence regression: ${k} = ${n}`);
   must(r.leasesLeft === 0, `${r.leasesLeft} leases left`);
+  must(r.processesCrashed === 0, `${r.processesCrashed} worker processes died without being killed`);
   return v;
 }
 
-/** `signal` ends the wait early (Ctrl-C): the fleet drains and the audit reports what is unfinished. */
+/**
+ * `signal` ends the wait early (Ctrl-C): the fleet drains and the audit
+ * reports what is unfinished. With `faults` the run owns its PostgreSQL
+ * cluster (serverUrl is not used) so it can restart it.
+ */
 export async function runCertification(
   options: CertifyOptions,
   serverUrl: string,
@@ -140,6 +161,23 @@ export async function runCertification(
   signal?: AbortSignal,
 ): Promise<CertifyReport> {
   const o = resolveCertifyOptions(options);
+  if (!o.faults) return certifyOn(serverUrl, undefined, o, log, signal);
+  log('starting a PostgreSQL cluster of our own for the database faults');
+  const cluster = await startOwnCluster();
+  try {
+    return await certifyOn(cluster.url(), cluster, o, log, signal);
+  } finally {
+    await cluster.destroy();
+  }
+}
+
+async function certifyOn(
+  serverUrl: string,
+  cluster: OwnCluster | undefined,
+  o: ResolvedCertifyOptions,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<CertifyReport> {
   const name = `wh_certify_${randomBytes(4).toString('hex')}`;
   await onServer(serverUrl, `create database ${name}`);
   const url = withDatabase(serverUrl, name);
@@ -157,12 +195,16 @@ export async function runCertification(
       config: { url, namespace: o.namespace, executors: o.executors, heartbeatMs: o.heartbeatMs, tickMs: o.tickMs },
     });
     log(`${o.workers} ${o.mode === 'tick' ? 'tick' : 'worker'} processes x ${o.executors} executors, a kill every ${o.killEveryMs} ms`);
+    const faults = cluster ? new FaultInjector(cluster, name, o.faultEveryMs, log) : undefined;
+    if (faults) log(`a database fault every ${o.faultEveryMs} ms: backend terminations, and a server restart every third`);
     const t0 = performance.now();
     await fleet.start();
+    faults?.start();
     let emptied: boolean;
     try {
       emptied = await waitForEmptyQueue(pool, o, fleet, log, signal);
     } finally {
+      await faults?.stop();
       await fleet.stop();
     }
     const wallMs = performance.now() - t0;
@@ -173,6 +215,8 @@ export async function runCertification(
       workersKilled: fleet.killed,
       processesStarted: fleet.started,
       processesCrashed: fleet.crashed,
+      databaseRestarts: faults?.restarts ?? 0,
+      backendTerminations: faults?.terminations ?? 0,
       wallMs,
       timedOut: !emptied,
       interrupted: !emptied && Boolean(signal?.aborted),

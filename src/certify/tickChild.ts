@@ -3,6 +3,7 @@
 // SIGTERM (it finishes the current tick, then exits) or SIGKILL (the killer:
 // the tick's leases expire and the next tick's recovery pass returns them).
 import pg from 'pg';
+import { DatabaseUnavailableError } from '../errors.js';
 import { runTick } from '../tick/runTick.js';
 import { certifyApp, CERTIFY_QUEUE } from './certifyApp.js';
 import { childPoolSize, readChildConfig } from './childConfig.js';
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   process.send?.({ ready: true });
   try {
     while (!stopping) {
+      // Like a Lambda invocation, a tick that cannot reach the database fails
+      // fast; the next one tries again.
       await runTick({
         app: certifyApp,
         pool,
@@ -35,6 +38,10 @@ async function main(): Promise<void> {
         scheduleNamespaces: [],
         build: 'certify-tick',
         log: (line, err) => console.error(`[certify tick ${process.pid}] ${line}`, err instanceof Error ? err.message : (err ?? '')),
+      }).catch(async (err: unknown) => {
+        if (!(err instanceof DatabaseUnavailableError)) throw err;
+        console.error(`[certify tick ${process.pid}] ${err.message}`);
+        await new Promise((r) => setTimeout(r, 200));
       });
     }
   } finally {

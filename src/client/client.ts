@@ -49,6 +49,9 @@ export interface EnqueueManyItem<D extends JobDefinition = JobDefinition> {
   options?: EnqueueOptions;
 }
 
+/** How long the client's own pool waits for a connection (a free one or a new one). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 const jobIdSchema = z.union([z.string().regex(/^[1-9][0-9]{0,18}$/, 'a job id is a positive integer'), z.number().int().positive()]);
 
 export class Client {
@@ -65,10 +68,20 @@ export class Client {
     this.namespace = o.namespace;
     this.maxPayloadBytes = o.maxPayloadBytes;
     this.ownsPool = !o.pool;
-    this.pool = o.pool ?? new pg.Pool({ connectionString: o.connectionString, max: o.poolMax });
-    // An idle client's connection can die (server restart, pooler timeout):
-    // the pool drops it; without this listener node would crash.
-    if (this.ownsPool) this.pool.on('error', () => undefined);
+    this.pool =
+      o.pool ??
+      new pg.Pool({
+        connectionString: o.connectionString,
+        max: o.poolMax,
+        // Nothing waits forever for a connection, and a dead peer is noticed
+        // by TCP keepalive rather than hours later.
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+      });
+    // An idle client's connection can die (server restart, failover, pooler
+    // timeout): the pool drops it; without a listener node would crash.
+    if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this);
   }

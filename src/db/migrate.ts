@@ -29,6 +29,13 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   // An idle connection the server drops must not crash the process.
   if (!options.pool) pool.on('error', () => undefined);
   const client = await pool.connect();
+  // A backend terminated mid-migration fails the migration (it rolls back);
+  // it must not crash the process with an unhandled 'error' event.
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken ??= err;
+  };
+  client.on('error', onError);
   try {
     await client.query('begin');
     await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -53,7 +60,8 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
     await client.query('rollback').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
     if (!options.pool) await pool.end();
   }
 }

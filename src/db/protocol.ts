@@ -70,11 +70,18 @@ export interface ClaimRequest {
   limit: number;
   leaseMs: number;
   maxTimeoutMs?: number | null;
+  /** How many of the claimed jobs (the first, in the order returned) the worker starts at once. */
+  start?: number;
 }
 
 export interface LeaseRef {
   id: string;
   execution: number;
+}
+
+/** A lease as the heartbeat reports it: whether its handler has started. */
+export interface HeldLease extends LeaseRef {
+  started?: boolean;
 }
 
 export interface HeartbeatResult {
@@ -134,8 +141,8 @@ export interface ArrayQueryable {
 
 export async function claimMany(db: ArrayQueryable, ns: string, c: ClaimRequest): Promise<ClaimedJob[]> {
   const r = await db.query({
-    text: 'select * from workhorse.claim_many_v1($1, $2, $3, $4, $5, $6, $7)',
-    values: [ns, c.workerId, c.queues, c.types, c.limit, c.leaseMs, c.maxTimeoutMs ?? null],
+    text: 'select * from workhorse.claim_many_v1($1, $2, $3, $4, $5, $6, $7, $8)',
+    values: [ns, c.workerId, c.queues, c.types, c.limit, c.leaseMs, c.maxTimeoutMs ?? null, c.start ?? c.limit],
     rowMode: 'array',
   });
   return r.rows.map(toClaimedJob);
@@ -145,14 +152,23 @@ export async function heartbeatMany(
   db: Queryable,
   ns: string,
   workerId: string,
-  leases: LeaseRef[],
+  leases: HeldLease[],
   active: number,
   leaseMs: number,
   recoverLimit: number,
 ): Promise<HeartbeatResult> {
   const r = await db.query<{ accepted: string[]; registered: boolean; paused: boolean; recovered: number }>(
-    'select * from workhorse.heartbeat_many_v1($1, $2, $3::bigint[], $4::integer[], $5, $6, $7)',
-    [ns, workerId, leases.map((l) => l.id), leases.map((l) => l.execution), active, leaseMs, recoverLimit],
+    'select * from workhorse.heartbeat_many_v1($1, $2, $3::bigint[], $4::integer[], $5, $6, $7, $8::boolean[])',
+    [
+      ns,
+      workerId,
+      leases.map((l) => l.id),
+      leases.map((l) => l.execution),
+      active,
+      leaseMs,
+      recoverLimit,
+      leases.map((l) => l.started ?? false),
+    ],
   );
   const row = r.rows[0]!;
   return {

@@ -15,6 +15,7 @@ export interface TickPlan {
   closeAt: number;
   abortAt: number;
   budgetMs: number;
+  marginMs: number;
 }
 
 export function planTick(
@@ -38,6 +39,7 @@ export function planTick(
     closeAt: deadline - o.safetyMarginMs,
     abortAt: deadline - Math.floor(o.safetyMarginMs / 2),
     budgetMs,
+    marginMs: o.safetyMarginMs,
   };
 }
 

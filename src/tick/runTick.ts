@@ -12,7 +12,8 @@ import pg from 'pg';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { countReady, tickStart } from '../db/schedulesProtocol.js';
-import { TickDeadlineError } from '../errors.js';
+import { describeDbError, isTransientDbError } from '../db/transient.js';
+import { DatabaseUnavailableError, TickDeadlineError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
 import { retentionSchedule, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
 import { toScheduleRow } from '../schedules/scheduleRow.js';
@@ -29,8 +30,19 @@ import { countWorkerEvents, emptySummary, type TickSummary } from './summary.js'
 export const TICK_APPLICATION_NAME = 'workhorse-tick';
 /** How long a tick holds the slots it claimed before another claimer may take them. */
 const SLOT_LEASE_MS = 30_000;
+/** The longest a tick waits for a connection. */
+const TICK_CONNECT_TIMEOUT_MS = 5_000;
 
-export async function runTick(options: TickOptions): Promise<TickSummary> {
+/**
+ * Runs one tick. A database fault (unreachable at the start, or lost on the
+ * way) rejects with DatabaseUnavailableError at once: whatever the tick had
+ * leased is recovered by the next one.
+ */
+export function runTick(options: TickOptions): Promise<TickSummary> {
+  return failFast(tick(options));
+}
+
+async function tick(options: TickOptions): Promise<TickSummary> {
   const o = parseConfig(tickOptionsSchema, options, 'tick options');
   const plan = planTick(o);
   const log = o.log ?? ((line: string, err?: unknown) => console.error(line, err ?? ''));
@@ -40,7 +52,16 @@ export async function runTick(options: TickOptions): Promise<TickSummary> {
     ...(withSystem ? [retentionSchedule({ olderThanMs: o.retentionMs, everyMs: o.retentionEveryMs })] : []),
   ];
 
-  const pool = o.pool ?? new pg.Pool({ connectionString: o.connectionString, max: 2, application_name: TICK_APPLICATION_NAME });
+  const pool =
+    o.pool ??
+    new pg.Pool({
+      connectionString: o.connectionString,
+      max: 2,
+      application_name: TICK_APPLICATION_NAME,
+      // A tick does not wait for a dead database: it fails fast and the next tick tries again.
+      connectionTimeoutMillis: Math.max(500, Math.min(TICK_CONNECT_TIMEOUT_MS, Math.floor(plan.budgetMs / 4))),
+      keepAlive: true,
+    });
   if (!o.pool) pool.on('error', () => undefined);
   try {
     const client = new Client({ pool, namespace: o.namespace, jobs: o.app.jobs });
@@ -89,6 +110,7 @@ export async function runTick(options: TickOptions): Promise<TickSummary> {
     const abortTimer = setTimeout(() => worker.abortActive(new TickDeadlineError()), Math.max(0, plan.abortAt - Date.now()));
     // Set by the claim loop when it fans out; awaited before the pool closes.
     const pending = { fanout: Promise.resolve() };
+    let failed = false;
     try {
       if (start.slots.length > 0) {
         summary.slotsFired = await fireClaimedSlots(pool, o.namespace, start.slots, start.dbNow, o.scheduleCatchupLimit, (e) =>
@@ -99,9 +121,17 @@ export async function runTick(options: TickOptions): Promise<TickSummary> {
         });
       }
       await claimLoop(o, plan, worker, client, summary, pending, log);
+    } catch (err) {
+      failed = true;
+      throw err;
     } finally {
       clearTimeout(abortTimer);
-      await worker.stop();
+      // A tick that failed (the database went away) or reached its deadline
+      // stops hard: handlers aborted, settlement retries given up, their
+      // leases left to the next tick's recovery. It always returns in time.
+      const hardTimer = setTimeout(() => void worker.stop({ hard: true }), Math.max(0, plan.deadline - plan.marginMs / 4 - Date.now()));
+      await worker.stop({ hard: failed });
+      clearTimeout(hardTimer);
       await pending.fanout;
     }
     if (o.reportBacklog) {
@@ -114,6 +144,18 @@ export async function runTick(options: TickOptions): Promise<TickSummary> {
     return summary;
   } finally {
     if (!o.pool) await pool.end();
+  }
+}
+
+/** A database fault is a DatabaseUnavailableError, at once: a Lambda should not wait for a dead database. */
+async function failFast<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isTransientDbError(err) && !(err instanceof DatabaseUnavailableError)) {
+      throw new DatabaseUnavailableError(`the tick could not reach the database: ${describeDbError(err)}`, { cause: err });
+    }
+    throw err;
   }
 }
 

@@ -2,10 +2,22 @@
 // writes a handler can make — progress, checkpoints (`step`) and
 // transactional steps (`txStep`). Every write carries (job id, execution)
 // and is refused with StaleLeaseError once the fence has moved on.
+//
+// Database faults: a step's fenced read and its record are idempotent, so a
+// fault there is retried a few times before the handler sees it. A
+// transactional step's connection that dies rejects the step with a
+// retryable DatabaseUnavailableError: its transaction rolled back (or, if
+// the commit went through unseen, the retry finds the step recorded), so the
+// effect stays exactly once. Its session carries server-side bounds so a
+// stalled step cannot pin its lease: PostgreSQL ends a transaction left idle
+// for two heartbeats, or a statement running longer than the lease.
 import type pg from 'pg';
+import type { GuardedDb } from '../db/guardedDb.js';
 import * as protocol from '../db/protocol.js';
+import { retryTransient } from '../db/retryTransient.js';
+import { isTransientDbError } from '../db/transient.js';
 import type { ClaimedJob } from '../db/rows.js';
-import { StaleLeaseError } from '../errors.js';
+import { DatabaseUnavailableError, StaleLeaseError } from '../errors.js';
 import type { JobAbort } from './jobAbort.js';
 
 export interface HandlerContext {
@@ -34,11 +46,18 @@ export interface HandlerContext {
 }
 
 export interface ContextDeps {
-  pool: pg.Pool;
+  db: GuardedDb;
   namespace: string;
   workerId: string;
   deadline: Date | null;
+  /** A transactional step's transaction may sit idle this long before the server ends it. */
+  txIdleTimeoutMs: number;
+  /** One statement inside a transactional step may run this long. */
+  txStatementTimeoutMs: number;
 }
+
+/** Fenced, idempotent context writes are retried this many times on a database fault. */
+const CONTEXT_WRITE_ATTEMPTS = 4;
 
 /**
  * The context one handler receives. A class, so a job costs one small
@@ -72,40 +91,54 @@ class JobContext implements HandlerContext {
   }
 
   async progress(value: unknown): Promise<void> {
-    await protocol.setProgress(this.deps.pool, this.deps.namespace, this.lease, value);
+    await this.retried(() => protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     this.assertLive(`step "${name}"`);
-    const { pool, namespace } = this.deps;
+    const { db, namespace } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
-    const opened = await protocol.beginTxStep(pool, namespace, this.lease, name, `step "${name}"`);
+    const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
     if (opened.recorded) return opened.result as T;
     const result = await fn();
-    return (await protocol.recordStep(pool, namespace, this.lease, name, result)) as T;
+    return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as T;
   }
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertLive(`transactional step "${name}"`);
-    const { pool, namespace } = this.deps;
-    const tx = await pool.connect();
-    try {
-      await tx.query('begin');
-      const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
-      if (opened.recorded) {
-        await tx.query('rollback');
-        return opened.result as T;
+    const { db, namespace, txIdleTimeoutMs, txStatementTimeoutMs } = this.deps;
+    return db.withClient(async (tx, broken) => {
+      try {
+        await tx.query(
+          `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
+            ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}`,
+        );
+        const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
+        if (opened.recorded) {
+          await tx.query('rollback');
+          return opened.result as T;
+        }
+        const result = await fn(tx);
+        await protocol.recordStep(tx, namespace, this.lease, name, result);
+        await tx.query('commit');
+        return result;
+      } catch (err) {
+        const cause = broken();
+        if (!cause) await tx.query('rollback').catch(() => undefined);
+        if (cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError))) {
+          throw new DatabaseUnavailableError(
+            `transactional step "${name}" of job ${this.job.id}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
+            { cause: cause ?? err },
+          );
+        }
+        throw err;
       }
-      const result = await fn(tx);
-      await protocol.recordStep(tx, namespace, this.lease, name, result);
-      await tx.query('commit');
-      return result;
-    } catch (err) {
-      await tx.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      tx.release();
-    }
+    });
+  }
+
+  /** Retries an idempotent fenced write on a database fault; a stale lease is never retried. */
+  private retried<T>(fn: () => Promise<T>): Promise<T> {
+    return retryTransient(fn, { attempts: CONTEXT_WRITE_ATTEMPTS, baseMs: 100, maxMs: 1000 });
   }
 
   private assertLive(what: string): void {

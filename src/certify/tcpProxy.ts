@@ -1,0 +1,87 @@
+// A TCP proxy in front of PostgreSQL that can misbehave on command, for the
+// fault certification and the fault tests: freeze every connection (bytes
+// stop flowing both ways, sockets stay open, new connections hang), resume
+// them, or drop every connection at once with a TCP reset.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+interface Pair {
+  down: Socket;
+  up: Socket;
+}
+
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly pairs = new Set<Pair>();
+  private frozen = false;
+  /** Connections accepted so far. */
+  accepted = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  /** Listens on a free port of 127.0.0.1; returns it. */
+  async start(): Promise<number> {
+    this.server = createServer((down) => this.accept(down));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return (this.server.address() as { port: number }).port;
+  }
+
+  private accept(down: Socket): void {
+    this.accepted++;
+    const up = connect(this.targetPort, this.targetHost);
+    const pair = { down, up };
+    this.pairs.add(pair);
+    const end = () => {
+      this.pairs.delete(pair);
+      down.destroy();
+      up.destroy();
+    };
+    down.on('error', end).on('close', end);
+    up.on('error', end).on('close', end);
+    down.on('data', (d) => up.write(d));
+    up.on('data', (d) => down.write(d));
+    if (this.frozen) {
+      down.pause();
+      up.pause();
+    }
+  }
+
+  /** Stops every byte, both ways, on every connection, old and new. */
+  freeze(): void {
+    this.frozen = true;
+    for (const p of this.pairs) {
+      p.down.pause();
+      p.up.pause();
+    }
+  }
+
+  resume(): void {
+    this.frozen = false;
+    for (const p of this.pairs) {
+      p.down.resume();
+      p.up.resume();
+    }
+  }
+
+  /** Resets every connection (both sides see the connection die). Returns how many. */
+  dropAll(): number {
+    const n = this.pairs.size;
+    for (const p of [...this.pairs]) {
+      p.down.resetAndDestroy();
+      p.up.resetAndDestroy();
+      this.pairs.delete(p);
+    }
+    return n;
+  }
+
+  get connections(): number {
+    return this.pairs.size;
+  }
+
+  async close(): Promise<void> {
+    this.dropAll();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}

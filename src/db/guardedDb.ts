@@ -1,0 +1,96 @@
+// The worker's way to use a pg pool so that no database fault can crash the
+// process or hang it. Every call checks a client out, listens for its
+// `error` events while it is held (pg emits them on a checked-out client
+// when the server terminates the backend or the socket dies, and an event
+// with no listener kills the process), bounds the checkout and the call by
+// a timeout (a frozen connection otherwise waits forever), and hands a
+// broken client back with its error so the pool destroys it instead of
+// lending it out again.
+import type pg from 'pg';
+import { DatabaseUnavailableError } from '../errors.js';
+import type { ArrayQueryable, Queryable } from './protocol.js';
+
+export interface GuardedDbOptions {
+  /** A checkout plus one call may take this long before the connection is destroyed. */
+  timeoutMs: number;
+}
+
+/** Destroys the socket under a client: the in-flight query fails at once. */
+function destroy(client: pg.PoolClient): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+function isBroken(client: pg.PoolClient): boolean {
+  return (client as unknown as { _queryable?: boolean })._queryable === false;
+}
+
+export class GuardedDb implements Queryable, ArrayQueryable {
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly options: GuardedDbOptions,
+  ) {}
+
+  /** Checks a client out within the timeout; one that arrives later is released unused. */
+  private connect(): Promise<pg.PoolClient> {
+    return new Promise((resolve, reject) => {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        reject(new DatabaseUnavailableError(`no database connection within ${this.options.timeoutMs} ms`));
+      }, this.options.timeoutMs);
+      this.pool.connect().then(
+        (client) => {
+          clearTimeout(timer);
+          if (late) client.release();
+          else resolve(client);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          if (!late) reject(err);
+        },
+      );
+    });
+  }
+
+  /**
+   * Runs `fn` with a checked-out client. An `error` event on it while held
+   * is recorded (never thrown); the client goes back to the pool destroyed
+   * if it broke. `fn` sees the recorded error through `broken()`.
+   */
+  async withClient<T>(fn: (client: pg.PoolClient, broken: () => Error | undefined) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken ??= err;
+    };
+    client.on('error', onError);
+    try {
+      return await fn(client, () => broken);
+    } finally {
+      client.off('error', onError);
+      client.release(broken ?? (isBroken(client) ? new Error('connection broken') : undefined));
+    }
+  }
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
+  query(textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]): Promise<unknown> {
+    return this.withClient(async (client, broken) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        destroy(client);
+      }, this.options.timeoutMs);
+      try {
+        return await (typeof textOrConfig === 'string' ? client.query(textOrConfig, values) : client.query(textOrConfig));
+      } catch (err) {
+        if (timedOut) throw new DatabaseUnavailableError(`no answer from the database within ${this.options.timeoutMs} ms`, { cause: err });
+        const cause = broken();
+        if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  }
+}

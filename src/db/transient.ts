@@ -1,0 +1,59 @@
+// Which failures are database faults worth waiting out: a refused or reset
+// connection, a server shutting down or starting up, a terminated backend,
+// a failover's DNS change, too many clients, a serialisation conflict, and
+// the timeouts workhorse itself puts on connections and protocol calls.
+// Anything else (a constraint, a bad argument, a schema mismatch) is a real
+// error and is reported at once.
+import { DatabaseUnavailableError } from '../errors.js';
+
+/** SQLSTATEs that say "try again": server going away or coming up, no room, lost race. */
+const TRANSIENT_SQLSTATES = new Set([
+  '57P01', // admin_shutdown (pg_terminate_backend, fast shutdown)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, in recovery)
+  '53300', // too_many_connections
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+
+const TRANSIENT_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+const TRANSIENT_MESSAGES = [
+  'connection terminated',
+  'terminating connection',
+  'timeout expired',
+  'not queryable',
+  'connection timeout',
+  'the database system is starting up',
+  'the database system is shutting down',
+];
+
+export function isTransientDbError(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return true;
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_NODE_CODES.has(code) || code.startsWith('08')) return true;
+  }
+  if (err instanceof AggregateError && err.errors.some(isTransientDbError)) return true;
+  const message = err instanceof Error ? err.message.toLowerCase() : '';
+  return TRANSIENT_MESSAGES.some((m) => message.includes(m));
+}
+
+/** One line for a log: the message and the code, never a stack. */
+export function describeDbError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  const inner = err instanceof AggregateError && err.errors[0] instanceof Error ? `: ${(err.errors[0] as Error).message}` : '';
+  return `${err.message || err.name}${inner}${typeof code === 'string' ? ` (${code})` : ''}`;
+}
