@@ -24,31 +24,50 @@ function isBroken(client: pg.PoolClient): boolean {
   return (client as unknown as { _queryable?: boolean })._queryable === false;
 }
 
+interface Held {
+  client: pg.PoolClient;
+  broken: Error | undefined;
+  onError: (err: Error) => void;
+}
+
+/** Hands the client back, destroyed if it broke; pg-pool listens for its errors from here on. */
+function release(h: Held): void {
+  h.client.off('error', h.onError);
+  h.client.release(h.broken ?? (isBroken(h.client) ? new Error('connection broken') : undefined));
+}
+
 export class GuardedDb implements Queryable, ArrayQueryable {
   constructor(
     readonly pool: pg.Pool,
     private readonly options: GuardedDbOptions,
   ) {}
 
-  /** Checks a client out within the timeout; one that arrives later is released unused. */
-  private connect(): Promise<pg.PoolClient> {
+  /**
+   * Checks a client out within the timeout. The error listener is attached
+   * in pg's own callback, synchronously: a FATAL message that arrives in the
+   * same socket read as the new connection's ReadyForQuery (a backend
+   * terminated the instant it became ready) would otherwise find no listener
+   * while a promise continuation is still queued. A client that arrives
+   * after the timeout is released unused.
+   */
+  private connect(): Promise<Held> {
     return new Promise((resolve, reject) => {
       let late = false;
       const timer = setTimeout(() => {
         late = true;
         reject(new DatabaseUnavailableError(`no database connection within ${this.options.timeoutMs} ms`));
       }, this.options.timeoutMs);
-      this.pool.connect().then(
-        (client) => {
-          clearTimeout(timer);
-          if (late) client.release();
-          else resolve(client);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          if (!late) reject(err);
-        },
-      );
+      this.pool.connect((err, client) => {
+        clearTimeout(timer);
+        if (err || !client) {
+          if (!late) reject(err ?? new DatabaseUnavailableError('no database connection'));
+          return;
+        }
+        const held: Held = { client, broken: undefined, onError: (e: Error) => void (held.broken ??= e) };
+        client.on('error', held.onError);
+        if (late) release(held);
+        else resolve(held);
+      });
     });
   }
 
@@ -58,17 +77,11 @@ export class GuardedDb implements Queryable, ArrayQueryable {
    * if it broke. `fn` sees the recorded error through `broken()`.
    */
   async withClient<T>(fn: (client: pg.PoolClient, broken: () => Error | undefined) => Promise<T>): Promise<T> {
-    const client = await this.connect();
-    let broken: Error | undefined;
-    const onError = (err: Error) => {
-      broken ??= err;
-    };
-    client.on('error', onError);
+    const held = await this.connect();
     try {
-      return await fn(client, () => broken);
+      return await fn(held.client, () => held.broken);
     } finally {
-      client.off('error', onError);
-      client.release(broken ?? (isBroken(client) ? new Error('connection broken') : undefined));
+      release(held);
     }
   }
 

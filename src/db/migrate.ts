@@ -5,10 +5,13 @@
 import pg from 'pg';
 import { SchemaVersionError } from '../errors.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
+import { GuardedDb } from './guardedDb.js';
 import { loadMigrations, type Migration } from './sqlFiles.js';
 
 /** Arbitrary constant key for pg_advisory_xact_lock: "workhorse" in ASCII-ish. */
 const MIGRATION_LOCK_KEY = 7_700_011_999;
+/** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
+const MIGRATION_CONNECT_TIMEOUT_MS = 60_000;
 
 export interface MigrateOptions {
   /** A pg Pool or a connection string. */
@@ -28,40 +31,37 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 1 });
   // An idle connection the server drops must not crash the process.
   if (!options.pool) pool.on('error', () => undefined);
-  const client = await pool.connect();
   // A backend terminated mid-migration fails the migration (it rolls back);
   // it must not crash the process with an unhandled 'error' event.
-  let broken: Error | undefined;
-  const onError = (err: Error) => {
-    broken ??= err;
-  };
-  client.on('error', onError);
+  const guarded = new GuardedDb(pool, { timeoutMs: MIGRATION_CONNECT_TIMEOUT_MS });
   try {
-    await client.query('begin');
-    await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query('create schema if not exists workhorse');
-    await client.query(
-      `create table if not exists workhorse.migrations (
-         version integer primary key, name text not null, applied_at timestamptz not null default now())`,
-    );
-    const done = new Set(
-      (await client.query<{ version: number }>('select version from workhorse.migrations')).rows.map((r) => r.version),
-    );
-    const applied: number[] = [];
-    for (const m of migrations) {
-      if (done.has(m.version)) continue;
-      await applyOne(client, m);
-      applied.push(m.version);
-    }
-    await client.query('commit');
-    const version = Math.max(0, ...migrations.map((m) => m.version));
-    return { applied, version };
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
+    return await guarded.withClient(async (client) => {
+      try {
+        await client.query('begin');
+        await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+        await client.query('create schema if not exists workhorse');
+        await client.query(
+          `create table if not exists workhorse.migrations (
+             version integer primary key, name text not null, applied_at timestamptz not null default now())`,
+        );
+        const done = new Set(
+          (await client.query<{ version: number }>('select version from workhorse.migrations')).rows.map((r) => r.version),
+        );
+        const applied: number[] = [];
+        for (const m of migrations) {
+          if (done.has(m.version)) continue;
+          await applyOne(client, m);
+          applied.push(m.version);
+        }
+        await client.query('commit');
+        const version = Math.max(0, ...migrations.map((m) => m.version));
+        return { applied, version };
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
+      }
+    });
   } finally {
-    client.off('error', onError);
-    client.release(broken);
     if (!options.pool) await pool.end();
   }
 }
