@@ -4,7 +4,7 @@
 // its own directory. `lambdaCodeFromEntry` plugs the bundler into CDK's
 // asset staging as local bundling, so the asset hash is the hash of the
 // bundle and unchanged code does not redeploy.
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import esbuild from 'esbuild';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
@@ -54,10 +54,15 @@ export function bundleLambdaEntry(options: BundleOptions): void {
   copyMigrations(options.sqlDir, join(options.outDir, 'sql'));
 }
 
+/** Copies sql/ORDER and every file it lists (bootstrap, migrations, protocol), keeping their paths. */
 function copyMigrations(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const file of readdirSync(from)) {
-    if (/^\d{3}_[a-z0-9_]+\.sql$/.test(file)) copyFileSync(join(from, file), join(to, file));
+  const listed = readFileSync(join(from, 'ORDER'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  for (const file of ['ORDER', ...listed]) {
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(join(from, file), join(to, file));
   }
 }
 

@@ -1,4 +1,6 @@
 -- 001_schema: the namespace-scoped tables every protocol function works on.
+-- (Numbered files hold tables and indexes only; the functions are in
+-- protocol/, one file per lifecycle stage, re-applied when they change.)
 --
 -- Hot-path layout: `jobs` is wide and changes status a few times per job;
 -- `job_runtime` holds the leases so heartbeats touch a narrow table; the
@@ -137,3 +139,5 @@ create table workhorse.worker_registry (
   last_seen        timestamptz not null default now(),
   primary key (namespace, id)
 );
+
+insert into workhorse.migrations (version, name) values (1, 'schema') on conflict (version) do nothing;

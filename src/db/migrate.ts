@@ -1,15 +1,15 @@
-// Applies the numbered migrations in sql/ in order. One transaction under a
-// transaction-scoped advisory lock (pooler-safe: nothing outlives the
-// transaction), so fifty processes starting at once apply each file once
-// and the rest find nothing to do. Also the start-up schema check.
+// Brings a database to this code's schema, in one transaction: the
+// bootstrap (which takes a transaction-scoped advisory lock, so fifty
+// processes starting at once apply each file once and the rest find nothing
+// to do, and nothing outlives the transaction behind a pooler), then every
+// numbered migration not yet applied, then the protocol files when their
+// checksum differs from the one last applied. Also the start-up schema check.
 import pg from 'pg';
 import { SchemaVersionError } from '../errors.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
 import { GuardedDb } from './guardedDb.js';
-import { loadMigrations, type Migration } from './sqlFiles.js';
+import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 
-/** Arbitrary constant key for pg_advisory_xact_lock: "workhorse" in ASCII-ish. */
-const MIGRATION_LOCK_KEY = 7_700_011_999;
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
 const MIGRATION_CONNECT_TIMEOUT_MS = 60_000;
 
@@ -17,17 +17,18 @@ export interface MigrateOptions {
   /** A pg Pool or a connection string. */
   pool?: pg.Pool;
   connectionString?: string;
-  /** Directory holding the NNN_name.sql files (found automatically). */
+  /** The sql/ directory (found automatically). */
   sqlDir?: string;
 }
 
 export interface MigrateResult {
+  /** Numbered migrations this call applied. */
   applied: number[];
   version: number;
 }
 
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
-  const migrations = loadMigrations(options.sqlDir);
+  const schema = loadSchemaSql(options.sqlDir);
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 1 });
   // An idle connection the server drops must not crash the process.
   if (!options.pool) pool.on('error', () => undefined);
@@ -38,24 +39,27 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
     return await guarded.withClient(async (client) => {
       try {
         await client.query('begin');
-        await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-        await client.query('create schema if not exists workhorse');
-        await client.query(
-          `create table if not exists workhorse.migrations (
-             version integer primary key, name text not null, applied_at timestamptz not null default now())`,
-        );
+        await run(client, schema.bootstrap);
         const done = new Set(
           (await client.query<{ version: number }>('select version from workhorse.migrations')).rows.map((r) => r.version),
         );
         const applied: number[] = [];
-        for (const m of migrations) {
+        for (const m of schema.migrations) {
           if (done.has(m.version)) continue;
-          await applyOne(client, m);
+          await applyMigration(client, m);
           applied.push(m.version);
         }
+        const stored = await client.query<{ checksum: string }>('select checksum from workhorse.protocol_state');
+        if (stored.rows[0]?.checksum !== schema.protocolChecksum) {
+          for (const f of schema.protocol) await run(client, f);
+          await client.query(
+            `insert into workhorse.protocol_state (id, checksum) values (true, $1)
+             on conflict (id) do update set checksum = excluded.checksum, applied_at = now()`,
+            [schema.protocolChecksum],
+          );
+        }
         await client.query('commit');
-        const version = Math.max(0, ...migrations.map((m) => m.version));
-        return { applied, version };
+        return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)) };
       } catch (err) {
         await client.query('rollback').catch(() => undefined);
         throw err;
@@ -66,21 +70,34 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   }
 }
 
-async function applyOne(client: pg.PoolClient, m: Migration): Promise<void> {
+async function run(client: pg.PoolClient, f: SqlFile): Promise<void> {
   try {
-    await client.query(m.sql);
+    await client.query(f.sql);
   } catch (err) {
-    throw new Error(`migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`sql/${f.path} failed: ${(err as Error).message}`, { cause: err });
   }
-  await client.query('insert into workhorse.migrations (version, name) values ($1, $2)', [m.version, m.name]);
+}
+
+async function applyMigration(client: pg.PoolClient, m: Migration): Promise<void> {
+  await run(client, { path: `${String(m.version).padStart(3, '0')}_${m.name}.sql`, sql: m.sql });
+  // Each file records itself too (so a psql-only install is recognised); this covers one that does not.
+  await client.query('insert into workhorse.migrations (version, name) values ($1, $2) on conflict (version) do nothing', [
+    m.version,
+    m.name,
+  ]);
 }
 
 /** Reads the applied schema version; null when workhorse was never migrated. */
 export async function readSchemaVersion(db: { query: pg.Pool['query'] }): Promise<number | null> {
-  const exists = await db.query<{ e: boolean }>(`select to_regclass('workhorse.migrations') is not null as e`);
-  if (!exists.rows[0]?.e) return null;
-  const r = await db.query<{ v: number | null }>('select max(version) as v from workhorse.migrations');
-  return r.rows[0]?.v ?? null;
+  const exists = await db.query<{ fn: boolean; table: boolean }>(
+    `select to_regprocedure('workhorse.schema_version_v1()') is not null as fn,
+            to_regclass('workhorse.migrations') is not null as table`,
+  );
+  const e = exists.rows[0];
+  if (e?.fn) return (await db.query<{ v: number | null }>('select workhorse.schema_version_v1() as v')).rows[0]?.v ?? null;
+  // A database migrated before schema_version_v1() existed.
+  if (e?.table) return (await db.query<{ v: number | null }>('select max(version) as v from workhorse.migrations')).rows[0]?.v ?? null;
+  return null;
 }
 
 /** Throws SchemaVersionError unless the database is at SCHEMA_VERSION. */

@@ -7,7 +7,7 @@ import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import * as protocol from '../../src/db/protocol.js';
 import { Worker } from '../../src/worker/worker.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, registerWorkerRow, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { countJobs } from './support/rows.js';
 
@@ -120,6 +120,7 @@ describe('gates (concurrency keys)', () => {
     const stuck = await client.enqueue(Rebuild, { n: 1 }, { concurrencyKey: 'crashy', priority: -10 });
     const next = await client.enqueue(Rebuild, { n: 2 }, { concurrencyKey: 'crashy', priority: -10 });
     // A "crashed" owner: claimed through the protocol, never heartbeated again.
+    await registerWorkerRow(client.pool, client.namespace, 'crashed');
     const claimed = await protocol.claimMany(client.pool, client.namespace, {
       workerId: 'crashed',
       queues: ['default'],

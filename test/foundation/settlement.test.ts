@@ -8,7 +8,7 @@ import { createClient, defineJob, Worker, type Client } from '../../src/index.js
 import { integerArrayLiteral, textArrayLiteral } from '../../src/db/arrayLiteral.js';
 import * as protocol from '../../src/db/protocol.js';
 import { Settler, type SettleCallback } from '../../src/worker/settler.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, registerWorkerRow, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Echo = defineJob({
@@ -115,6 +115,7 @@ describe('settlement', () => {
 
   it('writes a batch again after a connection error and reports every member once', async () => {
     const ids = (await client.enqueueMany(['x', 'y'].map((value) => ({ job: Echo, payload: { value } })))).map((r) => r.id);
+    await registerWorkerRow(client.pool, client.namespace, 'settle-retry');
     const claimed = await protocol.claimMany(client.pool, client.namespace, {
       workerId: 'settle-retry',
       queues: ['default'],
@@ -150,6 +151,7 @@ describe('settlement', () => {
 
   it('gives every member the error when the write keeps failing, and writes nothing', async () => {
     const { id } = await client.enqueue(Echo, { value: 'down' });
+    await registerWorkerRow(client.pool, client.namespace, 'settle-down');
     const [job] = await protocol.claimMany(client.pool, client.namespace, {
       workerId: 'settle-down',
       queues: ['default'],

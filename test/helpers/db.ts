@@ -57,3 +57,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** Registers a worker id the way a worker does before it claims (claim_many_v1 refuses an unregistered one). */
+export async function registerWorkerRow(db: Pick<pg.Pool, 'query'>, namespace: string, workerId: string, types: string[] = []): Promise<void> {
+  await db.query('select workhorse.register_worker_v1($1, $2, $3, $4, $5, $6, $7, $8)', [
+    namespace,
+    workerId,
+    'test',
+    'process',
+    [],
+    types,
+    1,
+    1000,
+  ]);
+}

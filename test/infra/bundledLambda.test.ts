@@ -13,6 +13,7 @@ import exampleApp, { SendWelcomeEmail, SummariseReport } from '../../examples/ap
 import { createClient, type Client } from '../../src/client/client.js';
 import { assertSchemaVersion } from '../../src/db/migrate.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
+import { orderedSqlFiles } from '../../src/db/sqlFiles.js';
 import { createEmptyDatabase } from '../helpers/db.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -93,13 +94,14 @@ describe('the synthesised, bundled functions', () => {
   });
 
   it('ships each function as one ES module with the migration files beside it and no node_modules', () => {
-    const sqlFiles = readdirSync(join(ROOT, 'sql')).filter((f) => /^\d{3}_.*\.sql$/.test(f)).sort();
+    // sql/ORDER and every file it lists: the bootstrap, the numbered migrations, the protocol files.
+    const sqlFiles = ['ORDER', ...orderedSqlFiles(join(ROOT, 'sql')).map((f) => f.path)].sort();
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const dir = assetDir(part);
       const files = readdirSync(dir);
       expect(files, part).toContain('index.mjs');
       expect(files, part).not.toContain('node_modules');
-      expect(readdirSync(join(dir, 'sql')).sort(), part).toEqual(sqlFiles);
+      expect((readdirSync(join(dir, 'sql'), { recursive: true }) as string[]).filter((f) => f.includes('.') || f === 'ORDER').sort(), part).toEqual(sqlFiles);
     }
   });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, defineSchedule, Schedules, type Client } from '../../src/index.js';
 import * as protocol from '../../src/db/protocol.js';
 import { NoopJob, SleepJob } from '../fixtures/tick-app.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, registerWorkerRow, serverUrl, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { startPgBouncer, type Bouncer } from './startPgBouncer.js';
 import { backdateSlot, fixtureApp, freshHandler, jobStatuses, lambdaContext, scheduledEvent } from './support.js';
@@ -41,6 +41,7 @@ describe('a tick through PgBouncer (transaction pooling)', () => {
   it('recovers an expired lease, fires a due slot, and runs, heartbeats and settles jobs; two ticks at once share 2 server connections', async () => {
     // A job leased by a worker that died: its lease has already expired.
     const orphan = await client.enqueue(SleepJob, { ms: 10 });
+    await registerWorkerRow(db.pool, 'default', 'ghost');
     const claimed = await protocol.claimMany(db.pool, 'default', {
       workerId: 'ghost',
       queues: ['default'],

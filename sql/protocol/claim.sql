@@ -1,0 +1,132 @@
+-- claim: pick due jobs for one worker, in one statement per queue.
+--
+-- The claim walks jobs_ready_idx (a partial index of ready rows only) in
+-- claim order (priority, run_at, id), skipping rows other claimers hold
+-- (FOR UPDATE SKIP LOCKED), types the worker has no handler for, jobs whose
+-- timeout exceeds p_max_timeout_ms (ticks), and jobs whose concurrency key
+-- is held (each key's gate is taken at most once per batch; ON CONFLICT DO
+-- NOTHING settles races between claimers). It bumps `execution` (the fence)
+-- and `attempt`, and writes the lease rows.
+--
+-- Measured choices: PL/pgSQL rather than SQL, so the statement is parsed
+-- once per session (about 1 ms less per claim, most of an idle worker's
+-- enqueue-to-start time); the statement inline rather than in a helper (each
+-- `return query` layer copies every row once more, about 1 us per job); no
+-- JIT (past jit_above_cost every claim was JIT-compiled: 78 ms instead of
+-- 1.5 ms for a claim of 10 with 200,000 ready jobs); never a forced generic
+-- plan (with LIMIT unknown the planner assumes a tenth of the ready set and,
+-- past a few hundred thousand rows, sorts it all: 745 ms per claim of 500
+-- with 600,000 ready jobs); epoch milliseconds from date_part (float8), not
+-- extract (numeric, three times the cost).
+
+create function workhorse.claim_many_v1(
+  p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_limit integer,
+  p_lease_ms integer, p_max_timeout_ms integer default null, p_start integer default null)
+returns setof workhorse.claimed_job language plpgsql
+set jit = off
+as $$
+declare
+  v_left integer := p_limit;
+  v_start integer := coalesce(p_start, p_limit);
+  v_allowed integer;
+  v_got integer;
+  v_queue text;
+  v_limited boolean;
+  v_paused boolean;
+  q workhorse.queues;
+begin
+  select w.operator_paused into v_paused from workhorse.worker_registry w
+   where w.namespace = p_namespace and w.id = p_worker_id;
+  if not found then
+    raise exception 'worker % is not registered in namespace %', p_worker_id, p_namespace using errcode = 'WH404';
+  end if;
+  if v_paused or p_limit <= 0 or cardinality(p_types) = 0 then return; end if;
+  foreach v_queue in array p_queues loop
+    exit when v_left <= 0;
+    select * into q from workhorse.queues where namespace = p_namespace and name = v_queue;
+    v_limited := found and (q.paused or q.concurrency_limit is not null or q.rate_limit is not null);
+    v_allowed := v_left;
+    if v_limited then
+      continue when q.paused;
+      select * into q from workhorse.queues where namespace = p_namespace and name = v_queue for update;
+      continue when q.paused;
+      if q.concurrency_limit is not null then
+        v_allowed := least(v_allowed, q.concurrency_limit - (
+          select count(*) from workhorse.job_runtime r
+           where r.namespace = p_namespace and r.queue = v_queue)::integer);
+      end if;
+      if q.rate_limit is not null then
+        q.tokens := least(q.rate_limit::double precision,
+          q.tokens + q.rate_limit * extract(epoch from now() - q.refilled_at) * 1000 / q.rate_period_ms);
+        v_allowed := least(v_allowed, floor(q.tokens)::integer);
+      end if;
+    end if;
+    v_got := 0;
+    if v_allowed > 0 then
+      return query
+      with cand as (
+        select j.id, j.concurrency_key, j.priority, j.run_at
+          from workhorse.jobs j
+         where j.namespace = p_namespace and j.queue = v_queue and j.status = 'ready'
+           and j.run_at <= now()
+           and j.type = any(p_types)
+           and (p_max_timeout_ms is null or j.timeout_ms is null or j.timeout_ms <= p_max_timeout_ms)
+           and (j.concurrency_key is null or not exists (
+                 select 1 from workhorse.job_gates g where g.namespace = p_namespace and g.key = j.concurrency_key))
+         order by j.priority, j.run_at, j.id
+         limit v_allowed
+         for update of j skip locked
+      ), gated as (
+        insert into workhorse.job_gates (namespace, key, job_id)
+        select distinct on (c.concurrency_key) p_namespace, c.concurrency_key, c.id
+          from cand c where c.concurrency_key is not null
+         order by c.concurrency_key, c.priority, c.run_at, c.id
+        on conflict do nothing
+        returning job_id
+      ), picked as (
+        select c.id from cand c where c.concurrency_key is null
+        union all
+        select g.job_id from gated g
+      ), upd as (
+        update workhorse.jobs j
+           set status = 'running', attempt = j.attempt + 1, execution = j.execution + 1,
+               started_at = now(), updated_at = now()
+          from picked p
+         where j.id = p.id
+        returning j.id, j.queue, j.type, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts,
+                  j.execution, j.timeout_ms, j.concurrency_key, j.progress, j.created_at
+      ), ranked as (
+        select u.*, row_number() over (order by u.priority, u.run_at, u.id) as rank from upd u
+      ), lease as (
+        insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, expires_at, started)
+        select r.id, p_namespace, p_worker_id, r.queue, r.execution, now() + p_lease_ms * interval '1 millisecond',
+               r.rank <= v_start
+          from ranked r
+      )
+      select r.id, r.queue, r.type, r.payload, r.priority, date_part('epoch', r.run_at) * 1000,
+             r.attempt, r.max_attempts, r.execution, r.timeout_ms, r.concurrency_key, r.progress,
+             date_part('epoch', r.created_at) * 1000,
+             date_part('epoch', now() + p_lease_ms * interval '1 millisecond') * 1000
+        from ranked r
+       order by r.rank;
+      get diagnostics v_got = row_count;
+      v_left := v_left - v_got;
+      v_start := greatest(0, v_start - v_got);
+    end if;
+    if v_limited and q.rate_limit is not null then
+      update workhorse.queues set tokens = q.tokens - v_got, refilled_at = now()
+       where namespace = p_namespace and name = v_queue;
+    end if;
+  end loop;
+end $$;
+comment on function workhorse.claim_many_v1(text, text, text[], text[], integer, integer, integer, integer) is
+  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set, jobs whose timeout_ms exceeds it. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
+
+create function workhorse.claim_v1(
+  p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_lease_ms integer,
+  p_max_timeout_ms integer default null)
+returns setof workhorse.claimed_job language sql as $$
+  select * from workhorse.claim_many_v1(p_namespace, p_worker_id, p_queues, p_types, 1, p_lease_ms, p_max_timeout_ms, 1)
+$$;
+comment on function workhorse.claim_v1(text, text, text[], text[], integer, integer) is
+  'The single-job form of claim_many_v1, same rules; the job is marked started.';

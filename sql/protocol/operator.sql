@@ -1,0 +1,87 @@
+-- operator: what people (the dashboard, the HTTP API, an admin script) do
+-- to jobs, queues and workers. Locks are taken lease first, then job: the
+-- order settlements use.
+
+create function workhorse.cancel_v1(p_namespace text, p_job_id bigint)
+returns table (status text) language plpgsql as $$
+declare
+  v_status text;
+  v_lease workhorse.job_runtime;
+begin
+  -- Lease first, then job: the order settlements lock them in.
+  perform 1 from workhorse.job_runtime r where r.job_id = p_job_id for update;
+  select j.status into v_status from workhorse.jobs j
+   where j.id = p_job_id and j.namespace = p_namespace for update;
+  if not found then return; end if;
+  if v_status in ('succeeded', 'failed', 'cancelled') then
+    return query select v_status; return;
+  end if;
+  delete from workhorse.job_runtime r where r.job_id = p_job_id returning * into v_lease;
+  update workhorse.jobs j set status = 'cancelled', finished_at = now(), updated_at = now()
+   where j.id = p_job_id;
+  perform workhorse.release_gates_v1(p_namespace, array[p_job_id]);
+  if v_lease.job_id is not null then
+    insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
+    select j.id, j.execution, j.attempt, p_namespace, v_lease.worker_id, 'cancelled', v_lease.claimed_at
+      from workhorse.jobs j where j.id = p_job_id
+    on conflict do nothing;
+  end if;
+  return query select 'cancelled'::text;
+end $$;
+comment on function workhorse.cancel_v1(text, bigint) is
+  'Cancels a job that has not ended: a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written. Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace.';
+
+create function workhorse.retry_v1(p_namespace text, p_job_id bigint)
+returns table (status text) language plpgsql as $$
+declare
+  v_status text;
+  v_queue text;
+begin
+  select j.status, j.queue into v_status, v_queue from workhorse.jobs j
+   where j.id = p_job_id and j.namespace = p_namespace for update;
+  if not found then return; end if;
+  if v_status in ('failed', 'cancelled', 'ready') then
+    update workhorse.jobs j
+       set status = 'ready', attempt = case when v_status = 'ready' then j.attempt else 0 end,
+           run_at = now(), finished_at = null, updated_at = now()
+     where j.id = p_job_id;
+    perform pg_notify('workhorse:' || p_namespace, v_queue);
+    return query select 'ready'::text; return;
+  end if;
+  return query select v_status;
+end $$;
+comment on function workhorse.retry_v1(text, bigint) is
+  'Makes a failed or cancelled job ready now with a fresh attempt budget (attempt = 0), or pulls a scheduled ready job forward to now, and notifies its queue. Returns the status after the call (ready), the unchanged status of a succeeded, running or waiting job, or no row when the job does not exist.';
+
+create function workhorse.set_queue_v1(
+  p_namespace text, p_queue text, p_paused boolean, p_concurrency_limit integer,
+  p_rate_limit integer, p_rate_period_ms integer)
+returns setof workhorse.queues language plpgsql as $$
+begin
+  insert into workhorse.queues (namespace, name) values (p_namespace, p_queue) on conflict do nothing;
+  return query
+  update workhorse.queues q set
+    paused = coalesce(p_paused, q.paused),
+    concurrency_limit = case when p_concurrency_limit is null then q.concurrency_limit
+                             when p_concurrency_limit < 0 then null else p_concurrency_limit end,
+    rate_limit = case when p_rate_limit is null then q.rate_limit
+                      when p_rate_limit < 0 then null else p_rate_limit end,
+    rate_period_ms = coalesce(p_rate_period_ms, q.rate_period_ms),
+    tokens = case when p_rate_limit is not null and p_rate_limit > 0 then p_rate_limit else q.tokens end,
+    refilled_at = now(), updated_at = now()
+   where q.namespace = p_namespace and q.name = p_queue
+  returning q.*;
+  if p_paused = false then perform pg_notify('workhorse:' || p_namespace, p_queue); end if;
+end $$;
+comment on function workhorse.set_queue_v1(text, text, boolean, integer, integer, integer) is
+  'Creates or changes a queue''s policy row: paused, concurrency_limit (running jobs fleet-wide), rate_limit starts per rate_period_ms (a token bucket). A null argument leaves the field as it is; a negative limit clears it. Resuming notifies the queue. Returns the row.';
+
+create function workhorse.set_worker_paused_v1(p_namespace text, p_worker_id text, p_paused boolean)
+returns boolean language plpgsql as $$
+begin
+  update workhorse.worker_registry set operator_paused = p_paused
+   where namespace = p_namespace and id = p_worker_id;
+  return found;
+end $$;
+comment on function workhorse.set_worker_paused_v1(text, text, boolean) is
+  'Stores an operator pause on a worker''s registry row; the worker reads it in its heartbeat answer and stops (or resumes) claiming. It dies with that registration. Returns false when no such worker is registered.';

@@ -1,0 +1,85 @@
+-- reads: what operators and dashboards look at. Read-only, stable.
+
+create function workhorse.get_job_v1(p_namespace text, p_job_id bigint)
+returns setof workhorse.jobs language sql stable as $$
+  select * from workhorse.jobs where namespace = p_namespace and id = p_job_id
+$$;
+comment on function workhorse.get_job_v1(text, bigint) is
+  'The jobs row of (namespace, id), or no row.';
+
+-- For failed and cancelled the query states the dead-jobs index's predicate
+-- literally, so the planner can use that index in a generic plan too.
+create function workhorse.list_jobs_v1(
+  p_namespace text, p_status text, p_queue text, p_type text, p_limit integer, p_before_id bigint)
+returns setof workhorse.jobs language plpgsql stable as $$
+begin
+  if p_status in ('failed', 'cancelled') then
+    return query
+    select * from workhorse.jobs j
+     where j.namespace = p_namespace
+       and j.status in ('failed', 'cancelled') and j.status = p_status
+       and (p_queue is null or j.queue = p_queue)
+       and (p_type is null or j.type = p_type)
+       and (p_before_id is null or j.id < p_before_id)
+     order by j.id desc
+     limit p_limit;
+  else
+    return query
+    select * from workhorse.jobs j
+     where j.namespace = p_namespace
+       and (p_status is null or j.status = p_status)
+       and (p_queue is null or j.queue = p_queue)
+       and (p_type is null or j.type = p_type)
+       and (p_before_id is null or j.id < p_before_id)
+     order by j.id desc
+     limit p_limit;
+  end if;
+end $$;
+comment on function workhorse.list_jobs_v1(text, text, text, text, integer, bigint) is
+  'Jobs of the namespace newest first (by id), filtered by status, queue and type when not null, at most p_limit, keyset-paginated: p_before_id is the last id of the previous page. Failed and cancelled pages walk a partial index of their own.';
+
+create function workhorse.list_workers_v1(p_namespace text)
+returns setof workhorse.worker_registry language sql stable as $$
+  select * from workhorse.worker_registry where namespace = p_namespace order by started_at, id
+$$;
+comment on function workhorse.list_workers_v1(text) is
+  'The registry rows of the namespace, oldest registration first.';
+
+create function workhorse.list_queues_v1(p_namespace text)
+returns table (name text, paused boolean, concurrency_limit integer, rate_limit integer,
+               rate_period_ms integer, ready bigint, running bigint, waiting bigint)
+language sql stable as $$
+  -- Each count walks the structure that already holds only those rows: the
+  -- ready index, the lease table, the waiting index.
+  with counts as (
+    select x.queue, sum(x.ready) as ready, sum(x.running) as running, sum(x.waiting) as waiting
+      from (
+        select j.queue, count(*) as ready, 0 as running, 0 as waiting from workhorse.jobs j
+         where j.namespace = p_namespace and j.status = 'ready' group by j.queue
+        union all
+        select r.queue, 0, count(*), 0 from workhorse.job_runtime r
+         where r.namespace = p_namespace group by r.queue
+        union all
+        select j.queue, 0, 0, count(*) from workhorse.jobs j
+         where j.namespace = p_namespace and j.status = 'waiting' group by j.queue
+      ) x
+     group by x.queue
+  )
+  select coalesce(q.name, c.queue), coalesce(q.paused, false), q.concurrency_limit, q.rate_limit,
+         coalesce(q.rate_period_ms, 1000), coalesce(c.ready, 0), coalesce(c.running, 0), coalesce(c.waiting, 0)
+    from (select * from workhorse.queues where namespace = p_namespace) q
+    full join counts c on c.queue = q.name
+   order by 1
+$$;
+comment on function workhorse.list_queues_v1(text) is
+  'Every queue of the namespace that has a policy row or holds jobs: paused, limits, and ready, running and waiting counts (each walks the structure that holds only those rows).';
+
+create function workhorse.list_leases_v1(p_namespace text)
+returns table (job_id bigint, worker_id text, execution integer, expires_at timestamptz, expires_in_ms bigint)
+language sql stable as $$
+  select r.job_id, r.worker_id, r.execution, r.expires_at,
+         (extract(epoch from r.expires_at - now()) * 1000)::bigint
+    from workhorse.job_runtime r where r.namespace = p_namespace order by r.job_id
+$$;
+comment on function workhorse.list_leases_v1(text) is
+  'The live leases of the namespace: job, worker, execution, expiry and milliseconds until it.';

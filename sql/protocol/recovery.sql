@@ -1,0 +1,67 @@
+-- recovery: return the work of workers that stopped heartbeating. It rides
+-- every heartbeat (and the tick's start), bounded per pass, so it cannot get
+-- stuck behind the crash it repairs. It never waits for a row lock: a lease
+-- a transactional step holds, or a registry row its worker is heartbeating
+-- right now, is skipped (waiting on them let two heartbeats deadlock).
+
+create function workhorse.recover_expired_v1(p_namespace text, p_limit integer default 100)
+returns integer language plpgsql as $$
+declare
+  v_recovered integer;
+begin
+  with expired as (
+    select r.job_id from workhorse.job_runtime r
+     where r.namespace = p_namespace and r.expires_at < now()
+     order by r.expires_at
+     limit p_limit
+     for update skip locked
+  ), del as (
+    delete from workhorse.job_runtime r using expired e where r.job_id = e.job_id
+    returning r.job_id, r.execution, r.worker_id, r.claimed_at,
+              r.started or (select count(*) from workhorse.job_attempts a
+                             where a.job_id = r.job_id and a.outcome = 'orphaned') >= 2 as counted
+  ), upd as (
+    update workhorse.jobs j
+       set status = case when d.counted and j.attempt >= j.max_attempts then 'failed' else 'ready' end,
+           attempt = case when d.counted then j.attempt else greatest(j.attempt - 1, 0) end,
+           run_at = now(),
+           finished_at = case when d.counted and j.attempt >= j.max_attempts then now() end,
+           started_at = case when d.counted then j.started_at end,
+           last_error = case when d.counted then jsonb_build_object('name', 'LeaseExpired',
+                          'message', 'lease expired: worker ' || d.worker_id || ' stopped heartbeating',
+                          'attempt', j.attempt, 'worker', d.worker_id) else j.last_error end,
+           updated_at = now()
+      from del d
+     where j.id = d.job_id and j.execution = d.execution
+    returning j.id, j.execution, j.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
+  ), gates as (
+    delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
+  ), ledger as (
+    insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, error, started_at)
+    select upd.id, upd.execution, case when upd.counted then upd.attempt else upd.attempt + 1 end, p_namespace,
+           upd.worker_id, case when upd.counted then 'recovered' else 'orphaned' end,
+           case when upd.counted then upd.last_error end, upd.claimed_at
+      from upd
+    on conflict do nothing
+  ), notified as (
+    select pg_notify('workhorse:' || p_namespace, q.queue)
+      from (select distinct upd.queue from upd where upd.status = 'ready') q
+  )
+  select count(*) into v_recovered from upd, (select count(*) from notified) n;
+
+  update workhorse.worker_registry w set state = 'dead'
+   where (w.namespace, w.id) in (
+     select s.namespace, s.id from workhorse.worker_registry s
+      where s.namespace = p_namespace and s.state <> 'dead'
+        and s.last_seen < now() - 7 * s.heartbeat_ms * interval '1 millisecond'
+        for update skip locked);
+  delete from workhorse.worker_registry w
+   where (w.namespace, w.id) in (
+     select s.namespace, s.id from workhorse.worker_registry s
+      where s.namespace = p_namespace and s.state = 'dead'
+        and s.last_seen < now() - 7 * s.heartbeat_ms * interval '1 millisecond' - interval '1 minute'
+        for update skip locked);
+  return v_recovered;
+end $$;
+comment on function workhorse.recover_expired_v1(text, integer) is
+  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates and notifies each queue that got a ready job. Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';

@@ -1,0 +1,60 @@
+-- registry: the worker registry is the only membership list. A worker
+-- registers before it claims (claim_many_v1 refuses an unregistered worker)
+-- and deregisters when it stops.
+
+create function workhorse.register_worker_v1(
+  p_namespace text, p_worker_id text, p_build text, p_kind text, p_queues text[],
+  p_types text[], p_concurrency integer, p_heartbeat_ms integer, p_deadline timestamptz default null)
+returns timestamptz language plpgsql as $$
+declare
+  v_now timestamptz;
+begin
+  perform workhorse.check_namespace_v1(p_namespace);
+  insert into workhorse.worker_registry as w
+    (namespace, id, build, kind, queues, types, concurrency, active, heartbeat_ms, deadline,
+     state, operator_paused, started_at, last_seen)
+  values (p_namespace, p_worker_id, p_build, p_kind, p_queues, p_types, p_concurrency, 0,
+          p_heartbeat_ms, p_deadline, 'active', false, now(), now())
+  on conflict (namespace, id) do update set
+    build = excluded.build, kind = excluded.kind, queues = excluded.queues, types = excluded.types,
+    concurrency = excluded.concurrency, heartbeat_ms = excluded.heartbeat_ms,
+    deadline = excluded.deadline, state = 'active', operator_paused = false,
+    started_at = now(), last_seen = now()
+  returning now() into v_now;
+  return v_now;
+end $$;
+comment on function workhorse.register_worker_v1(text, text, text, text, text[], text[], integer, integer, timestamptz) is
+  'Creates or refreshes the registry row of (namespace, worker id): build, kind (process | tick), queues, the job types it has handlers for, concurrency, heartbeat interval (its lease is 4 of them, it is dead after 7) and, for a tick, its deadline. Re-registering clears an operator pause (it dies with the incarnation). Refuses a malformed namespace (WH422). Returns the database clock.';
+
+create function workhorse.deregister_worker_v1(p_namespace text, p_worker_id text, p_unstarted bigint[] default '{}')
+returns integer language plpgsql as $$
+declare
+  v_released integer;
+begin
+  with rel as (
+    delete from workhorse.job_runtime r
+     where r.namespace = p_namespace and r.worker_id = p_worker_id and r.job_id = any(p_unstarted)
+    returning r.job_id, r.execution, r.claimed_at
+  ), upd as (
+    update workhorse.jobs j
+       set status = 'ready', attempt = greatest(j.attempt - 1, 0), updated_at = now(), started_at = null
+      from rel
+     where j.id = rel.job_id and j.execution = rel.execution
+    returning j.id, j.execution, j.attempt, rel.claimed_at
+  ), gates as (
+    delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
+  ), ledger as (
+    insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
+    select upd.id, upd.execution, upd.attempt + 1, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
+  )
+  select count(*) into v_released from upd;
+
+  update workhorse.job_runtime set expires_at = now()
+   where namespace = p_namespace and worker_id = p_worker_id;
+
+  delete from workhorse.worker_registry where namespace = p_namespace and id = p_worker_id;
+  perform pg_notify('workhorse:' || p_namespace, '*') where v_released > 0;
+  return v_released;
+end $$;
+comment on function workhorse.deregister_worker_v1(text, text, bigint[]) is
+  'Removes the registry row. The leases in p_unstarted (claimed, handler never started) go back to ready with no attempt counted (ledger outcome released); every other lease the worker still holds is expired at once, so the next recovery pass returns it. Safe to repeat. Returns how many were released; notifies the namespace''s wake channel with payload * when any were.';

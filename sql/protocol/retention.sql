@@ -1,0 +1,36 @@
+-- retention: the sys.retention slot's one bounded batch. Each batch is its
+-- own short statement, so no transaction stays open long.
+
+create function workhorse.retention_v1(p_namespace text, p_older_than_ms bigint, p_limit integer)
+returns table (jobs integer, workers integer) language plpgsql as $$
+declare
+  v_jobs integer;
+  v_workers integer;
+begin
+  with doomed as (
+    select j.id from workhorse.jobs j
+     where j.namespace = p_namespace and j.status in ('succeeded', 'failed', 'cancelled')
+       and j.finished_at < now() - p_older_than_ms * interval '1 millisecond'
+     order by j.finished_at
+     limit p_limit
+     for update skip locked
+  ), steps as (
+    delete from workhorse.job_steps s using doomed d where s.job_id = d.id
+  ), attempts as (
+    delete from workhorse.job_attempts a using doomed d where a.job_id = d.id
+  ), gone as (
+    delete from workhorse.jobs j using doomed d where j.id = d.id returning j.id
+  )
+  select count(*) into v_jobs from gone;
+
+  delete from workhorse.worker_registry w
+   where (w.namespace, w.id) in (
+     select s.namespace, s.id from workhorse.worker_registry s
+      where s.namespace = p_namespace
+        and (s.state = 'dead' or s.last_seen < now() - 7 * s.heartbeat_ms * interval '1 millisecond')
+        for update skip locked);
+  get diagnostics v_workers = row_count;
+  return query select v_jobs, v_workers;
+end $$;
+comment on function workhorse.retention_v1(text, bigint, integer) is
+  'Deletes up to p_limit terminal jobs (succeeded, failed, cancelled) that finished more than p_older_than_ms ago, with their attempts and steps ledgers, and the registry rows of workers dead or silent for 7 heartbeats (skipping rows locked by others). Never touches a ready, running or waiting job. Returns (jobs, workers) deleted.';

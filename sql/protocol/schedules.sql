@@ -1,0 +1,164 @@
+-- schedules: recurring slots. A schedule fires once per cadence, whichever
+-- worker claims it. Cron math lives in the client (it computes the due
+-- cadences against the database clock claim_slots_v1 returns), so firing
+-- takes two short statements: claim_slots_v1 leases the due rows (FOR
+-- UPDATE SKIP LOCKED plus a short claim lease so a second claimer skips
+-- them), and fire_slots_v1 enqueues one job per cadence with the dedupe key
+-- `slot:<name>:<cadence ISO time>` and advances next_run_at, fenced by the
+-- next_run_at it claimed. The dedupe key makes a cadence fire once even if
+-- two claimers race; the fence keeps a late claimer from firing an older
+-- catch-up window after another one moved the slot on.
+
+create function workhorse.upsert_schedules_v1(p_namespace text, p_rows jsonb)
+returns integer language plpgsql as $$
+declare
+  v_changed integer;
+begin
+  with input as (
+    select x->>'name' as name,
+           coalesce(x->>'schedule_namespace', 'default') as schedule_namespace,
+           x->>'cron' as cron,
+           x->>'timezone' as timezone,
+           (x->>'interval_ms')::bigint as interval_ms,
+           x->'job' as job,
+           (x->>'enabled')::boolean as enabled,
+           coalesce((x->>'first_run_at')::timestamptz,
+                    date_trunc('milliseconds', now()) + (x->>'interval_ms')::bigint * interval '1 millisecond') as first_run_at
+      from jsonb_array_elements(p_rows) x
+  ), up as (
+    insert into workhorse.schedules as s
+      (namespace, name, schedule_namespace, cron, timezone, interval_ms, job, enabled, next_run_at)
+    select p_namespace, i.name, i.schedule_namespace, i.cron, i.timezone, i.interval_ms, i.job,
+           coalesce(i.enabled, true), date_trunc('milliseconds', i.first_run_at)
+      from input i
+     -- Unchanged rows are skipped here, so they are not even locked.
+     where not exists (
+       select 1 from workhorse.schedules cur
+        where cur.namespace = p_namespace and cur.name = i.name
+          and (cur.schedule_namespace, cur.cron, cur.timezone, cur.interval_ms, cur.job)
+              is not distinct from (i.schedule_namespace, i.cron, i.timezone, i.interval_ms, i.job))
+    on conflict (namespace, name) do update set
+      schedule_namespace = excluded.schedule_namespace,
+      job = excluded.job,
+      cron = excluded.cron,
+      timezone = excluded.timezone,
+      interval_ms = excluded.interval_ms,
+      next_run_at = case
+        when (s.cron, s.timezone, s.interval_ms) is distinct from (excluded.cron, excluded.timezone, excluded.interval_ms)
+        then excluded.next_run_at else s.next_run_at end,
+      claimed_by = null, claimed_until = null,
+      updated_at = now()
+    where (s.schedule_namespace, s.cron, s.timezone, s.interval_ms, s.job)
+          is distinct from (excluded.schedule_namespace, excluded.cron, excluded.timezone, excluded.interval_ms, excluded.job)
+    returning s.name
+  )
+  select count(*) into v_changed from up;
+
+  -- Explicit enable/disable flags given with the rows.
+  update workhorse.schedules s set enabled = i.enabled, updated_at = now()
+    from (select x->>'name' as name, (x->>'enabled')::boolean as enabled
+            from jsonb_array_elements(p_rows) x where x ? 'enabled') i
+   where s.namespace = p_namespace and s.name = i.name and s.enabled is distinct from i.enabled;
+  return v_changed;
+end $$;
+comment on function workhorse.upsert_schedules_v1(text, jsonb) is
+  'Creates or changes schedules from a JSON array of {name, schedule_namespace, cron | interval_ms, timezone, job (an enqueue_many_v1 job object without dedupe_key), enabled?, first_run_at?}. An unchanged row is not written (not even locked). A changed cadence restarts at first_run_at (or now + interval_ms). enabled is applied only when the key is present, so a declarative sync never re-enables a slot an operator disabled. Returns how many rows were inserted or changed.';
+
+create function workhorse.claim_slots_v1(
+  p_namespace text, p_worker_id text, p_schedule_namespaces text[], p_limit integer, p_lease_ms integer)
+returns table (name text, cron text, timezone text, interval_ms bigint, next_run_at timestamptz, db_now timestamptz)
+language sql as $$
+  with due as (
+    select s.name from workhorse.schedules s
+     where s.namespace = p_namespace and s.enabled and s.next_run_at <= now()
+       and s.schedule_namespace = any(p_schedule_namespaces)
+       and (s.claimed_until is null or s.claimed_until < now())
+     order by s.next_run_at
+     limit p_limit
+     for update skip locked
+  )
+  update workhorse.schedules s
+     set claimed_by = p_worker_id, claimed_until = now() + p_lease_ms * interval '1 millisecond'
+    from due
+   where s.namespace = p_namespace and s.name = due.name
+  returning s.name, s.cron, s.timezone, s.interval_ms, s.next_run_at, now()
+$$;
+comment on function workhorse.claim_slots_v1(text, text, text[], integer, integer) is
+  'Leases up to p_limit due, enabled slots of the given schedule namespaces to p_worker_id for p_lease_ms, skipping rows another claimer holds (row lock or live claim lease). Returns (name, cron, timezone, interval_ms, next_run_at, db_now): the client computes the due cadences from next_run_at to db_now and calls fire_slots_v1.';
+
+create function workhorse.fire_slots_v1(p_namespace text, p_fires jsonb)
+returns table (name text, cadence text, job_id bigint, created boolean)
+language plpgsql as $$
+declare
+  v_names text[];
+  v_cadences text[];
+  v_jobs jsonb;
+begin
+  with f as (
+    select x->>'name' as name, (x->>'expected')::timestamptz as expected,
+           (x->>'next_run_at')::timestamptz as next_run_at, coalesce(x->'cadences', '[]'::jsonb) as cadences
+      from jsonb_array_elements(p_fires) x
+  ), adv as (
+    update workhorse.schedules s
+       set next_run_at = date_trunc('milliseconds', f.next_run_at),
+           last_fired_at = case when jsonb_array_length(f.cadences) > 0 then now() else s.last_fired_at end,
+           last_cadence = coalesce((select max(c::timestamptz) from jsonb_array_elements_text(f.cadences) c), s.last_cadence),
+           claimed_by = null, claimed_until = null, updated_at = now()
+      from f
+     where s.namespace = p_namespace and s.name = f.name and s.next_run_at = f.expected
+    returning s.name, s.job, f.cadences
+  ), fired as (
+    select adv.name, c.value as cadence, c.ordinality as ord,
+           adv.job || jsonb_build_object('dedupe_key', 'slot:' || adv.name || ':' || c.value) as job
+      from adv cross join lateral jsonb_array_elements_text(adv.cadences) with ordinality c
+  )
+  select array_agg(fired.name order by fired.name, fired.ord), array_agg(fired.cadence order by fired.name, fired.ord),
+         coalesce(jsonb_agg(fired.job order by fired.name, fired.ord), '[]'::jsonb)
+    into v_names, v_cadences, v_jobs
+    from fired;
+
+  if jsonb_array_length(v_jobs) = 0 then return; end if;
+  return query
+  select v_names[e.ord], v_cadences[e.ord], e.id, e.created
+    from workhorse.enqueue_many_v1(p_namespace, v_jobs) e
+   order by e.ord;
+end $$;
+comment on function workhorse.fire_slots_v1(text, jsonb) is
+  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped. Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>. Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
+
+create function workhorse.list_schedules_v1(p_namespace text)
+returns setof workhorse.schedules language sql stable as $$
+  select * from workhorse.schedules where namespace = p_namespace order by name
+$$;
+comment on function workhorse.list_schedules_v1(text) is
+  'The schedules of the namespace, by name.';
+
+create function workhorse.get_schedule_v1(p_namespace text, p_name text)
+returns setof workhorse.schedules language sql stable as $$
+  select * from workhorse.schedules where namespace = p_namespace and name = p_name
+$$;
+comment on function workhorse.get_schedule_v1(text, text) is
+  'The schedule row of (namespace, name), or no row when there is none.';
+
+create function workhorse.set_schedule_enabled_v1(
+  p_namespace text, p_name text, p_enabled boolean, p_next_run_at timestamptz default null)
+returns boolean language plpgsql as $$
+begin
+  update workhorse.schedules s
+     set next_run_at = case when p_enabled and not s.enabled and p_next_run_at is not null
+                            then date_trunc('milliseconds', p_next_run_at) else s.next_run_at end,
+         enabled = p_enabled, claimed_by = null, claimed_until = null, updated_at = now()
+   where s.namespace = p_namespace and s.name = p_name;
+  return found;
+end $$;
+comment on function workhorse.set_schedule_enabled_v1(text, text, boolean, timestamptz) is
+  'Enables or disables a slot and drops its claim lease. Enabling a disabled slot restarts it at p_next_run_at when given, so a long pause fires no backlog. Returns false when no such schedule exists.';
+
+create function workhorse.delete_schedule_v1(p_namespace text, p_name text)
+returns boolean language plpgsql as $$
+begin
+  delete from workhorse.schedules s where s.namespace = p_namespace and s.name = p_name;
+  return found;
+end $$;
+comment on function workhorse.delete_schedule_v1(text, text) is
+  'Deletes a slot (jobs it already enqueued stay). Returns false when no such schedule exists.';

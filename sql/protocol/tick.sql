@@ -1,0 +1,56 @@
+-- tick: the serverless tick's merged start call, and the backlog count its
+-- fan-out decision and backlog metric read.
+
+-- Its commit does not wait for the WAL flush (synchronous_commit off for
+-- this transaction only, so nothing outlives it behind a pooler): everything
+-- it writes is re-derived if a server crash loses it. A lost registration is
+-- redone by the next heartbeat, a lost recovery by the next pass, a lost
+-- slot lease or schedule sync by the next tick. Firing a slot (the jobs it
+-- enqueues) is a separate, normally committed statement.
+create function workhorse.tick_start_v1(
+  p_namespace text, p_worker_id text, p_build text, p_queues text[], p_types text[], p_concurrency integer,
+  p_heartbeat_ms integer, p_deadline timestamptz, p_recover_limit integer,
+  p_schedule_namespaces text[], p_schedules jsonb, p_slot_limit integer, p_slot_lease_ms integer,
+  p_expected_version integer)
+returns table (db_now timestamptz, recovered integer, slots jsonb)
+language plpgsql as $$
+declare
+  v_version integer;
+begin
+  v_version := workhorse.schema_version_v1();
+  if v_version is distinct from p_expected_version then
+    raise exception 'workhorse schema version % is not the expected %', v_version, p_expected_version
+      using errcode = 'WH426', detail = coalesce(v_version::text, '');
+  end if;
+  perform set_config('synchronous_commit', 'off', true);
+  perform workhorse.register_worker_v1(p_namespace, p_worker_id, p_build, 'tick', p_queues, p_types,
+                                       p_concurrency, p_heartbeat_ms, p_deadline);
+  if jsonb_array_length(coalesce(p_schedules, '[]'::jsonb)) > 0 then
+    perform workhorse.upsert_schedules_v1(p_namespace, p_schedules);
+  end if;
+  return query
+  select now(),
+         case when p_recover_limit > 0 then workhorse.recover_expired_v1(p_namespace, p_recover_limit) else 0 end,
+         case when cardinality(p_schedule_namespaces) > 0 and p_slot_limit > 0 then
+           (select coalesce(jsonb_agg(jsonb_build_object(
+                      'name', c.name, 'cron', c.cron, 'timezone', c.timezone,
+                      'interval_ms', c.interval_ms, 'next_run_at', c.next_run_at)), '[]'::jsonb)
+              from workhorse.claim_slots_v1(p_namespace, p_worker_id, p_schedule_namespaces,
+                                            p_slot_limit, p_slot_lease_ms) c)
+         else '[]'::jsonb end;
+end $$;
+comment on function workhorse.tick_start_v1(text, text, text, text[], text[], integer, integer, timestamptz, integer, text[], jsonb, integer, integer, integer) is
+  'A tick''s start in one round trip: raises WH426 (detail = the version found) unless schema_version_v1() = p_expected_version; registers the tick worker (kind tick, deadline p_deadline); upserts p_schedules (as upsert_schedules_v1; no write when unchanged); runs a recovery pass of p_recover_limit; leases up to p_slot_limit due slots of p_schedule_namespaces for p_slot_lease_ms. Returns (db_now, recovered, slots: a JSON array of claim_slots_v1 rows). Commits without waiting for the WAL flush: everything it writes is re-derived if a crash loses it.';
+
+create function workhorse.count_ready_v1(
+  p_namespace text, p_queues text[], p_types text[], p_max_timeout_ms integer, p_cap integer)
+returns integer language sql stable as $$
+  select count(*)::integer from (
+    select 1 from workhorse.jobs j
+     where j.namespace = p_namespace and j.queue = any(p_queues) and j.status = 'ready'
+       and j.run_at <= now() and j.type = any(p_types)
+       and (p_max_timeout_ms is null or j.timeout_ms is null or j.timeout_ms <= p_max_timeout_ms)
+     limit p_cap) c
+$$;
+comment on function workhorse.count_ready_v1(text, text[], text[], integer, integer) is
+  'How many due ready jobs of p_types in p_queues (with timeout_ms within p_max_timeout_ms when it is set) a worker could claim, counted up to p_cap: callers need "more than N", never an exact total.';
