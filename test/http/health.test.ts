@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthCheck } from '../../src/http/healthCheck.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
 import { buildHttp, TOKEN, type HttpHarness } from './helpers.js';
 import { startServer, type RunningServer } from './support/server.js';
 
@@ -32,8 +33,8 @@ describe('GET /healthz under load', () => {
     const held = await Promise.all(Array.from({ length: max }, () => h.client.pool.connect()));
     const lists = Array.from({ length: 200 }, () => fetch(`${server.url}/jobs`, { headers: { authorization: `Bearer ${TOKEN}` } }));
     try {
-      await new Promise((r) => setTimeout(r, 200));
-      expect(h.client.pool.waitingCount).toBeGreaterThan(0);
+      // Every list request is queued behind the held connections before the probe is sent.
+      await waitFor(() => h.client.pool.waitingCount, (n) => n === lists.length, { what: 'all list requests to wait for the API pool' });
       const started = performance.now();
       const res = await fetch(`${server.url}/healthz`);
       const ms = performance.now() - started;
