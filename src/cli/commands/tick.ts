@@ -47,7 +47,7 @@ export const tickCommand: Command = {
     '--heartbeat-ms N         lease heartbeat of the tick worker',
     '--safety-margin-ms N     time kept back before the budget ends',
     '--concurrency N          jobs run at once',
-    '--queue Q                a queue to claim from (repeatable; default: the app\'s)',
+    '--queue Q                a queue to claim from (repeatable)',
     '--keep-polling           keep claiming until the budget ends instead of stopping when the queues are empty',
   ],
   async run(argv, env, io) {
