@@ -3,7 +3,9 @@
 // workhorse HTTP API and then kicks POST /tick, so the job runs now instead
 // of at the next scheduled tick. It imports only the signing helper, which
 // has no dependencies: in your project, `import { signRequest } from
-// 'workhorse/signing'`.
+// 'workhorse/signing'`. The server must let signed requests enqueue
+// (WORKHORSE_SIGNED_SCOPES=enqueue); by default the signing secret is
+// accepted on POST /tick only.
 import { signRequest } from '../src/signing/index.js';
 
 export interface EdgeEnv {

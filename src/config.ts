@@ -2,12 +2,30 @@
 // that reads process.env; the CLI and the Lambda handlers call it at start
 // and pass the result down.
 import { z } from 'zod';
+import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './http/credentials.js';
+import { scopeSchema, type Scope } from './http/scopes.js';
 import { namespaceSchema } from './names.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
 import { parseConfig } from './validation.js';
 
+/**
+ * A PostgreSQL connection URL: `postgres://` or `postgresql://`, parseable
+ * as a URL. Anything else would reach the driver as a host name and fail
+ * later with a DNS error that does not say what is wrong.
+ */
+export const databaseUrlSchema = z
+  .string()
+  .min(1)
+  .refine((s) => {
+    try {
+      return ['postgres:', 'postgresql:'].includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  }, 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database');
+
 const envSchema = z.object({
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: databaseUrlSchema.optional(),
   WORKHORSE_NAMESPACE: namespaceSchema.default('default'),
   WORKHORSE_DATA_DIR: z.string().min(1).optional(),
 });
@@ -30,13 +48,35 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** A POST /tick on a server (not Lambda) runs at most this long unless configured. */
 export const DEFAULT_HTTP_TICK_BUDGET_MS = 10_000;
 
-const secretSchema = z.string().min(16, 'a secret must be at least 16 characters').optional();
+/** Request bodies read at the same time unless WORKHORSE_MAX_BODY_READS says otherwise. */
+export const DEFAULT_MAX_BODY_READS = 32;
+
+/** WORKHORSE_API_TOKENS: a JSON array of `{ name?, token, scopes }`. The parse error never echoes the value. */
+const tokensJsonSchema = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not valid JSON: expected an array of { "name", "token", "scopes" }' });
+      return z.NEVER;
+    }
+  })
+  .pipe(apiTokensSchema);
+
+const scopeListSchema = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .pipe(z.array(scopeSchema));
 
 const httpEnvSchema = z.object({
-  WORKHORSE_SIGNING_SECRET: secretSchema,
-  WORKHORSE_SIGNING_SECRET_NEXT: secretSchema,
-  WORKHORSE_API_TOKEN: secretSchema,
+  WORKHORSE_SIGNING_SECRET: secretSchema.optional(),
+  WORKHORSE_SIGNING_SECRET_NEXT: secretSchema.optional(),
+  WORKHORSE_API_TOKEN: secretSchema.optional(),
+  WORKHORSE_API_TOKENS: tokensJsonSchema.optional(),
+  WORKHORSE_SIGNED_SCOPES: scopeListSchema.optional(),
   WORKHORSE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
+  WORKHORSE_MAX_BODY_READS: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_MAX_BODY_READS),
   WORKHORSE_HTTP_TICK_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
 });
 
@@ -44,9 +84,13 @@ const httpEnvSchema = z.object({
 export interface HttpEnvConfig {
   /** Accepted HMAC secrets: the current one, then the next one during a rotation. */
   signingSecrets: string[];
-  /** Bearer token accepted on the API routes (never on POST /tick). */
-  apiToken: string | undefined;
+  /** Bearer tokens accepted on the API routes (never on POST /tick), each with its scopes. */
+  apiTokens: ApiToken[];
+  /** Scopes a signed request has on the API routes; empty means signatures work on POST /tick only. */
+  signedScopes: Scope[];
   maxBodyBytes: number;
+  /** Request bodies read at the same time; more get 503 with Retry-After. */
+  maxBodyReads: number;
   /** Budget of one POST /tick when the platform gives none (Lambda does). */
   tickBudgetMs: number;
   /** The tick settings a POST /tick runs with (the tick's variables; fan-out only to WORKHORSE_FANOUT_FUNCTION). */
@@ -64,8 +108,10 @@ export function loadHttpEnvConfig(env: Record<string, string | undefined> = proc
   const tick = parseTickEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: undefined });
   return {
     signingSecrets: [e.WORKHORSE_SIGNING_SECRET, e.WORKHORSE_SIGNING_SECRET_NEXT].filter((s): s is string => Boolean(s)),
-    apiToken: e.WORKHORSE_API_TOKEN,
+    apiTokens: combineTokens(e.WORKHORSE_API_TOKEN, e.WORKHORSE_API_TOKENS ?? [], 'WORKHORSE_API_TOKEN', 'WORKHORSE_API_TOKENS'),
+    signedScopes: [...new Set(e.WORKHORSE_SIGNED_SCOPES ?? [])],
     maxBodyBytes: e.WORKHORSE_MAX_BODY_BYTES,
+    maxBodyReads: e.WORKHORSE_MAX_BODY_READS,
     tickBudgetMs: e.WORKHORSE_HTTP_TICK_BUDGET_MS,
     tick: tick.options,
     appModule: tick.appModule,

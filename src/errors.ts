@@ -123,6 +123,13 @@ export class UnauthorizedError extends WorkhorseError {
   }
 }
 
+/** Valid credentials without the scope the route needs (HTTP 403). Nothing ran. */
+export class ForbiddenError extends WorkhorseError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
 /** A tick reached its hard deadline while the handler was still running. */
 export class TickDeadlineError extends WorkhorseError {
   constructor() {

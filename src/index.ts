@@ -41,13 +41,18 @@ export type { RetentionOptions, RetentionResult } from './schedules/retention.js
 // The HTTP app (Hono) and request signing.
 export { createApp } from './http/createApp.js';
 export type { HttpAppConfig } from './http/appConfig.js';
-export type { HttpEnv } from './http/env.js';
+export type { HttpEnv, Principal } from './http/env.js';
+export { SCOPES } from './http/scopes.js';
+export type { Scope } from './http/scopes.js';
+export type { ApiToken, ApiTokenInput } from './http/credentials.js';
+export { createHealthCheck } from './http/healthCheck.js';
+export type { HealthCheck, HealthCheckOptions, HealthStatus } from './http/healthCheck.js';
 export type { TickRunner, TickRequest } from './http/tickRunner.js';
 export { createHttpService } from './http/service.js';
 export type { HttpService, HttpServiceOptions } from './http/service.js';
 export { createHttpHandler, buildHttpHandler } from './http/lambda.js';
 export type { HttpHandler, HttpHandlerOptions, HttpHandlerResult } from './http/lambda.js';
 export { tickRunnerFor } from './http/tickAdapter.js';
-export { signRequest, verifySignedRequest, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signing/index.js';
+export { signRequest, verifySignedRequest, canonicalTarget, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signing/index.js';
 export type { SignRequestInput, SignatureHeaders, VerifyInput, VerifyResult } from './signing/index.js';
 export type { BatchHandler } from './worker/invokeBatch.js';

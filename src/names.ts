@@ -1,6 +1,9 @@
 // The shapes of names that reach the database: namespaces (which also form
-// a NOTIFY channel, so they are short), queues, job types and keys.
+// a NOTIFY channel, so they are short), queues, job types, keys, worker ids
+// and job ids. Free-form strings refuse what PostgreSQL cannot store
+// (src/storable.ts); ids fit a bigint.
 import { z } from 'zod';
+import { bigintIdString, storableText } from './storable.js';
 
 export const namespaceSchema = z
   .string()
@@ -11,5 +14,13 @@ export const queueNameSchema = z
 export const jobTypeSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.:/-]{1,128}$/, 'a job type is 1-128 characters of letters, digits, "_", ".", ":", "/" or "-"');
-export const keySchema = z.string().min(1).max(512);
-export const workerIdSchema = z.string().min(1).max(200);
+export const keySchema = storableText(z.string().min(1).max(512));
+export const workerIdSchema = storableText(z.string().min(1).max(200));
+
+/** A job id as the API hands it out: a decimal string from 1 to 2^63-1. */
+export const jobIdStringSchema = bigintIdString('a job id');
+/** A job id as callers pass it: that string, or a safe integer. */
+export const jobIdSchema = z.union([
+  jobIdStringSchema,
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER, 'a numeric job id must be a safe integer; pass larger ids as strings'),
+]);

@@ -1,21 +1,44 @@
 // Argument parsing shared by the commands: node's parseArgs for the syntax,
-// zod for the values, a ValidationError naming the flag for bad input.
+// a count check for the positional arguments, zod for the values. Every
+// problem is a UsageError naming the flag or argument, without the command
+// prefix (main adds it once).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
-import { ValidationError } from '../errors.js';
-import { parseInput } from '../validation.js';
+import { toIssues } from '../validation.js';
+import { UsageError } from './usageError.js';
 
-export function parseFlags<S extends z.ZodType>(
-  argv: string[],
-  options: NonNullable<ParseArgsConfig['options']>,
-  schema: S,
-  command: string,
-): { flags: z.output<S>; positionals: string[] } {
+export interface CommandLineSpec {
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Names of the positional arguments, in order (shown in messages). */
+  positionals?: string[];
+  /** How many of them must be given. Default: none. */
+  required?: number;
+}
+
+/** The first sentence of node's parseArgs message (the rest is advice about `--`). */
+function parseArgsMessage(err: Error): string {
+  const first = err.message.split(/\.\s/)[0]!.replace(/\.$/, '');
+  return first.charAt(0).toLowerCase() + first.slice(1);
+}
+
+export function parseCommandLine<S extends z.ZodType>(argv: string[], spec: CommandLineSpec, schema: S): { flags: z.output<S>; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: spec.options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new ValidationError(`workhorse ${command}: ${(err as Error).message}`);
+    throw new UsageError(parseArgsMessage(err as Error));
   }
-  return { flags: parseInput(schema, parsed.values, `arguments of \`workhorse ${command}\``), positionals: parsed.positionals };
+  const names = spec.positionals ?? [];
+  const { positionals } = parsed;
+  if (positionals.length > names.length) {
+    const extra = positionals.slice(names.length).map((p) => `"${p}"`).join(', ');
+    throw new UsageError(`unexpected argument${positionals.length - names.length > 1 ? 's' : ''} ${extra}`);
+  }
+  const missing = names.slice(positionals.length, spec.required ?? 0);
+  if (missing.length > 0) throw new UsageError(`missing ${missing.map((n) => `<${n}>`).join(' ')}`);
+  const r = schema.safeParse(parsed.values);
+  if (!r.success) {
+    throw new UsageError(toIssues(r.error).map((i) => (i.path.length ? `--${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+  }
+  return { flags: r.data, positionals };
 }

@@ -1,52 +1,75 @@
 // The `workhorse` command line: a table of commands, each in its own module.
+// `workhorse <command> --help` prints that command's usage; `--verbose`
+// anywhere adds the stack to a failure. Every failure is one line
+// `workhorse <command>: <what>` and exit code 2 (usage or configuration)
+// or 1 (runtime), see failure.ts.
 import { loadEnvConfig } from '../config.js';
-import { WorkhorseError } from '../errors.js';
 import type { Command, CliIo } from './command.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
 import { workerCommand } from './commands/worker.js';
+import { exitCodeFor, failureLine } from './failure.js';
+import { UsageError } from './usageError.js';
 
 export const commands: Command[] = [migrateCommand, workerCommand, tickCommand, serveCommand, demoCommand];
 
-function help(io: CliIo): void {
-  io.out('usage: workhorse <command> [options]\n');
-  for (const c of commands) io.out(`  ${c.usage}\n      ${c.summary}`);
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+function overview(io: CliIo, print: (line: string) => void = io.out): void {
+  print('usage: workhorse <command> [options]   (workhorse <command> --help for its options; --verbose adds stacks to errors)\n');
+  for (const c of commands) print(`  ${c.usage}\n      ${c.summary}`);
+}
+
+function commandHelp(c: Command, io: CliIo): void {
+  io.out(`usage: ${c.usage}\n\n${c.summary}\n`);
+  for (const line of c.help) io.out(`  ${line}`);
+}
+
+/** Where options end: at `--` (after it, `--help` is an argument like any other). */
+function optionsEnd(argv: string[]): number {
+  const end = argv.indexOf('--');
+  return end < 0 ? argv.length : end;
+}
+
+function options(argv: string[]): string[] {
+  return argv.slice(0, optionsEnd(argv));
 }
 
 export async function main(argv: string[], io: CliIo = { out: console.log, err: console.error }): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    help(io);
+  const end = optionsEnd(argv);
+  const verbose = options(argv).includes('--verbose');
+  const args = argv.filter((a, i) => a !== '--verbose' || i > end);
+  const [name, ...rest] = args;
+  if (!name || name === 'help' || HELP_FLAGS.has(name)) {
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    if (topic) commandHelp(topic, io);
+    else overview(io, name ? io.out : io.err);
     return name ? 0 : 2;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    io.err(`workhorse: unknown command "${name}"`);
-    help(io);
+    io.err(`workhorse: unknown command "${name}" (one of ${commands.map((c) => c.name).join(', ')}; workhorse --help lists them)`);
     return 2;
+  }
+  if (options(rest).some((a) => HELP_FLAGS.has(a))) {
+    commandHelp(command, io);
+    return 0;
   }
   try {
     return await command.run(rest, loadEnvConfig(), io);
   } catch (err) {
-    if (err instanceof WorkhorseError) {
-      io.err(`workhorse ${name}: ${err.message}`);
-      return 2;
-    }
-    throw err;
+    const usage = err instanceof UsageError ? ` (usage: ${command.usage})` : '';
+    io.err(failureLine(name, err) + usage);
+    if (verbose && err instanceof Error && err.stack) io.err(err.stack);
+    return exitCodeFor(err);
   }
 }
 
 const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (invokedDirectly) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

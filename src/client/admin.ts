@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import * as protocol from '../db/protocol.js';
 import { JOB_STATUSES, type JobRecord, type LeaseRecord, type QueueRecord, type WorkerRecord } from '../db/rows.js';
-import { jobTypeSchema, queueNameSchema, workerIdSchema } from '../names.js';
+import { jobIdStringSchema, jobTypeSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { parseInput } from '../validation.js';
 import type { Client } from './client.js';
 
@@ -15,7 +15,7 @@ const listJobsSchema = z
     type: jobTypeSchema.optional(),
     limit: z.number().int().min(1).max(1000).default(100),
     /** Keyset cursor: the last id of the previous page. */
-    cursor: z.string().regex(/^[1-9][0-9]{0,18}$/).optional(),
+    cursor: jobIdStringSchema.optional(),
   })
   .strict();
 

@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } fr
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import * as protocol from '../db/protocol.js';
 import type { JobRecord } from '../db/rows.js';
-import { namespaceSchema } from '../names.js';
+import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import type { JobDefinition, PayloadInput } from './defineJob.js';
@@ -51,8 +51,6 @@ export interface EnqueueManyItem<D extends JobDefinition = JobDefinition> {
 
 /** How long the client's own pool waits for a connection (a free one or a new one). */
 const CONNECT_TIMEOUT_MS = 10_000;
-
-const jobIdSchema = z.union([z.string().regex(/^[1-9][0-9]{0,18}$/, 'a job id is a positive integer'), z.number().int().positive()]);
 
 export class Client {
   readonly namespace: string;

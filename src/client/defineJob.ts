@@ -5,11 +5,15 @@ import { z } from 'zod';
 import { jobTypeSchema, queueNameSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 
-export const backoffSchema = z.object({
-  kind: z.enum(['exponential', 'linear', 'fixed']).default('exponential'),
-  baseMs: z.number().int().min(0).max(2_147_483_647).default(1000),
-  maxMs: z.number().int().min(0).max(2_147_483_647).default(3_600_000),
-});
+/** How retries are spaced. Unknown keys are refused, and the base delay may not exceed the cap. */
+export const backoffSchema = z
+  .object({
+    kind: z.enum(['exponential', 'linear', 'fixed']).default('exponential'),
+    baseMs: z.number().int().min(0).max(2_147_483_647).default(1000),
+    maxMs: z.number().int().min(0).max(2_147_483_647).default(3_600_000),
+  })
+  .strict()
+  .refine((b) => b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] });
 
 export const retrySchema = z.object({
   maxAttempts: z.number().int().min(1).max(1000).default(25),

@@ -1,10 +1,12 @@
 // Turns (definition, payload, options) into the row enqueue_many_v1 inserts.
 // Everything is validated here, before any SQL runs: the payload against the
-// job's zod schema, the options, and the encoded payload's size.
+// job's zod schema, the options, and the encoded payload's size and content
+// (what jsonb cannot store: NUL, lone surrogates, runaway nesting).
 import { z } from 'zod';
-import { PayloadTooLargeError } from '../errors.js';
+import { PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { JobInsert } from '../db/protocol.js';
 import { keySchema, queueNameSchema } from '../names.js';
+import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { backoffSchema, type JobDefinition } from './defineJob.js';
 
@@ -16,7 +18,7 @@ export const enqueueOptionsSchema = z
     queue: queueNameSchema.optional(),
     /** Lower runs first. */
     priority: z.number().int().min(-32768).max(32767).optional(),
-    runAt: z.date().optional(),
+    runAt: storableDateSchema.optional(),
     delayMs: z.number().int().min(0, 'delayMs must not be negative').max(10 * 365 * 86_400_000).optional(),
     maxAttempts: z.number().int().min(1).max(1000).optional(),
     // Not retrySchema.shape.backoff: its default would always override the definition's policy.
@@ -38,9 +40,7 @@ export function buildJobInsert(
 ): JobInsert {
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
-  const encoded = JSON.stringify(parsed ?? null);
-  const bytes = Buffer.byteLength(encoded, 'utf8');
-  if (bytes > maxPayloadBytes) throw new PayloadTooLargeError(def.type, bytes, maxPayloadBytes);
+  encodePayload(def.type, parsed, maxPayloadBytes);
   const backoff = o.backoff ?? def.retry.backoff;
   const row: JobInsert = {
     type: def.type,
@@ -60,4 +60,31 @@ export function buildJobInsert(
   const timeoutMs = o.timeoutMs ?? def.timeoutMs;
   if (timeoutMs !== undefined) row.timeout_ms = timeoutMs;
   return row;
+}
+
+/**
+ * The payload as the JSON the database stores. A value JSON cannot encode
+ * (a BigInt, a cycle) or jsonb cannot store is a ValidationError whose
+ * issue path is relative to the payload; one over the size limit is a
+ * PayloadTooLargeError.
+ */
+export function encodePayload(type: string, payload: unknown, maxBytes: number): string {
+  const what = `payload for job type "${type}"`;
+  let encoded: string | undefined;
+  let reason = 'it is not a JSON value';
+  try {
+    encoded = JSON.stringify(payload ?? null) as string | undefined;
+  } catch (err) {
+    reason = err instanceof RangeError ? 'it nests too deeply' : (err as Error).message;
+  }
+  if (encoded === undefined) {
+    throw new ValidationError(`invalid ${what}: not JSON-serialisable (${reason})`, [{ path: [], message: `not JSON-serialisable: ${reason}` }]);
+  }
+  const bytes = Buffer.byteLength(encoded, 'utf8');
+  if (bytes > maxBytes) throw new PayloadTooLargeError(type, bytes, maxBytes);
+  const problem = jsonProblem(encoded);
+  if (problem) {
+    throw new ValidationError(`invalid ${what}: ${problem.path.length ? problem.path.join('.') : '(root)'}: ${problem.message}`, [problem]);
+  }
+  return encoded;
 }

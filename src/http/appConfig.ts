@@ -4,13 +4,15 @@
 import { z } from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { Client } from '../client/client.js';
-import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES } from '../config.js';
+import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
 import { parseConfig } from '../validation.js';
+import { apiTokensSchema, combineTokens, secretSchema as secret, type ApiToken } from './credentials.js';
+import type { HealthCheck } from './healthCheck.js';
+import { scopeSchema } from './scopes.js';
 import type { TickRunner } from './tickRunner.js';
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
-const secret = z.string().min(16, 'a secret must be at least 16 characters');
 
 const httpAppConfigSchema = z
   .object({
@@ -21,13 +23,25 @@ const httpAppConfigSchema = z
       .optional(),
     /** Accepted HMAC secrets: [current] or [current, next] during a rotation. */
     signingSecrets: z.array(secret).max(2).default([]),
-    /** Bearer token for the API routes; unset means they accept signatures only. */
+    /** A bearer token holding every scope (WORKHORSE_API_TOKEN). */
     apiToken: secret.optional(),
+    /** Bearer tokens with their scopes (WORKHORSE_API_TOKENS). */
+    apiTokens: apiTokensSchema.default([]),
+    /** Scopes a valid signature carries on the API routes; empty (the default) accepts signatures on POST /tick only. */
+    signedScopes: z.array(scopeSchema).default([]),
     toleranceSec: z.number().int().min(1).max(3600).default(DEFAULT_TOLERANCE_SEC),
     maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
+    /** Request bodies read at the same time; more get 503 with Retry-After. */
+    maxBodyReads: z.number().int().min(1).max(10_000).default(DEFAULT_MAX_BODY_READS),
+    /** A request body that takes longer to arrive gets 408. */
+    bodyTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     /** Budget of a POST /tick when the platform gives no deadline (on Lambda the invocation's time left bounds it). */
     tickBudgetMs: z.number().int().min(100).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
     tick: fn<TickRunner>('tick'),
+    /** Backs GET /healthz (default: a probe with its own one-connection pool on the client's database). */
+    health: z
+      .custom<HealthCheck>((v) => typeof v === 'object' && v !== null && typeof (v as HealthCheck).check === 'function', 'health must be a createHealthCheck() value')
+      .optional(),
     /** Backs GET /schedules (default: the schedules API on the client's namespace). */
     listSchedules: fn<() => Promise<unknown[]>>('listSchedules').optional(),
     /** The verifier's clock in ms (defaults to Date.now); lets tests move time. */
@@ -38,8 +52,10 @@ const httpAppConfigSchema = z
   .strict();
 
 export type HttpAppConfig = z.input<typeof httpAppConfigSchema>;
-export type ResolvedHttpAppConfig = z.output<typeof httpAppConfigSchema>;
+/** The parsed config; `tokens` is `apiToken` (all scopes) and `apiTokens` together. */
+export type ResolvedHttpAppConfig = z.output<typeof httpAppConfigSchema> & { tokens: ApiToken[] };
 
 export function parseHttpAppConfig(config: HttpAppConfig): ResolvedHttpAppConfig {
-  return parseConfig(httpAppConfigSchema, config, 'HTTP app config');
+  const c = parseConfig(httpAppConfigSchema, config, 'HTTP app config');
+  return { ...c, signedScopes: [...new Set(c.signedScopes)], tokens: combineTokens(c.apiToken, c.apiTokens, 'apiToken', 'HTTP app config') };
 }

@@ -1,13 +1,16 @@
 // createApp: the workhorse HTTP API as a Hono app, one module per resource.
 // The same app runs on Lambda (handlers/http.ts) and on Node (`workhorse
-// serve`). Every request body is read once under the size limit; every error
-// is `{ error: { code, message, issues? } }`.
+// serve`). Each route declares the scope it needs; credentials are checked
+// from the headers before a body byte is read, and bodies are read once,
+// under the size, time and concurrency limits. Every error is
+// `{ error: { code, message, issues? } }`.
 import { Hono } from 'hono';
 import { parseHttpAppConfig, type HttpAppConfig } from './appConfig.js';
+import { BodyReader } from './bodyReader.js';
 import type { HttpEnv } from './env.js';
-import type { AuthSettings } from './middleware/auth.js';
+import { createHealthCheck } from './healthCheck.js';
+import { requireScope, requireSignature, type AuthSettings } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errorHandler.js';
-import { readBody } from './middleware/readBody.js';
 import type { RouteDeps } from './routes/deps.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -19,15 +22,27 @@ import { workerRoutes } from './routes/workers.js';
 export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
   const c = parseHttpAppConfig(config);
   for (const def of c.app?.jobs ?? []) c.client.define(def);
-  const auth: AuthSettings = { signingSecrets: c.signingSecrets, apiToken: c.apiToken, toleranceSec: c.toleranceSec, now: c.now ?? Date.now };
-  const deps: RouteDeps = { client: c.client, auth, config: c };
+  const auth: AuthSettings = {
+    signingSecrets: c.signingSecrets,
+    tokens: c.tokens,
+    signedScopes: c.signedScopes,
+    toleranceSec: c.toleranceSec,
+    now: c.now ?? Date.now,
+  };
+  const body = new BodyReader({ maxBytes: c.maxBodyBytes, maxConcurrent: c.maxBodyReads, timeoutMs: c.bodyTimeoutMs });
+  const deps: RouteDeps = {
+    client: c.client,
+    config: c,
+    guard: (scope) => requireScope(auth, body, scope),
+    signed: requireSignature(auth, body),
+  };
+  const health = c.health ?? createHealthCheck({ poolConfig: c.client.pool.options });
   const log = c.log ?? ((message: string, err: unknown) => console.error(message, err));
 
   const app = new Hono<HttpEnv>();
   app.onError(errorHandler(log));
   app.notFound(notFoundHandler);
-  app.use('*', readBody(c.maxBodyBytes));
-  app.route('/healthz', healthRoutes(deps));
+  app.route('/healthz', healthRoutes(deps, health));
   app.route('/tick', tickRoutes(deps));
   app.route('/jobs', jobRoutes(deps));
   app.route('/queues', queueRoutes(deps));

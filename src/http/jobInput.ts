@@ -2,13 +2,15 @@
 // `{ jobs: [...] }`. Options are the client's enqueue options (camelCase, e.g.
 // `dedupeKey` for the dedupe_key column), with `runAt` as an ISO 8601 string.
 // Payloads are checked against the registered job definitions here so every
-// issue carries its full path in the body (`jobs.2.payload.to`); the client
-// validates again before the single insert, so a bad item writes nothing.
+// issue carries its full path in the body (`jobs.2.payload.to`), including
+// what jsonb cannot store (a NUL deep in the payload); the client validates
+// again before the single insert, so a bad item writes nothing.
 import { z } from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
-import { enqueueOptionsSchema } from '../client/enqueueInput.js';
+import { encodePayload, enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
+import { storableDateSchema } from '../storable.js';
 import { parseInput, toIssues } from '../validation.js';
 
 /** Most jobs one POST /jobs may carry. */
@@ -22,6 +24,7 @@ const itemSchema = z
     runAt: z.iso
       .datetime({ offset: true, message: 'runAt must be an ISO 8601 date-time with a time zone' })
       .transform((s) => new Date(s))
+      .pipe(storableDateSchema)
       .optional(),
   })
   .strict()
@@ -40,6 +43,17 @@ function isBatch(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'jobs' in body;
 }
 
+/** What the database could not store of a valid payload (a PayloadTooLargeError still throws: 413). */
+function storageIssues(client: Client, type: string, payload: unknown): ValidationIssue[] {
+  try {
+    encodePayload(type, payload, client.maxPayloadBytes);
+    return [];
+  } catch (err) {
+    if (err instanceof ValidationError) return err.issues;
+    throw err;
+  }
+}
+
 export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
   if (body === undefined) throw new ValidationError('request body is required', [{ path: [], message: 'expected a JSON object' }]);
   const batch = isBatch(body);
@@ -50,6 +64,7 @@ export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
     const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
     const r = def.schema.safeParse(item.payload);
     if (!r.success) issues.push(...toIssues(r.error).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
+    else issues.push(...storageIssues(client, item.type, r.data).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
     const { type, payload, ...options } = item;
     return { job: type, payload, options };
   });

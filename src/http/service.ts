@@ -1,6 +1,7 @@
 // The HTTP app wired from the environment, as `workhorse serve` and the
-// Lambda entry run it: a client on DATABASE_URL, the secrets and limits
-// from src/config.ts, and the real runTick behind POST /tick.
+// Lambda entry run it: a client on DATABASE_URL, a health probe with its own
+// one-connection pool, the credentials and limits from src/config.ts, and
+// the real runTick behind POST /tick.
 import type { Hono } from 'hono';
 import type { WorkhorseApp } from '../app.js';
 import { createClient, type Client } from '../client/client.js';
@@ -9,6 +10,7 @@ import { ConfigError } from '../errors.js';
 import type { HttpAppConfig } from './appConfig.js';
 import { createApp } from './createApp.js';
 import type { HttpEnv } from './env.js';
+import { createHealthCheck } from './healthCheck.js';
 import { tickRunnerFor } from './tickAdapter.js';
 
 export interface HttpServiceOptions {
@@ -35,15 +37,25 @@ export function createHttpService(options: HttpServiceOptions = {}): HttpService
     throw new ConfigError('DATABASE_URL is not set: the HTTP app needs the database URL', [{ path: ['DATABASE_URL'], message: 'required' }]);
   }
   const client = createClient({ connectionString: env.databaseUrl, namespace: env.namespace, poolMax: options.poolMax ?? 10 });
+  const health = createHealthCheck({ poolConfig: { connectionString: env.databaseUrl } });
   const app = createApp({
     client,
     app: options.app,
     signingSecrets: http.signingSecrets,
-    apiToken: http.apiToken,
+    apiTokens: http.apiTokens,
+    signedScopes: http.signedScopes,
     maxBodyBytes: http.maxBodyBytes,
+    maxBodyReads: http.maxBodyReads,
     tickBudgetMs: http.tickBudgetMs,
     tick: tickRunnerFor(client, options.app, http.tick),
+    health,
     ...options.overrides,
   });
-  return { app, client, close: () => client.close() };
+  return {
+    app,
+    client,
+    close: async () => {
+      await Promise.all([client.close(), health.close()]);
+    },
+  };
 }

@@ -20,13 +20,35 @@ export function bodyBytes(body: SignableBody): Uint8Array {
   return typeof body === 'string' ? encoder.encode(body) : body;
 }
 
+/** Any origin will do: only the path and query of the parsed URL are kept. */
+const CANONICAL_ORIGIN = 'http://workhorse.invalid';
+
+/**
+ * The request target as it is signed: the path and query string after the
+ * WHATWG URL parser has normalised them, exactly what `new URL(url)` gives as
+ * `pathname + search` for the request's URL, which is what the server sees
+ * once its HTTP layer has parsed the request. So dot segments are resolved
+ * (`/jobs/../jobs` is `/jobs`, and so is `/jobs/%2e%2e/jobs`), characters a
+ * URL cannot carry raw are percent-encoded (`/jobs?q=a b` is `/jobs?q=a%20b`,
+ * `é` is `%C3%A9`), existing escapes stay as written (`%6a` is not decoded),
+ * an empty `?` and any `#fragment` are dropped, repeated slashes are kept
+ * (`//jobs` stays `//jobs`) and the query keeps its order. Normalising an
+ * already normalised target changes nothing.
+ */
+export function canonicalTarget(target: string): string {
+  if (!target.startsWith('/')) throw new TypeError('a signed path must start with "/" (path and query, no scheme or host)');
+  const url = new URL(CANONICAL_ORIGIN + target);
+  return url.pathname + url.search;
+}
+
 /**
  * The signed message: `v1\n<timestamp>\n<METHOD>\n<path>\n` followed by the
- * raw body bytes. `path` is the request target as sent: the URL path plus
- * its query string (`/jobs?status=failed`), without scheme or host.
+ * raw body bytes, where `path` is `canonicalTarget(path)`: the URL path plus
+ * its query string (`/jobs?status=failed`) as normalised by the URL parser,
+ * without scheme or host.
  */
 export function signedMessage(timestamp: string, method: string, path: string, body: SignableBody): Uint8Array {
-  const head = encoder.encode(`${SIGNATURE_VERSION}\n${timestamp}\n${method.toUpperCase()}\n${path}\n`);
+  const head = encoder.encode(`${SIGNATURE_VERSION}\n${timestamp}\n${method.toUpperCase()}\n${canonicalTarget(path)}\n`);
   const tail = bodyBytes(body);
   const out = new Uint8Array(head.length + tail.length);
   out.set(head, 0);

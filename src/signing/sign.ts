@@ -6,7 +6,11 @@ export interface SignRequestInput {
   /** The shared secret (WORKHORSE_SIGNING_SECRET on the server). */
   secret: string;
   method: string;
-  /** Path plus query string, exactly as it will be sent: `/tick`, `/jobs?limit=10`. */
+  /**
+   * Path plus query string, no scheme or host: `/tick`, `/jobs?limit=10`.
+   * It is signed in its normalised form (see canonicalTarget), which is what
+   * the server verifies, however the path is written.
+   */
   path: string;
   /** The exact body that will be sent (sign the same string you send). */
   body?: SignableBody;
@@ -23,7 +27,7 @@ export type SignatureHeaders = {
 /** Returns the two headers to add to the request. */
 export async function signRequest(input: SignRequestInput): Promise<SignatureHeaders> {
   if (typeof input.secret !== 'string' || input.secret.length === 0) throw new TypeError('signRequest: secret is required');
-  if (!input.path.startsWith('/')) throw new TypeError('signRequest: path must start with "/" (path and query, no host)');
+  if (typeof input.path !== 'string' || !input.path.startsWith('/')) throw new TypeError('signRequest: path must start with "/" (path and query, no host)');
   const timestamp = String(Math.floor(input.timestamp ?? Date.now() / 1000));
   const mac = await hmacSha256(input.secret, signedMessage(timestamp, input.method, input.path, input.body));
   return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `${SIGNATURE_VERSION}=${toHex(mac)}` } as SignatureHeaders;

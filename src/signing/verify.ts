@@ -1,6 +1,7 @@
 // The verifier: checks a signed request's timestamp (within the tolerance,
 // either direction) and its HMAC against every accepted secret (the current
-// one and, during a rotation, the next one) with a constant-time compare.
+// one and, during a rotation, the next one) with a constant-time compare,
+// over the normalised path the signer signed (scheme.ts, canonicalTarget).
 // Replays inside the tolerance window are not detected: the signed actions
 // (a tick, an enqueue with a dedupeKey) are safe to repeat.
 import {
@@ -17,6 +18,7 @@ export interface VerifyInput {
   /** Accepted secrets, e.g. [current, next]. Empty rejects everything. */
   secrets: readonly string[];
   method: string;
+  /** The request's path and query; verified in its normalised form (canonicalTarget). */
   path: string;
   body?: SignableBody;
   timestampHeader: string | null | undefined;
@@ -60,6 +62,7 @@ export async function verifySignedRequest(input: VerifyInput): Promise<VerifyRes
   const tolerance = input.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
   const nowSec = Math.floor((input.nowMs ?? Date.now()) / 1000);
   if (Math.abs(nowSec - Number(ts)) > tolerance) return { ok: false, reason: 'stale' };
+  if (typeof input.path !== 'string' || !input.path.startsWith('/')) return { ok: false, reason: 'mismatch' };
   const message = signedMessage(ts, input.method, input.path, input.body);
   for (let i = 0; i < secrets.length; i++) {
     const expected = await hmacSha256(secrets[i]!, message);

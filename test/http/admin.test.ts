@@ -78,8 +78,12 @@ describe('workers', () => {
     expect(e).toEqual({ code: 'not_found', message: 'worker "ghost" is not registered in namespace "default"' });
   });
 
-  it('accepts a signed request', async () => {
-    expect((await signed(h.app, 'GET', '/workers')).status).toBe(200);
+  it('refuses a signed request unless the server gives signatures the route\'s scope', async () => {
+    expect((await errorOf(await signed(h.app, 'GET', '/workers'), 401)).message).toMatch(/POST \/tick only/);
+    const reader = buildHttp(db, { signedScopes: ['read'] });
+    expect((await signed(reader.app, 'GET', '/workers')).status).toBe(200);
+    expect((await errorOf(await signed(reader.app, 'POST', '/workers/ghost/pause'), 403)).code).toBe('forbidden');
+    await reader.client.close();
   });
 });
 

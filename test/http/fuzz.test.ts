@@ -1,7 +1,8 @@
 // Fuzz: 500 random malformed bodies and headers against POST /jobs and POST
 // /tick. None may produce a 5xx, every answer is the JSON error shape, no
 // tick runs and no row is written. The generator is seeded; a failure prints
-// the seed and the offending request.
+// the seed and the offending request. (fuzzRoutes.test.ts sends such values
+// to every other route.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -29,7 +30,7 @@ function rng(seed: number) {
 type Rng = ReturnType<typeof rng>;
 
 function randomString(r: Rng, max = 40): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 .:/-_"\\{}[]@é\u0000\u2028😀';
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 .:/-_"\\{}[]@é\u0000\u2028😀\udfff\ud800';
   return Array.from({ length: r.int(max) }, () => r.pick([...alphabet])).join('');
 }
 
@@ -65,7 +66,11 @@ function brokenItem(r: Rng): unknown {
     () => ({ ...validEmail, priority: r.pick([40000, -40000, 0.5, 'high', null]) }),
     () => ({ ...validEmail, runAt: r.pick(['tomorrow', '2026-13-01T00:00:00Z', '2026-01-01', 1700000000, null]) }),
     () => ({ ...validEmail, runAt: '2030-01-01T00:00:00Z', delayMs: 5 }),
-    () => ({ ...validEmail, dedupeKey: r.pick(['', 'k'.repeat(513), 5, null]) }),
+    () => ({ ...validEmail, dedupeKey: r.pick(['', 'k'.repeat(513), 5, null, 'k\u0000', '\ud800', 'a\udc00b']) }),
+    () => ({ ...validEmail, concurrencyKey: r.pick(['\u0000', 'x\ud83d']) }),
+    () => ({ ...validEmail, payload: { ...validEmail.payload, subject: r.pick(['\u0000', 'a\ud800', '\udfff z']) } }),
+    () => ({ ...validEmail, runAt: r.pick(['0000-01-01T00:00:00Z', '0000-12-31T23:59:59+00:00', '0001-01-01T00:00:00+14:00']) }),
+    () => ({ ...validEmail, backoff: r.pick([{ kind: 'fixed', jitter: true }, { baseMs: 10_000, maxMs: 10 }, { maxMs: 5 }]) }),
     () => ({ ...validEmail, maxAttempts: r.pick([0, 1001, -3, 'many']) }),
     () => ({ ...validEmail, queue: r.pick(['', 'bad queue', 'q'.repeat(101), 'a\nb', 3]) }),
     () => ({ ...validEmail, backoff: r.pick([{ kind: 'random' }, { baseMs: -1 }, 'fast', []]) }),

@@ -254,13 +254,21 @@ describe('API authentication', () => {
     expect(await countJobs(db)).toBe(0);
   });
 
-  it('accepts the HMAC signature instead of the token, over path and query', async () => {
+  it('accepts the HMAC signature instead of the token when signatures are given scopes, over path and query', async () => {
+    const s = buildHttp(db, { signedScopes: ['enqueue', 'read'] });
     const body = JSON.stringify(email);
-    expect((await signed(h.app, 'POST', '/jobs', body)).status).toBe(201);
-    expect((await signed(h.app, 'GET', '/jobs?limit=5')).status).toBe(200);
+    expect((await signed(s.app, 'POST', '/jobs', body)).status).toBe(201);
+    expect((await signed(s.app, 'GET', '/jobs?limit=5')).status).toBe(200);
     const { signRequest } = await import('../../src/signing/index.js');
     const forOtherQuery = await signRequest({ secret: 'current-secret-0123456789', method: 'GET', path: '/jobs?limit=5' });
-    expect((await errorOf(await h.app.request('/jobs?limit=500', { headers: forOtherQuery }), 401)).message).toMatch(/does not match/);
+    expect((await errorOf(await s.app.request('/jobs?limit=500', { headers: forOtherQuery }), 401)).message).toMatch(/does not match/);
+    await s.client.close();
+  });
+
+  it('refuses a signed request on the API routes by default: the tick secret is for POST /tick', async () => {
+    const e = await errorOf(await signed(h.app, 'POST', '/jobs', JSON.stringify(email)), 401);
+    expect(e.message).toMatch(/POST \/tick only/);
+    expect(await countJobs(db)).toBe(0);
   });
 
   it('refuses bearer tokens when the server has none configured', async () => {

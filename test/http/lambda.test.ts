@@ -77,6 +77,8 @@ describe('handlers/http.ts', () => {
       DATABASE_URL: db.url,
       WORKHORSE_SIGNING_SECRET: SECRET,
       WORKHORSE_API_TOKEN: TOKEN,
+      // Signed requests may also read (the query-string test below lists jobs signed).
+      WORKHORSE_SIGNED_SCOPES: 'read',
       WORKHORSE_APP: fileURLToPath(new URL('./fixtures/app.ts', import.meta.url)),
     });
     const res = await handler(functionUrlEvent('GET', '/healthz') as never, contextWithBudget(5000) as never);

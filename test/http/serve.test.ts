@@ -41,7 +41,8 @@ beforeAll(async () => {
     ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/http/fixtures/app.ts'],
     {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_API_TOKEN: '', WORKHORSE_APP: '' },
+      // The edge example signs its enqueue too: signatures get the enqueue and read scopes.
+      env: { ...process.env, DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_SIGNED_SCOPES: 'enqueue,read', WORKHORSE_API_TOKEN: '', WORKHORSE_APP: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -1,15 +1,23 @@
 // `workhorse serve`: the HTTP app on @hono/node-server, for local use and
 // containers. The app module (--app or WORKHORSE_APP) supplies the job types
-// POST /jobs accepts and the handlers POST /tick runs. SIGTERM or SIGINT
-// stops accepting connections, lets requests in flight finish, closes the
-// pool and exits 0.
+// POST /jobs accepts and the handlers POST /tick runs. A database that does
+// not answer at start-up is reported and the server starts anyway (/healthz
+// answers 503 until it does); a schema of the wrong version stops it.
+// SIGTERM or SIGINT stops accepting connections, lets requests in flight
+// finish, closes the pools and exits 0.
 import { serve } from '@hono/node-server';
 import { z } from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
-import { createHttpService } from '../../http/service.js';
+import { SchemaVersionError } from '../../errors.js';
+import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
-import { parseFlags } from '../args.js';
-import type { Command } from '../command.js';
+import { parseCommandLine } from '../args.js';
+import type { Command, CliIo } from '../command.js';
+import { describeFailure } from '../failure.js';
+import { loadUserModule } from '../userModule.js';
+
+/** How long start-up waits for the database before serving anyway. */
+const STARTUP_CHECK_MS = 5000;
 
 const flagsSchema = z
   .object({
@@ -24,41 +32,68 @@ const flagsSchema = z
   })
   .strict();
 
+/** Checks the schema; a database that does not answer is only reported. */
+async function checkDatabase(service: HttpService, io: CliIo): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), STARTUP_CHECK_MS);
+  });
+  try {
+    const r = await Promise.race([service.client.ready(), late]);
+    if (r === 'late') io.err(`workhorse serve: the database did not answer within ${STARTUP_CHECK_MS} ms; serving anyway (/healthz answers 503 until it does)`);
+  } catch (err) {
+    if (err instanceof SchemaVersionError) throw err;
+    io.err(`workhorse serve: ${describeFailure(err)}; serving anyway (/healthz answers 503 until the database answers)`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function listen(service: HttpService, port: number, hostname: string, io: CliIo): Promise<ReturnType<typeof serve>> {
+  return new Promise((resolve, reject) => {
+    const s = serve({ fetch: service.app.fetch, port, hostname }, (info) => {
+      io.out(`workhorse serve: listening on http://${info.address}:${info.port}`);
+      resolve(s);
+    });
+    s.once('error', reject);
+  });
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve the HTTP API (signed POST /tick, /jobs, /queues, /workers, /schedules, /healthz) on Node',
   usage: 'workhorse serve [--port 8080] [--host 127.0.0.1] [--app module.js]',
+  help: [
+    '--port N         port to listen on (default 8080; 0 picks a free one)',
+    '--host H         address to bind (default 127.0.0.1; use 0.0.0.0 in a container)',
+    '--app module.js  compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
+    'credentials, limits and the database come from the environment (see the README\'s HTTP section)',
+  ],
   async run(argv, _env, io) {
-    const { flags } = parseFlags(
-      argv,
-      { port: { type: 'string' }, host: { type: 'string' }, app: { type: 'string' } },
-      flagsSchema,
-      'serve',
-    );
+    const { flags } = parseCommandLine(argv, { options: { port: { type: 'string' }, host: { type: 'string' }, app: { type: 'string' } } }, flagsSchema);
     const http = loadHttpEnvConfig();
     const appModule = flags.app ?? http.appModule;
-    const app = appModule ? await loadAppModule(appModule, flags.app ? '--app' : 'WORKHORSE_APP') : undefined;
+    const what = flags.app ? '--app' : 'WORKHORSE_APP';
+    const app = appModule ? await loadUserModule(appModule, what, (url) => loadAppModule(url, what)) : undefined;
     const service = createHttpService({ app });
-    await service.client.ready();
-    if (http.signingSecrets.length === 0) io.err('[workhorse] no WORKHORSE_SIGNING_SECRET: POST /tick refuses every request');
-    if (http.signingSecrets.length === 0 && !http.apiToken) io.err('[workhorse] no WORKHORSE_API_TOKEN either: the API refuses every request');
-
-    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: service.app.fetch, port: flags.port, hostname: flags.host }, (info) => {
-        io.out(`workhorse serve: listening on http://${info.address}:${info.port}`);
-        resolve(s);
+    try {
+      await checkDatabase(service, io);
+      if (http.signingSecrets.length === 0) io.err('workhorse serve: no WORKHORSE_SIGNING_SECRET: POST /tick refuses every request');
+      const signaturesOnApi = http.signedScopes.length > 0 && http.signingSecrets.length > 0;
+      if (http.apiTokens.length === 0 && !signaturesOnApi) io.err('workhorse serve: no WORKHORSE_API_TOKEN or WORKHORSE_API_TOKENS: the API routes refuse every request');
+      const server = await listen(service, flags.port, flags.host, io);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGTERM', stop);
+          process.off('SIGINT', stop);
+          server.close(() => resolve());
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
       });
-    });
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGTERM', stop);
-        process.off('SIGINT', stop);
-        server.close(() => resolve());
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
-    });
-    await service.close();
+    } finally {
+      await service.close();
+    }
     return 0;
   },
 };

@@ -1,18 +1,23 @@
 // `workhorse tick <app-module>`: runs one tick from a shell or a plain cron
 // line on a VM, then exits. The tick's settings come from the environment
 // (the same variables as the Lambda handler), flags override them; the
-// summary is printed as one JSON line.
+// summary is printed as one JSON line. The schema version is checked first,
+// so an unmigrated database gets the same SchemaVersionError as the other
+// commands.
+import pg from 'pg';
 import { z } from 'zod';
-import { loadTickEnv } from '../../config.js';
-import { ValidationError } from '../../errors.js';
+import { databaseUrlSchema, loadTickEnv } from '../../config.js';
+import { assertSchemaVersion } from '../../db/migrate.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { runTick } from '../../tick/runTick.js';
-import { parseFlags } from '../args.js';
+import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
+import { UsageError } from '../usageError.js';
+import { loadUserModule } from '../userModule.js';
 
 const int = z.coerce.number().int();
 const flagsSchema = z.object({
-  'database-url': z.string().min(1).optional(),
+  'database-url': databaseUrlSchema.optional(),
   'budget-ms': int.min(1000).max(86_400_000).default(60_000),
   'heartbeat-ms': int.optional(),
   'safety-margin-ms': int.optional(),
@@ -21,34 +26,55 @@ const flagsSchema = z.object({
   'keep-polling': z.boolean().optional(),
 });
 
+async function checkSchema(connectionString: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    await assertSchemaVersion(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
 export const tickCommand: Command = {
   name: 'tick',
   summary: 'run one tick (recovery, due schedules, a bounded batch of jobs) within a time budget, print its summary',
   usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--concurrency N] [--queue Q ...] [--keep-polling]',
+  help: [
+    '<app-module.js>          compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
+    '--budget-ms N            how long the tick may run, 1000-86400000 ms (default 60000)',
+    '--database-url URL       the database (default: DATABASE_URL)',
+    '--heartbeat-ms N         lease heartbeat of the tick worker',
+    '--safety-margin-ms N     time kept back before the budget ends',
+    '--concurrency N          jobs run at once',
+    '--queue Q                a queue to claim from (repeatable)',
+    '--keep-polling           keep claiming until the budget ends instead of stopping when the queues are empty',
+  ],
   async run(argv, env, io) {
-    const { flags, positionals } = parseFlags(
+    const { flags, positionals } = parseCommandLine(
       argv,
       {
-        'database-url': { type: 'string' },
-        'budget-ms': { type: 'string' },
-        'heartbeat-ms': { type: 'string' },
-        'safety-margin-ms': { type: 'string' },
-        concurrency: { type: 'string' },
-        queue: { type: 'string', multiple: true },
-        'keep-polling': { type: 'boolean' },
+        options: {
+          'database-url': { type: 'string' },
+          'budget-ms': { type: 'string' },
+          'heartbeat-ms': { type: 'string' },
+          'safety-margin-ms': { type: 'string' },
+          concurrency: { type: 'string' },
+          queue: { type: 'string', multiple: true },
+          'keep-polling': { type: 'boolean' },
+        },
+        positionals: ['app-module.js'],
       },
       flagsSchema,
-      'tick',
     );
     const tickEnv = loadTickEnv();
     const file = positionals[0] ?? tickEnv.appModule;
-    if (!file) throw new ValidationError('workhorse tick: give the path of a module whose default export is defineApp(...)');
+    if (!file) throw new UsageError('give the path of a module whose default export is defineApp(...), or set WORKHORSE_APP');
     const connectionString = flags['database-url'] ?? env.databaseUrl;
-    if (!connectionString) {
-      io.err('workhorse tick: set DATABASE_URL or pass --database-url');
-      return 2;
-    }
-    const app = await loadAppModule(file, 'app module');
+    if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
+    const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
+    const app = await loadUserModule(file, what, (url) => loadAppModule(url, what));
+    await checkSchema(connectionString);
     const summary = await runTick({
       ...tickEnv.options,
       app,

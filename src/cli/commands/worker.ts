@@ -1,20 +1,21 @@
 // `workhorse worker <module>`: loads a compiled module whose default export
 // is a defineWorkerProcess(...) definition and runs it with signal handling.
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { runWorkerProcess, type WorkerProcessDefinition } from '../../worker/process.js';
+import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
+import { loadUserModule } from '../userModule.js';
 
 export const workerCommand: Command = {
   name: 'worker',
   summary: 'run the workers a compiled defineWorkerProcess() module describes; SIGTERM drains, a second signal exits',
   usage: 'workhorse worker <module.js>',
+  help: ['<module.js>   compiled module whose default export is defineWorkerProcess({ client, workers })'],
   async run(argv, _env, io) {
-    const [file] = argv;
-    if (!file) throw new ValidationError('workhorse worker: give the path of a module exporting defineWorkerProcess(...) as default');
-    const mod = (await import(pathToFileURL(resolve(file)).href)) as { default?: WorkerProcessDefinition };
-    const def = mod.default;
+    const { positionals } = parseCommandLine(argv, { options: {}, positionals: ['module.js'], required: 1 }, z.object({}));
+    const file = positionals[0]!;
+    const def = await loadUserModule(file, 'worker module', async (url) => ((await import(url)) as { default?: WorkerProcessDefinition }).default);
     if (!def || typeof def.client !== 'function' || !Array.isArray(def.workers)) {
       throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client, workers })`);
     }

@@ -1,19 +1,28 @@
-// Authentication. POST /tick accepts only the HMAC signature (so a leaked API
-// token cannot burn compute); the API routes accept either a bearer token or
-// the same signature. A route with no credential configured for it refuses
-// everything (fail closed). Failures throw UnauthorizedError (401) before any
-// handler runs.
+// Authentication and scopes. Every API route is guarded by the one scope it
+// needs: `Authorization: Bearer <token>` is checked from the headers alone,
+// before any body byte is read, and a token without the scope gets 403. A
+// signed request (the tick's HMAC) is accepted on POST /tick always and on
+// the API routes only when the server gives signatures scopes
+// (`signedScopes`); its scope is checked before the body is read, its MAC
+// after. A route with no credential configured for it refuses everything
+// (fail closed). Failures throw UnauthorizedError (401) or ForbiddenError
+// (403) before any handler runs.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { UnauthorizedError } from '../../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../signing/scheme.js';
 import { verifySignedRequest, type VerifyFailure } from '../../signing/verify.js';
-import type { HttpEnv } from '../env.js';
+import type { BodyReader } from '../bodyReader.js';
+import type { ApiToken } from '../credentials.js';
+import type { HttpEnv, Principal } from '../env.js';
+import type { Scope } from '../scopes.js';
 
 export interface AuthSettings {
   /** Current secret first, then the next one during a rotation. */
   signingSecrets: readonly string[];
-  apiToken: string | undefined;
+  tokens: readonly ApiToken[];
+  /** Scopes a valid signature carries on the API routes; empty: POST /tick only. */
+  signedScopes: readonly Scope[];
   toleranceSec: number;
   now: () => number;
 }
@@ -33,17 +42,12 @@ function failureMessage(reason: VerifyFailure, toleranceSec: number): string {
   }
 }
 
-/** The request target as signed: path plus query string. */
-function signedPath(c: Context): string {
-  const url = new URL(c.req.url);
-  return url.pathname + url.search;
-}
-
 async function checkSignature(c: Context<HttpEnv>, auth: AuthSettings): Promise<void> {
+  const url = new URL(c.req.url);
   const result = await verifySignedRequest({
     secrets: auth.signingSecrets,
     method: c.req.method,
-    path: signedPath(c),
+    path: url.pathname + url.search,
     body: c.get('rawBody'),
     timestampHeader: c.req.header(TIMESTAMP_HEADER),
     signatureHeader: c.req.header(SIGNATURE_HEADER),
@@ -57,29 +61,67 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
 
-function checkBearer(header: string, token: string | undefined): void {
+/** The principal of a bearer token. Every configured token is compared, in constant time. */
+function tokenPrincipal(header: string, tokens: readonly ApiToken[]): Principal {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!m) throw new UnauthorizedError('malformed Authorization header: expected "Bearer <token>"');
-  if (!token) throw new UnauthorizedError('bearer tokens are not configured on this server');
-  // Hashing first makes the compare constant-time whatever the lengths.
-  if (!timingSafeEqual(digest(m[1]!), digest(token))) throw new UnauthorizedError('invalid bearer token');
+  if (tokens.length === 0) throw new UnauthorizedError('bearer tokens are not configured on this server');
+  const presented = digest(m[1]!);
+  let found: ApiToken | undefined;
+  // Hashing first makes each compare constant-time whatever the lengths.
+  for (const t of tokens) if (timingSafeEqual(presented, digest(t.token)) && !found) found = t;
+  if (!found) throw new UnauthorizedError('invalid bearer token');
+  return { name: found.name, via: 'token', scopes: new Set(found.scopes) };
 }
 
-/** For POST /tick: a valid HMAC signature or nothing. */
-export function requireSignature(auth: AuthSettings): MiddlewareHandler<HttpEnv> {
+function isSigned(c: Context<HttpEnv>): boolean {
+  return c.req.header(SIGNATURE_HEADER) !== undefined || c.req.header(TIMESTAMP_HEADER) !== undefined;
+}
+
+/** Reads the body, or answers the body reader's refusal. */
+async function withBody(c: Context<HttpEnv>, body: BodyReader, then: () => Promise<void>): Promise<Response | void> {
+  const refused = await body.read(c);
+  if (refused) return refused;
+  await then();
+}
+
+/** For POST /tick: a valid HMAC signature or nothing (a bearer token never runs a tick). */
+export function requireSignature(auth: AuthSettings, body: BodyReader): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    await checkSignature(c, auth);
-    await next();
+    // Refuse an unsigned request before reading its body.
+    if (!isSigned(c)) throw new UnauthorizedError(failureMessage(auth.signingSecrets.length ? 'unsigned' : 'no_secret', auth.toleranceSec));
+    return withBody(c, body, async () => {
+      await checkSignature(c, auth);
+      c.set('principal', { name: 'signature', via: 'signature', scopes: new Set() });
+      await next();
+    });
   };
 }
 
-/** For the API routes: `Authorization: Bearer <token>` or an HMAC signature. */
-export function requireApiAuth(auth: AuthSettings): MiddlewareHandler<HttpEnv> {
+/** For an API route: credentials holding `scope`, checked from the headers before the body is read. */
+export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope): MiddlewareHandler<HttpEnv> {
+  const signedScopes = new Set(auth.signedScopes);
   return async (c, next) => {
     const authorization = c.req.header('authorization');
-    if (authorization !== undefined) checkBearer(authorization, auth.apiToken);
-    else if (c.req.header(SIGNATURE_HEADER) !== undefined || c.req.header(TIMESTAMP_HEADER) !== undefined) await checkSignature(c, auth);
-    else throw new UnauthorizedError(`missing credentials: send "Authorization: Bearer <token>" or sign the request (${SIGNATURE_HEADER})`);
-    await next();
+    if (authorization !== undefined) {
+      const principal = tokenPrincipal(authorization, auth.tokens);
+      if (!principal.scopes.has(scope)) throw new ForbiddenError(`token "${principal.name}" lacks the "${scope}" scope this route needs`);
+      c.set('principal', principal);
+      return withBody(c, body, next);
+    }
+    if (isSigned(c)) {
+      if (signedScopes.size === 0) {
+        throw new UnauthorizedError('signed requests are accepted on POST /tick only on this server: send "Authorization: Bearer <token>"');
+      }
+      if (!signedScopes.has(scope)) {
+        throw new ForbiddenError(`signed requests carry the scopes ${[...signedScopes].join(', ')}; this route needs "${scope}"`);
+      }
+      return withBody(c, body, async () => {
+        await checkSignature(c, auth);
+        c.set('principal', { name: 'signature', via: 'signature', scopes: signedScopes });
+        await next();
+      });
+    }
+    throw new UnauthorizedError(`missing credentials: send "Authorization: Bearer <token>"${signedScopes.size ? ` or sign the request (${SIGNATURE_HEADER})` : ''}`);
   };
 }

@@ -1,12 +1,16 @@
 // Turns every failure into the one error shape, `{ error: { code, message,
-// issues? } }`, with the status its typed error stands for. Anything
-// unexpected is a 500 that says nothing about internals; the real error goes
-// to the configured log.
+// issues? } }`, with the status its typed error stands for. A value
+// PostgreSQL refused as a data exception (SQLSTATE class 22) that got past
+// validation is bad input too: 400 `validation_failed`, naming the column
+// when the database does. A client that went away is answered (to nobody)
+// without a log line. Anything else unexpected is a 500 that says nothing
+// about internals; the real error goes to the configured log.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
   ConflictError,
+  ForbiddenError,
   NotFoundError,
   PayloadTooLargeError,
   SchemaVersionError,
@@ -15,6 +19,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
+import { ClientGoneError } from '../clientGoneError.js';
 
 export interface ErrorBody {
   code: string;
@@ -26,15 +31,38 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, error: E
   return c.json({ error }, status);
 }
 
+/** A PostgreSQL data exception (class 22: bad encoding, out of range, invalid syntax ...). */
+interface PgDataException {
+  code: string;
+  message: string;
+  column?: string;
+}
+
+function isPgDataException(err: unknown): err is PgDataException {
+  if (!(err instanceof Error) || !('severity' in err)) return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
+/** Status 499 (nginx's "client closed request"): the client is gone and reads nothing. */
+const CLIENT_CLOSED = 499 as ContentfulStatusCode;
+
 /** The status and body a thrown error maps to; undefined for an unexpected one. */
 export function describeError(err: unknown): { status: ContentfulStatusCode; body: ErrorBody } | undefined {
   if (err instanceof ValidationError) return { status: 400, body: { code: err.code, message: err.message, issues: err.issues } };
   if (err instanceof UnknownJobTypeError) return { status: 400, body: { code: err.code, message: err.message } };
   if (err instanceof PayloadTooLargeError) return { status: 413, body: { code: err.code, message: err.message } };
   if (err instanceof UnauthorizedError) return { status: 401, body: { code: err.code, message: err.message } };
+  if (err instanceof ForbiddenError) return { status: 403, body: { code: err.code, message: err.message } };
   if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
   if (err instanceof ConflictError) return { status: 409, body: { code: err.code, message: err.message } };
   if (err instanceof SchemaVersionError) return { status: 503, body: { code: err.code, message: err.message } };
+  if (isPgDataException(err)) {
+    const path = err.column ? [err.column] : [];
+    const message = `the database refused a value${err.column ? ` of ${err.column}` : ''}: ${err.message}`;
+    return { status: 400, body: { code: 'validation_failed', message, issues: [{ path, message: err.message }] } };
+  }
+  if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     return { status: err.status as ContentfulStatusCode, body: { code: 'bad_request', message: err.message || 'bad request' } };
   }
@@ -45,6 +73,8 @@ export function errorHandler(log: (message: string, err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     const known = describeError(err);
     if (known) return errorResponse(c, known.status, known.body);
+    // The client left mid-request: whatever failed, nobody is waiting for the answer.
+    if (c.req.raw.signal?.aborted) return errorResponse(c, CLIENT_CLOSED, { code: 'client_closed', message: 'the client closed the connection' });
     log(`[workhorse http] ${c.req.method} ${c.req.path} failed`, err);
     return errorResponse(c, 500, { code: 'internal', message: 'internal error' });
   };

@@ -1,29 +1,20 @@
 // GET /healthz, unauthenticated for load balancers: 200 when the database
 // answers and its schema is the version this code expects, 503 otherwise.
-// It says which of the two failed and nothing more.
+// It says which of the two failed and nothing more. The probe has its own
+// one-connection pool and a cached answer (src/http/healthCheck.ts), so it
+// stays fast when the API's pool is busy.
 import { Hono } from 'hono';
-import { readSchemaVersion } from '../../db/migrate.js';
-import { SCHEMA_VERSION } from '../../db/schemaVersion.js';
 import type { HttpEnv } from '../env.js';
+import type { HealthCheck } from '../healthCheck.js';
 import { errorResponse } from '../middleware/errorHandler.js';
 import type { RouteDeps } from './deps.js';
 
-export function healthRoutes(d: RouteDeps): Hono<HttpEnv> {
+export function healthRoutes(d: RouteDeps, health: HealthCheck): Hono<HttpEnv> {
   const r = new Hono<HttpEnv>();
   r.get('/', async (c) => {
-    let version: number | null;
-    try {
-      version = await readSchemaVersion(d.client.pool);
-    } catch {
-      return errorResponse(c, 503, { code: 'database_unreachable', message: 'the database did not answer' });
-    }
-    if (version !== SCHEMA_VERSION) {
-      return errorResponse(c, 503, {
-        code: 'schema_version',
-        message: `schema version is ${version ?? 'missing'}; this code expects ${SCHEMA_VERSION}`,
-      });
-    }
-    return c.json({ ok: true, schemaVersion: version, namespace: d.client.namespace });
+    const status = await health.check();
+    if (!status.ok) return errorResponse(c, 503, { code: status.code, message: status.message });
+    return c.json({ ok: true, schemaVersion: status.schemaVersion, namespace: d.client.namespace });
   });
   return r;
 }

@@ -1,16 +1,17 @@
 // The jobs resource: enqueue (one or a batch), read one, list with keyset
-// pagination, cancel and retry. Every route is one client call.
+// pagination, cancel and retry. Every route is one client call, guarded by
+// the scope it needs: `enqueue`, `read` or `admin`.
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../../errors.js';
+import { jobIdStringSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { parseEnqueueBody } from '../jobInput.js';
-import { requireApiAuth } from '../middleware/auth.js';
 import type { RouteDeps } from './deps.js';
 
-const idParams = z.object({ id: z.string().regex(/^[1-9][0-9]{0,18}$/, 'a job id is a positive integer') });
+const idParams = z.object({ id: jobIdStringSchema });
 
 const listQuery = z
   .object({
@@ -29,35 +30,34 @@ const listQuery = z
 export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
   const { client } = d;
   const r = new Hono<HttpEnv>();
-  r.use('*', requireApiAuth(d.auth));
 
-  r.post('/', async (c) => {
+  r.post('/', d.guard('enqueue'), async (c) => {
     const { batch, items } = parseEnqueueBody(client, readJson(c));
     const results = await client.enqueueMany(items);
     const status = results.some((x) => x.created) ? 201 : 200;
     return batch ? c.json({ jobs: results }, status) : c.json(results[0]!, status);
   });
 
-  r.get('/', async (c) => {
+  r.get('/', d.guard('read'), async (c) => {
     const q = parseInput(listQuery, readQuery(c), 'query');
     return c.json(await client.admin.listJobs(q));
   });
 
-  r.get('/:id', async (c) => {
+  r.get('/:id', d.guard('read'), async (c) => {
     const { id } = parseInput(idParams, c.req.param(), 'path');
     const job = await client.getJob(id);
     if (!job) throw new NotFoundError(`job ${id} not found`);
     return c.json(job);
   });
 
-  r.post('/:id/cancel', async (c) => {
+  r.post('/:id/cancel', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, c.req.param(), 'path');
     const job = await client.cancel(id);
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
     return c.json(job);
   });
 
-  r.post('/:id/retry', async (c) => {
+  r.post('/:id/retry', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, c.req.param(), 'path');
     return c.json(await client.retry(id));
   });

@@ -1,22 +1,39 @@
-// The queues resource: list with counts and policy, durable pause / resume.
+// The queues resource: list with counts and policy (`read`), durable pause /
+// resume (`admin`). Only a queue that exists can be paused or resumed, so a
+// client cannot create policy rows without bound: one that holds jobs or
+// already has a policy row (GET /queues lists exactly these), or the queue
+// of a job type the app defines. Any other name is 404;
+// `client.admin.setQueueLimits` creates a queue's row explicitly.
 import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Client } from '../../client/client.js';
+import { NotFoundError } from '../../errors.js';
+import { queueNameSchema } from '../../names.js';
+import { parseInput } from '../../validation.js';
 import type { HttpEnv } from '../env.js';
-import { requireApiAuth } from '../middleware/auth.js';
 import type { RouteDeps } from './deps.js';
 
+const nameParams = z.object({ name: queueNameSchema });
+
+async function existingQueue(client: Client, param: Record<string, string>): Promise<string> {
+  const { name } = parseInput(nameParams, param, 'path');
+  if (client.definedTypes.some((t) => client.definition(t).queue === name)) return name;
+  if ((await client.admin.listQueues()).some((q) => q.name === name)) return name;
+  throw new NotFoundError(`queue "${name}" does not exist in namespace "${client.namespace}": it holds no jobs, has no policy and no job type uses it`);
+}
+
 export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {
-  const { admin } = d.client;
+  const { client } = d;
   const r = new Hono<HttpEnv>();
-  r.use('*', requireApiAuth(d.auth));
-  r.get('/', async (c) => c.json({ queues: await admin.listQueues() }));
-  r.post('/:name/pause', async (c) => {
-    const name = c.req.param('name');
-    await admin.pauseQueue(name);
+  r.get('/', d.guard('read'), async (c) => c.json({ queues: await client.admin.listQueues() }));
+  r.post('/:name/pause', d.guard('admin'), async (c) => {
+    const name = await existingQueue(client, c.req.param());
+    await client.admin.pauseQueue(name);
     return c.json({ name, paused: true });
   });
-  r.post('/:name/resume', async (c) => {
-    const name = c.req.param('name');
-    await admin.resumeQueue(name);
+  r.post('/:name/resume', d.guard('admin'), async (c) => {
+    const name = await existingQueue(client, c.req.param());
+    await client.admin.resumeQueue(name);
     return c.json({ name, paused: false });
   });
   return r;

@@ -1,16 +1,15 @@
-// The schedules resource: the recurring slots of this namespace, read-only.
+// The schedules resource: the recurring slots of this namespace, read-only
+// (`read`).
 // Listed through the schedules API unless createApp was given another source.
 import { Hono } from 'hono';
 import { Schedules } from '../../schedules/schedules.js';
 import type { HttpEnv } from '../env.js';
-import { requireApiAuth } from '../middleware/auth.js';
 import type { RouteDeps } from './deps.js';
 
 export function scheduleRoutes(d: RouteDeps): Hono<HttpEnv> {
   const schedules = new Schedules(d.client);
   const list = d.config.listSchedules ?? (() => schedules.list());
   const r = new Hono<HttpEnv>();
-  r.use('*', requireApiAuth(d.auth));
-  r.get('/', async (c) => c.json({ schedules: await list() }));
+  r.get('/', d.guard('read'), async (c) => c.json({ schedules: await list() }));
   return r;
 }

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { parseInput } from '../../validation.js';
 import { readJson } from '../body.js';
 import type { HttpEnv } from '../env.js';
-import { requireSignature } from '../middleware/auth.js';
 import { errorResponse } from '../middleware/errorHandler.js';
 import type { RouteDeps } from './deps.js';
 
@@ -23,7 +22,7 @@ const tickBodySchema = z
 
 export function tickRoutes(d: RouteDeps): Hono<HttpEnv> {
   const r = new Hono<HttpEnv>();
-  r.post('/', requireSignature(d.auth), async (c) => {
+  r.post('/', d.signed, async (c) => {
     const body = parseInput(tickBodySchema, readJson(c), 'tick request');
     let budgetMs = Math.min(body?.budgetMs ?? d.config.tickBudgetMs, d.config.tickBudgetMs);
     const lambda = c.env?.lambdaContext;

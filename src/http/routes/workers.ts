@@ -1,22 +1,25 @@
-// The workers resource: the registry, and the operator pause a worker picks
-// up on its next heartbeat.
+// The workers resource: the registry (`read`), and the operator pause a
+// worker picks up on its next heartbeat (`admin`).
 import { Hono } from 'hono';
+import { z } from 'zod';
+import { workerIdSchema } from '../../names.js';
+import { parseInput } from '../../validation.js';
 import type { HttpEnv } from '../env.js';
-import { requireApiAuth } from '../middleware/auth.js';
 import type { RouteDeps } from './deps.js';
+
+const idParams = z.object({ id: workerIdSchema });
 
 export function workerRoutes(d: RouteDeps): Hono<HttpEnv> {
   const { admin } = d.client;
   const r = new Hono<HttpEnv>();
-  r.use('*', requireApiAuth(d.auth));
-  r.get('/', async (c) => c.json({ workers: await admin.listWorkers() }));
-  r.post('/:id/pause', async (c) => {
-    const id = c.req.param('id');
+  r.get('/', d.guard('read'), async (c) => c.json({ workers: await admin.listWorkers() }));
+  r.post('/:id/pause', d.guard('admin'), async (c) => {
+    const { id } = parseInput(idParams, c.req.param(), 'path');
     await admin.setWorkerPaused(id, true);
     return c.json({ id, paused: true });
   });
-  r.post('/:id/resume', async (c) => {
-    const id = c.req.param('id');
+  r.post('/:id/resume', d.guard('admin'), async (c) => {
+    const { id } = parseInput(idParams, c.req.param(), 'path');
     await admin.setWorkerPaused(id, false);
     return c.json({ id, paused: false });
   });

@@ -1,0 +1,40 @@
+// How a failed command is reported: one line `workhorse <command>: <what>`
+// (the stack only with --verbose) and an exit code: 2 for a usage or
+// configuration problem (bad arguments, bad environment, a missing module),
+// 1 for a runtime failure (the database does not answer, its schema is not
+// migrated, a handler module throws while loading).
+import { ConfigError, ValidationError } from '../errors.js';
+import { UsageError } from './usageError.js';
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+
+export function exitCodeFor(err: unknown): 1 | 2 {
+  return err instanceof UsageError || err instanceof ConfigError || err instanceof ValidationError ? 2 : 1;
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function firstLine(err: unknown): string {
+  // An AggregateError (every address of a host refused) has no message of its own.
+  if (err instanceof AggregateError && !err.message) return [...new Set(err.errors.map(firstLine))].join('; ') || 'several errors';
+  const message = err instanceof Error ? err.message : String(err);
+  return (message.split('\n')[0] ?? '').trim() || codeOf(err) || 'unknown error';
+}
+
+/** One line saying what failed. */
+export function describeFailure(err: unknown): string {
+  const line = firstLine(err);
+  const code = codeOf(err) ?? (err instanceof AggregateError ? codeOf(err.errors[0]) : undefined);
+  return code && NETWORK_CODES.has(code) ? `cannot reach the database: ${line}` : line;
+}
+
+/** The line to print: `workhorse <command>: <what>`, never the prefix twice. */
+export function failureLine(command: string | undefined, err: unknown): string {
+  const prefix = command ? `workhorse ${command}: ` : 'workhorse: ';
+  let what = describeFailure(err);
+  while (what.startsWith(prefix)) what = what.slice(prefix.length);
+  return prefix + what;
+}

@@ -1,0 +1,54 @@
+// Loads a module the user names on the command line (an app module, a
+// worker process module). A path that does not exist, or TypeScript the
+// running Node cannot load, is a UsageError saying what to do; a module that
+// fails while loading is a runtime failure naming the module.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { WorkhorseError } from '../errors.js';
+import { UsageError } from './usageError.js';
+
+const TYPESCRIPT = /\.[cm]?tsx?$/;
+
+/** The module failed while loading (a syntax error, a missing dependency, a throw at import). */
+export class ModuleLoadError extends WorkhorseError {
+  constructor(specifier: string, cause: unknown) {
+    super('module_load_failed', `could not load ${specifier}: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { cause });
+  }
+}
+
+function codeOf(err: unknown): unknown {
+  return (err as { code?: unknown } | null)?.code;
+}
+
+/** The file URL of an existing module, or a UsageError naming `what`. */
+export function userModuleUrl(specifier: string, what: string): string {
+  let url: URL;
+  try {
+    url = /^file:/.test(specifier) ? new URL(specifier) : pathToFileURL(resolve(specifier));
+  } catch {
+    throw new UsageError(`${what} "${specifier}" is not a path or a file URL`);
+  }
+  if (!existsSync(fileURLToPath(url))) throw new UsageError(`${what} "${specifier}" not found`);
+  return url.href;
+}
+
+/**
+ * Runs `load(url)` for an existing module and turns a failed import into a
+ * clear error; errors `load` throws on purpose (a WorkhorseError, e.g. a bad
+ * default export) pass through.
+ */
+export async function loadUserModule<T>(specifier: string, what: string, load: (url: string) => Promise<T>): Promise<T> {
+  const url = userModuleUrl(specifier, what);
+  try {
+    return await load(url);
+  } catch (err) {
+    if (err instanceof WorkhorseError) throw err;
+    if (codeOf(err) === 'ERR_UNKNOWN_FILE_EXTENSION' && TYPESCRIPT.test(specifier)) {
+      throw new UsageError(
+        `${what} "${specifier}" is TypeScript, and the CLI loads compiled JavaScript: compile it first (for example \`npx tsc\`) and pass the .js file`,
+      );
+    }
+    throw new ModuleLoadError(specifier, err);
+  }
+}

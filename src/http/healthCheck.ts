@@ -1,0 +1,93 @@
+// The health probe behind GET /healthz, on its own bounded path so it stays
+// fast when the API's pool is saturated: its own one-connection pool with a
+// short connect and query timeout, and a short-lived cached answer shared by
+// concurrent probes, so a flood of probes costs one query per `cacheMs`.
+// It answers whether the database responds and its schema is the version
+// this code expects, and nothing more.
+import pg from 'pg';
+import { readSchemaVersion } from '../db/migrate.js';
+import { SCHEMA_VERSION } from '../db/schemaVersion.js';
+
+export type HealthStatus =
+  | { ok: true; schemaVersion: number }
+  | { ok: false; code: 'database_unreachable' | 'schema_version'; message: string };
+
+export interface HealthCheck {
+  check(): Promise<HealthStatus>;
+  /** Closes the probe's pool (when it created it). */
+  close(): Promise<void>;
+}
+
+export interface HealthCheckOptions {
+  /** Connection settings for the probe's own pool (its size and timeouts are the probe's). */
+  poolConfig?: pg.PoolConfig;
+  /** A pool to probe through instead; not closed by close(). */
+  pool?: pg.Pool;
+  /** How long an answer is reused. Default 1000 ms. */
+  cacheMs?: number;
+  /** Connect and query timeout of the probe. Default 1000 ms. */
+  timeoutMs?: number;
+}
+
+export const HEALTH_APPLICATION_NAME = 'workhorse-health';
+
+const UNREACHABLE: HealthStatus = { ok: false, code: 'database_unreachable', message: 'the database did not answer' };
+
+function probePool(config: pg.PoolConfig, timeoutMs: number): pg.Pool {
+  const pool = new pg.Pool({
+    ...config,
+    max: 1,
+    connectionTimeoutMillis: timeoutMs,
+    // Client-side, so it works behind a transaction pooler that refuses a statement_timeout startup parameter.
+    query_timeout: timeoutMs,
+    idleTimeoutMillis: 10_000,
+    allowExitOnIdle: true,
+    application_name: HEALTH_APPLICATION_NAME,
+  });
+  // A dropped idle connection must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+async function probe(pool: pg.Pool, timeoutMs: number): Promise<HealthStatus> {
+  let timer: NodeJS.Timeout | undefined;
+  // A backstop for a connection that hangs past the driver's own timeouts.
+  const late = new Promise<HealthStatus>((resolve) => {
+    timer = setTimeout(() => resolve(UNREACHABLE), 2 * timeoutMs);
+  });
+  const read = readSchemaVersion(pool).then(
+    (version): HealthStatus =>
+      version === SCHEMA_VERSION
+        ? { ok: true, schemaVersion: version }
+        : { ok: false, code: 'schema_version', message: `schema version is ${version ?? 'missing'}; this code expects ${SCHEMA_VERSION}` },
+    () => UNREACHABLE,
+  );
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createHealthCheck(options: HealthCheckOptions): HealthCheck {
+  const cacheMs = options.cacheMs ?? 1000;
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const owned = options.pool ? undefined : probePool(options.poolConfig ?? {}, timeoutMs);
+  const pool = options.pool ?? owned!;
+  let cached: { at: number; status: HealthStatus } | undefined;
+  let inFlight: Promise<HealthStatus> | undefined;
+  return {
+    check() {
+      if (cached && Date.now() - cached.at < cacheMs) return Promise.resolve(cached.status);
+      inFlight ??= probe(pool, timeoutMs).then((status) => {
+        cached = { at: Date.now(), status };
+        inFlight = undefined;
+        return status;
+      });
+      return inFlight;
+    },
+    async close() {
+      await owned?.end();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// The `workhorse` command line, run as a real child process: every command
+// answers --help with its usage and exit 0; bad arguments, a bad
+// environment or a missing module are one line and exit 2; runtime failures
+// (no database, an unmigrated schema) are one line and exit 1; never a stack
+// unless --verbose, never the prefix twice. `serve` starts without a
+// database and answers /healthz 503 until it has one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SchemaVersionError } from '../../src/errors.js';
+import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
+import { commands } from '../../src/cli/main.js';
+import { createEmptyDatabase } from '../helpers/db.js';
+import { cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
+
+const APP = 'test/fixtures/tick-app.ts';
+const NO_DATABASE = 'postgres://nobody@127.0.0.1:1/none';
+const STACK_LINE = /^\s+at /m;
+
+/** A failure: one line on stderr with the command's prefix once, nothing on stdout, no stack. */
+function expectOneLine(r: CliRun, command: string, code: number, message: RegExp): void {
+  expect(r.code, r.stderr).toBe(code);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^workhorse ${command}: `));
+  expect(lines[0]).not.toMatch(new RegExp(`workhorse ${command}: workhorse ${command}:`));
+  expect(lines[0]).toMatch(message);
+  expect(r.stderr).not.toMatch(STACK_LINE);
+}
+
+let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
+
+beforeAll(async () => {
+  empty = await createEmptyDatabase();
+});
+
+afterAll(async () => {
+  await empty.drop();
+});
+
+describe('--help', () => {
+  it.each(commands.map((c) => c.name))('workhorse %s --help prints its usage and exits 0', async (name) => {
+    const r = await runCli([name, '--help'], cliEnv({ DATABASE_URL: 'not-a-url' }));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(new RegExp(`^usage: workhorse ${name}`));
+  });
+
+  it('workhorse --help lists every command; workhorse help tick is tick --help; no command at all is exit 2', async () => {
+    const all = await runCli(['--help']);
+    expect(all.code).toBe(0);
+    for (const c of commands) expect(all.stdout).toContain(c.usage);
+    const tick = await runCli(['help', 'tick']);
+    expect(tick.code).toBe(0);
+    expect(tick.stdout).toBe((await runCli(['tick', '-h'])).stdout);
+    expect((await runCli([])).code).toBe(2);
+  });
+});
+
+describe('usage and configuration problems: one line, exit 2', () => {
+  it.each([
+    ['migrate', ['migrate', 'extra-arg'], /unexpected argument "extra-arg" \(usage: workhorse migrate/],
+    ['demo', ['demo', 'now'], /unexpected argument "now"/],
+    ['worker', ['worker'], /missing <module\.js>/],
+    ['worker', ['worker', 'a.js', 'b.js'], /unexpected argument "b\.js"/],
+    ['tick', ['tick', APP, 'extra'], /unexpected argument "extra"/],
+    ['tick', ['tick', '--bogus'], /unknown option '--bogus'/],
+    ['tick', ['tick', APP, '--budget-ms', 'soon', '--database-url', NO_DATABASE], /--budget-ms: /],
+    ['tick', ['tick', 'missing-app.js', '--database-url', NO_DATABASE], /app module "missing-app\.js" not found/],
+    ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
+    ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
+    ['serve', ['serve', '--port', 'eighty'], /--port: port is a number/],
+    ['migrate', ['migrate', '--database-url', 'not-a-url'], /--database-url: not a valid PostgreSQL URL/],
+  ])('workhorse %s: %j', async (command, args, message) => {
+    expectOneLine(await runCli(args), command, 2, message);
+  });
+
+  it('says DATABASE_URL=not-a-url is not a valid URL instead of failing a DNS lookup', async () => {
+    for (const command of ['migrate', 'tick', 'serve']) {
+      const r = await runCli(command === 'tick' ? [command, APP] : [command], cliEnv({ DATABASE_URL: 'not-a-url' }));
+      expectOneLine(r, command, 2, /DATABASE_URL: not a valid PostgreSQL URL/);
+      expect(r.stderr).not.toMatch(/getaddrinfo|ENOTFOUND/);
+    }
+  });
+
+  it('names the missing database setting', async () => {
+    expectOneLine(await runCli(['migrate']), 'migrate', 2, /set DATABASE_URL or pass --database-url/);
+    expectOneLine(await runCli(['tick', APP]), 'tick', 2, /set DATABASE_URL or pass --database-url/);
+  });
+});
+
+describe('runtime failures: one line, exit 1', () => {
+  it('a database that refuses connections', async () => {
+    expectOneLine(await runCli(['migrate', '--database-url', NO_DATABASE]), 'migrate', 1, /cannot reach the database: connect ECONNREFUSED 127\.0\.0\.1:1/);
+  });
+
+  it('--verbose adds the stack, and only then', async () => {
+    const r = await runCli(['migrate', '--database-url', NO_DATABASE, '--verbose']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toMatch(/^workhorse migrate: cannot reach the database/);
+    expect(r.stderr).toMatch(STACK_LINE);
+  });
+
+  it('tick on an unmigrated database gives the SchemaVersionError every command gives', async () => {
+    const expected = new SchemaVersionError(null, SCHEMA_VERSION).message;
+    const tick = await runCli(['tick', APP, '--database-url', empty.url]);
+    expectOneLine(tick, 'tick', 1, /schema not found/);
+    expect(tick.stderr.trim()).toBe(`workhorse tick: ${expected}`);
+    const serve = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: empty.url }));
+    expect(serve.code).toBe(1);
+    expect(serve.stderr.trim().split('\n').at(-1)).toBe(`workhorse serve: ${expected}`);
+  });
+});
+
+describe('a TypeScript app module without a TypeScript loader', () => {
+  let compiled: CompiledCli;
+
+  beforeAll(async () => {
+    compiled = await compiledCli();
+  }, 60_000);
+
+  afterAll(() => compiled?.remove());
+
+  it('says the CLI needs compiled JavaScript and how to get it', async () => {
+    const r = await runCli(['tick', `${ROOT}${APP}`, '--database-url', NO_DATABASE], cliEnv(), compiled.bin);
+    expectOneLine(r, 'tick', 2, /is TypeScript, and the CLI loads compiled JavaScript: compile it first \(for example `npx tsc`\) and pass the \.js file/);
+    const serve = await runCli(['serve', '--app', `${ROOT}${APP}`], cliEnv({ DATABASE_URL: NO_DATABASE }), compiled.bin);
+    expectOneLine(serve, 'serve', 2, /is TypeScript/);
+  });
+});
+
+describe('workhorse serve without a database', () => {
+  it('starts, answers /healthz 503 database_unreachable, and exits 0 on SIGTERM', async () => {
+    const child = startCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: NO_DATABASE, WORKHORSE_API_TOKEN: 'serve-token-0123456789abcdef' }));
+    let output = '';
+    child.stdout!.on('data', (d) => (output += String(d)));
+    child.stderr!.on('data', (d) => (output += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+        void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+        const check = () => {
+          const m = /listening on (http:\/\/\S+)/.exec(output);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          } else setTimeout(check, 50);
+        };
+        check();
+      });
+      expect(output).toMatch(/workhorse serve: cannot reach the database: .*ECONNREFUSED.*; serving anyway/);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({ error: { code: 'database_unreachable', message: 'the database did not answer' } });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).not.toMatch(STACK_LINE);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});

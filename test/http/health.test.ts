@@ -1,0 +1,107 @@
+// GET /healthz on its own bounded path: it answers while every connection of
+// the API's pool is taken and 200 list requests queue behind them; a flood of
+// probes costs one schema-version read; a database that accepts connections
+// but never answers makes it 503 within its timeout, not hang.
+import { createServer, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHealthCheck } from '../../src/http/healthCheck.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+import { buildHttp, TOKEN, type HttpHarness } from './helpers.js';
+import { startServer, type RunningServer } from './support/server.js';
+
+let db: TestDatabase;
+let h: HttpHarness;
+let server: RunningServer;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  h = buildHttp(db);
+  server = await startServer(h.app);
+});
+
+afterAll(async () => {
+  await server.close();
+  await h.client.close();
+  await db.drop();
+});
+
+describe('GET /healthz under load', () => {
+  it('answers while the API pool is saturated by 200 concurrent list requests', async () => {
+    const max = h.client.pool.options.max!;
+    const held = await Promise.all(Array.from({ length: max }, () => h.client.pool.connect()));
+    const lists = Array.from({ length: 200 }, () => fetch(`${server.url}/jobs`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    try {
+      // Every list request is queued behind the held connections before the probe is sent.
+      await waitFor(() => h.client.pool.waitingCount, (n) => n === lists.length, { what: 'all list requests to wait for the API pool' });
+      const started = performance.now();
+      const res = await fetch(`${server.url}/healthz`);
+      const ms = performance.now() - started;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ ok: true });
+      console.info(`[healthz] answered in ${ms.toFixed(1)} ms with all ${max} API connections held and ${h.client.pool.waitingCount} queries waiting`);
+      // A generous bound: the point is that it does not wait for the API pool.
+      expect(ms).toBeLessThan(1000);
+    } finally {
+      for (const c of held) c.release();
+    }
+    const statuses = await Promise.all(lists.map(async (p) => (await p).status));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+});
+
+describe('createHealthCheck', () => {
+  it('shares one schema-version read between a flood of concurrent probes, and caches it', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    let queries = 0;
+    pool.on('acquire', () => queries++);
+    const health = createHealthCheck({ pool, cacheMs: 60_000 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 100 }, () => health.check()));
+      expect(answers.every((a) => a.ok)).toBe(true);
+      const perProbe = queries;
+      // readSchemaVersion checks the migrations table exists, then reads it.
+      expect(perProbe).toBe(2);
+      await Promise.all(Array.from({ length: 100 }, () => health.check()));
+      expect(queries).toBe(perProbe);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('probes again once the cached answer is older than cacheMs', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    let queries = 0;
+    pool.on('acquire', () => queries++);
+    const health = createHealthCheck({ pool, cacheMs: 100 });
+    try {
+      await health.check();
+      const first = queries;
+      await new Promise((r) => setTimeout(r, 150));
+      await health.check();
+      expect(queries).toBe(2 * first);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('answers database_unreachable within its timeout when the server accepts connections but never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent: Server = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as { port: number };
+    const health = createHealthCheck({ poolConfig: { connectionString: `postgres://nobody@127.0.0.1:${port}/none` }, timeoutMs: 300 });
+    try {
+      const started = performance.now();
+      const status = await health.check();
+      const ms = performance.now() - started;
+      expect(status).toEqual({ ok: false, code: 'database_unreachable', message: 'the database did not answer' });
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      await health.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
+});
