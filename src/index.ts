@@ -1,6 +1,6 @@
 // The public API of workhorse.
 export { createClient, Client } from './client/client.js';
-export type { ClientOptions, EnqueueResult, EnqueueManyItem, TxOption } from './client/client.js';
+export type { ClientOptions, EnqueueResult, EnqueueManyItem, EnqueueManyItems, PayloadFor, TxOption } from './client/client.js';
 export { Admin } from './client/admin.js';
 export type { ListJobsFilter, QueueLimits, JobPage } from './client/admin.js';
 export { defineJob } from './client/defineJob.js';
