@@ -114,7 +114,8 @@ describe('the packed package', () => {
     for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/signing/index.js', 'dist/infra/index.js', 'dist/handlers/tick.js']) {
       expect(existsSync(join(installed, f)), f).toBe(true);
     }
-    expect(readdirSync(join(installed, 'sql')).filter((f) => f.endsWith('.sql'))).toHaveLength(SCHEMA_VERSION);
+    const sqlFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+    expect(sqlFiles(join(installed, 'sql'))).toEqual(sqlFiles(join(repoRoot, 'sql')));
     expect(existsSync(join(installed, 'src'))).toBe(false);
   });
 

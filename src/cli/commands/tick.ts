@@ -7,6 +7,7 @@ import { loadTickEnv } from '../../config.js';
 import { ValidationError } from '../../errors.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { runTick } from '../../tick/runTick.js';
+import { skipHint } from '../../tick/skipHint.js';
 import { parseFlags } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -19,12 +20,13 @@ const flagsSchema = z.object({
   concurrency: int.optional(),
   queue: z.array(z.string()).optional(),
   'keep-polling': z.boolean().optional(),
+  'skips-by-type': z.boolean().optional(),
 });
 
 export const tickCommand: Command = {
   name: 'tick',
   summary: 'run one tick (recovery, due schedules, a bounded batch of jobs) within a time budget, print its summary',
-  usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--concurrency N] [--queue Q ...] [--keep-polling]',
+  usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--concurrency N] [--queue Q ...] [--keep-polling] [--skips-by-type]',
   async run(argv, env, io) {
     const { flags, positionals } = parseFlags(
       argv,
@@ -36,6 +38,7 @@ export const tickCommand: Command = {
         concurrency: { type: 'string' },
         queue: { type: 'string', multiple: true },
         'keep-polling': { type: 'boolean' },
+        'skips-by-type': { type: 'boolean' },
       },
       flagsSchema,
       'tick',
@@ -60,11 +63,15 @@ export const tickCommand: Command = {
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       ...(flags.queue ? { queues: flags.queue } : {}),
       ...(flags['keep-polling'] ? { untilEmpty: false } : {}),
-      // A shell tick never fans out to Lambda.
+      // A shell tick never fans out to Lambda. Per-type skips feed the hint.
       maxFanout: 0,
+      skipsByType: true,
       log: (line, err) => io.err(`${line} ${err instanceof Error ? err.message : String(err ?? '')}`),
     });
-    io.out(JSON.stringify(summary));
+    const { skippedByType: _byType, ...totals } = summary;
+    io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
+    const hint = skipHint(summary);
+    if (hint) io.err(`workhorse tick: ${hint}`);
     return 0;
   },
 };
