@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createClient, runTick, Worker, type Client } from '../../src/index.js';
+import { parseTickEnv } from '../../src/tick/env.js';
 import skipsApp, { Crunch, Mail } from '../fixtures/skips-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
@@ -106,6 +107,11 @@ describe('a tick that cannot finish a job in its time', () => {
     // A short job that was merely claimed late, or a longer tick: 4 s is more than the 2 s run.
     expect(await tick(5000)).toMatchObject({ claimed: 1, succeeded: 1, skippedTimeout: 0 });
     expect(await client.getJob(crunch.id)).toMatchObject({ status: 'succeeded', attempt: 2 });
+  });
+
+  it('reports per type when WORKHORSE_SKIPS_BY_TYPE is set (Lambda and POST /tick take it from the environment)', () => {
+    expect(parseTickEnv({ WORKHORSE_SKIPS_BY_TYPE: 'true' }).options.skipsByType).toBe(true);
+    expect(parseTickEnv({}).options.skipsByType).toBeUndefined();
   });
 
   it('makes `workhorse tick` print a one-line hint when it claimed nothing, and per-type counts with --skips-by-type', async () => {
