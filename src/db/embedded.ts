@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { EmbeddedPostgresError } from '../errors.js';
 import { findPostgresBinaries } from './embeddedBinaries.js';
-import { spawnServer, type ServerProcess } from './embeddedProcess.js';
+import { spawnWatched, type WatchedProcess } from './embeddedProcess.js';
 import { serverUser, type ServerUser } from './embeddedUser.js';
 
 export interface EmbeddedPostgres {
@@ -75,7 +75,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await initialise(bins.initdb, dataDir, user, log);
 
   const settings = Object.entries(SERVER_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  const server = spawnServer(bins.postgres, ['-D', dataDir, '-p', String(port), ...settings], user, log);
+  const server = spawnWatched(bins.postgres, ['-D', dataDir, '-p', String(port), ...settings], user, log);
   try {
     await waitUntilReady(server, port);
     const database = options.database ?? 'postgres';
@@ -110,7 +110,7 @@ async function initialise(initdb: string, dataDir: string, user: ServerUser | un
   if (user) await chown(pwfile, user.uid, user.gid);
   try {
     const args = [`--pgdata=${dataDir}`, `--username=${USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'];
-    const init = spawnServer(initdb, args, user, log);
+    const init = spawnWatched(initdb, args, user, log);
     const code = await init.exited;
     if (code !== 0) {
       throw new EmbeddedPostgresError(`initdb failed (exit ${code}) for ${dataDir}:\n${init.logTail()}`);
@@ -121,7 +121,7 @@ async function initialise(initdb: string, dataDir: string, user: ServerUser | un
 }
 
 /** Resolves once a connection succeeds; fails with the server's log if it exits or never answers. */
-async function waitUntilReady(server: ServerProcess, port: number): Promise<void> {
+async function waitUntilReady(server: WatchedProcess, port: number): Promise<void> {
   const started = Date.now();
   for (;;) {
     if (server.hasExited()) throw new EmbeddedPostgresError(`the embedded PostgreSQL exited at start:\n${server.logTail()}`);

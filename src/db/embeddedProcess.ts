@@ -30,7 +30,7 @@ server.on('exit', (code) => process.exit(code === null ? 1 : code));
 /** How long a fast shutdown may take before the server is told to stop immediately. */
 const FAST_SHUTDOWN_MS = 15_000;
 
-export interface ServerProcess {
+export interface WatchedProcess {
   /** The watchdog's pid (the server is its only child). */
   pid: number | undefined;
   /** Resolves with the exit code once the server (and its watchdog) have exited. */
@@ -44,12 +44,13 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export function spawnServer(
+/** Starts `binary` (the server, or initdb) as `user` under the watchdog; its output lines go to `log`. */
+export function spawnWatched(
   binary: string,
   args: string[],
   user: ServerUser | undefined,
   log: (line: string) => void,
-): ServerProcess {
+): WatchedProcess {
   const child: ChildProcess = spawn(process.execPath, ['-e', WATCHDOG, JSON.stringify([binary, args, user ?? null])], {
     stdio: ['pipe', 'pipe', 'pipe'],
     windowsHide: true,
