@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// The `workhorse` executable: runs the compiled CLI, or the TypeScript
-// sources through tsx in a checkout that has not been built.
+// The `workhorse` executable: the compiled CLI in an installed package; in a
+// checkout (sources present, tsx installed) the TypeScript sources through
+// tsx, so an edit never runs against a stale dist/ build.
 import { existsSync } from 'node:fs';
 
-const dist = new URL('../dist/src/cli/main.js', import.meta.url);
+const sources = new URL('../src/cli/main.ts', import.meta.url);
+const tsx = existsSync(sources) ? await import('tsx/esm/api').catch(() => undefined) : undefined;
 let mod;
-if (existsSync(dist)) {
-  mod = await import(dist.href);
+if (tsx) {
+  tsx.register();
+  mod = await import(sources.href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  mod = await import(new URL('../src/cli/main.ts', import.meta.url).href);
+  mod = await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
 }
 process.exitCode = await mod.main(process.argv.slice(2));

@@ -4,7 +4,7 @@
 // exactly the user's jobs and handlers. One directory per function, because
 // the directory is the asset's source.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../src/errors.js';
 
@@ -19,9 +19,10 @@ export interface WorkhorseSources {
   sqlDir: string;
 }
 
-/** The workhorse package this construct belongs to: one directory up from infra/. */
+/** The workhorse package this construct belongs to: above infra/ in a checkout, above dist/infra/ when installed. */
 export function defaultWorkhorseRoot(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const above = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  return basename(above) === 'dist' && existsSync(join(above, '..', 'package.json')) ? resolve(above, '..') : above;
 }
 
 function firstExisting(root: string, candidates: string[], what: string): string {

@@ -116,6 +116,13 @@ export class ConfigError extends WorkhorseError {
   }
 }
 
+/** The embedded PostgreSQL could not be installed, initialised or started. */
+export class EmbeddedPostgresError extends WorkhorseError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('embedded_postgres', message, options);
+  }
+}
+
 /** An HTTP request without valid credentials (bearer token or signature). Nothing ran. */
 export class UnauthorizedError extends WorkhorseError {
   constructor(message: string) {

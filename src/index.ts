@@ -1,6 +1,6 @@
 // The public API of workhorse.
 export { createClient, Client } from './client/client.js';
-export type { ClientOptions, EnqueueResult, EnqueueManyItem, TxOption } from './client/client.js';
+export type { ClientOptions, EnqueueResult, EnqueueManyItem, EnqueueManyItems, PayloadFor, TxOption } from './client/client.js';
 export { Admin } from './client/admin.js';
 export type { ListJobsFilter, QueueLimits, JobPage } from './client/admin.js';
 export { defineJob } from './client/defineJob.js';
@@ -27,7 +27,7 @@ export type { WorkhorseApp } from './app.js';
 // The serverless tick and recurring slots.
 export { runTick, TICK_APPLICATION_NAME } from './tick/runTick.js';
 export type { TickOptions } from './tick/options.js';
-export type { TickSummary } from './tick/summary.js';
+export type { TickSummary, SkippedByType } from './tick/summary.js';
 export { createTickHandler } from './tick/handler.js';
 export type { TickContext, TickHandler, TickHandlerOptions } from './tick/handler.js';
 export { defineSchedule } from './schedules/defineSchedule.js';

@@ -19,6 +19,42 @@
 -- with 600,000 ready jobs); epoch milliseconds from date_part (float8), not
 -- extract (numeric, three times the cost).
 
+-- The timeout rule a tick's claim applies. A job with a timeoutMs fits when
+-- the timeout fits the time left. A job without one fits, unless a tick's
+-- deadline already cut off one of its runs: its cut-off is remembered in the
+-- attempts ledger (outcome retried, error code tick_deadline, with how long
+-- it ran), and a tick claims it again only with more time left than the
+-- longest run a tick cut off. Never again in ticks of the same size, still
+-- in a longer tick, and always by long-lived workers (no limit). The ledger
+-- is read only for an untimed job whose last error is such a cut-off, so the
+-- hot path reads no extra rows.
+
+-- The longest run of `p_job_id` that a tick's deadline cut off, in ms (null: never).
+create function workhorse.tick_cutoff_ms_v1(p_job_id bigint)
+returns integer language sql stable as $$
+  select max(date_part('epoch', a.finished_at - coalesce(a.started_at, a.finished_at)) * 1000)::integer
+    from workhorse.job_attempts a
+   where a.job_id = p_job_id and a.error->>'code' = 'tick_deadline'
+$$;
+comment on function workhorse.tick_cutoff_ms_v1(bigint) is
+  'The longest run of the job that a tick''s deadline cut off (attempts ledger rows with error code tick_deadline), in milliseconds; null when none was.';
+
+-- Whether a claimer with p_max_timeout_ms left may take a job (null: no
+-- limit, a long-lived worker). The ledger is read only for an untimed job
+-- whose last error is a tick's cut-off, so the hot path reads no extra rows.
+create function workhorse.fits_tick_v1(
+  p_max_timeout_ms integer, p_timeout_ms integer, p_last_error jsonb, p_job_id bigint)
+returns boolean language sql stable as $$
+  select case
+    when p_max_timeout_ms is null then true
+    when p_timeout_ms is not null then p_timeout_ms <= p_max_timeout_ms
+    when p_last_error is null or p_last_error->>'code' is distinct from 'tick_deadline' then true
+    else p_max_timeout_ms > coalesce(workhorse.tick_cutoff_ms_v1(p_job_id), 0)
+  end
+$$;
+comment on function workhorse.fits_tick_v1(integer, integer, jsonb, bigint) is
+  'Claim rule: a job fits a claimer with p_max_timeout_ms left (null = no limit) if its timeout_ms fits, or, without one, unless a tick already cut off a run at least that long.';
+
 create function workhorse.claim_many_v1(
   p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_limit integer,
   p_lease_ms integer, p_max_timeout_ms integer default null, p_start integer default null)
@@ -70,7 +106,7 @@ begin
          where j.namespace = p_namespace and j.queue = v_queue and j.status = 'ready'
            and j.run_at <= now()
            and j.type = any(p_types)
-           and (p_max_timeout_ms is null or j.timeout_ms is null or j.timeout_ms <= p_max_timeout_ms)
+           and workhorse.fits_tick_v1(p_max_timeout_ms, j.timeout_ms, j.last_error, j.id)
            and (j.concurrency_key is null or not exists (
                  select 1 from workhorse.job_gates g where g.namespace = p_namespace and g.key = j.concurrency_key))
          order by j.priority, j.run_at, j.id
@@ -120,7 +156,7 @@ begin
   end loop;
 end $$;
 comment on function workhorse.claim_many_v1(text, text, text[], text[], integer, integer, integer, integer) is
-  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set, jobs whose timeout_ms exceeds it. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
+  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
 
 create function workhorse.claim_v1(
   p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_lease_ms integer,

@@ -43,11 +43,20 @@ export interface TxOption {
   tx?: protocol.Queryable;
 }
 
-export interface EnqueueManyItem<D extends JobDefinition = JobDefinition> {
-  job: D | string;
-  payload: PayloadInput<D> | unknown;
-  options?: EnqueueOptions;
-}
+/**
+ * The payload enqueue accepts for `job`: the input type of a definition's
+ * schema (a wrong payload is a compile error), or anything for a job type
+ * named by string (its registered schema checks it at run time).
+ */
+export type PayloadFor<J extends JobDefinition | string> = J extends JobDefinition ? PayloadInput<J> : unknown;
+
+/** One item of enqueueMany; with a definition, its payload is typed like enqueue's. */
+export type EnqueueManyItem<J extends JobDefinition | string = JobDefinition | string> = J extends unknown
+  ? { job: J; payload: PayloadFor<J>; options?: EnqueueOptions }
+  : never;
+
+/** Items whose payloads are each typed by their own job (`J` is inferred per item), so one array can mix job types. */
+export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { [K in keyof J]: EnqueueManyItem<J[K]> };
 
 /** How long the client's own pool waits for a connection (a free one or a new one). */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -126,21 +135,32 @@ export class Client {
     return job;
   }
 
-  async enqueue<D extends JobDefinition>(
-    job: D | string,
-    payload: PayloadInput<D> | unknown,
+  /**
+   * Enqueues one job. With a definition, the payload's type is its schema's
+   * input (a wrong payload does not compile); with a type name, any payload
+   * compiles and the registered schema checks it at run time. Either way the
+   * schema validates it before anything is written.
+   */
+  async enqueue<J extends JobDefinition | string>(
+    job: J,
+    payload: NoInfer<PayloadFor<J>>,
     options?: EnqueueOptions & TxOption,
   ): Promise<EnqueueResult> {
-    const [r] = await this.enqueueMany([{ job, payload, options }], { tx: options?.tx });
+    const item = { job, payload, options } as EnqueueManyItem;
+    const [r] = await this.enqueueMany([item], { tx: options?.tx });
     return r!;
   }
 
   /**
    * Enqueues a batch in one statement. Every item is validated first; one bad
    * item rejects the whole batch and nothing is written. Results are in input
-   * order.
+   * order. Items may mix job types: each payload is typed by its own item's
+   * job, like enqueue's.
    */
-  async enqueueMany(items: EnqueueManyItem[], opts: TxOption = {}): Promise<EnqueueResult[]> {
+  async enqueueMany<const J extends readonly (JobDefinition | string)[]>(
+    items: EnqueueManyItems<J>,
+    opts: TxOption = {},
+  ): Promise<EnqueueResult[]> {
     if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
     const rows = items.map((item, i) => {
       try {

@@ -1,15 +1,9 @@
-// The thin data-access module for recurring slots, the tick's merged start
-// call, fan-out's backlog count and retention (sql/003_schedules.sql): one
-// function per protocol function, parameterised, one round trip each. It is
-// a sibling of protocol.ts so the two can change independently.
-import { SchemaVersionError } from '../errors.js';
-import { readSchemaVersion } from './migrate.js';
+// The thin data-access module for recurring slots, fan-out's backlog count
+// and retention (sql/003_schedules.sql; the tick's start call is in
+// tickStart.ts): one function per protocol function, parameterised, one
+// round trip each. It is a sibling of protocol.ts so the two can change
+// independently.
 import type { Queryable } from './protocol.js';
-
-/** SQLSTATE tick_start_v1 raises when the schema is not the expected one. */
-const SCHEMA_MISMATCH_SQLSTATE = 'WH426';
-/** undefined_function: the schema predates tick_start_v1. */
-const UNDEFINED_FUNCTION_SQLSTATE = '42883';
 
 /** A schedule row as upsert_schedules_v1 takes it. */
 export interface ScheduleRow {
@@ -66,31 +60,8 @@ export interface ScheduleRecord {
   updatedAt: Date;
 }
 
-export interface TickStart {
-  workerId: string;
-  build: string;
-  queues: string[];
-  types: string[];
-  concurrency: number;
-  heartbeatMs: number;
-  deadline: Date;
-  recoverLimit: number;
-  scheduleNamespaces: string[];
-  schedules: ScheduleRow[];
-  slotLimit: number;
-  slotLeaseMs: number;
-  expectedVersion: number;
-}
-
-export interface TickStartResult {
-  /** The database clock at the start: cadences are computed against it. */
-  dbNow: Date;
-  recovered: number;
-  slots: ClaimedSlot[];
-}
-
 /* eslint-disable @typescript-eslint/no-explicit-any */
-function toClaimedSlot(r: any): ClaimedSlot {
+export function toClaimedSlot(r: any): ClaimedSlot {
   return {
     name: r.name,
     cron: r.cron ?? null,
@@ -118,44 +89,6 @@ function toScheduleRecord(r: any): ScheduleRecord {
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-function sqlState(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
-}
-
-export async function tickStart(db: Queryable, ns: string, t: TickStart): Promise<TickStartResult> {
-  try {
-    const r = await db.query<{ db_now: Date; recovered: number; slots: unknown[] }>(
-      'select * from workhorse.tick_start_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)',
-      [
-        ns,
-        t.workerId,
-        t.build,
-        t.queues,
-        t.types,
-        t.concurrency,
-        t.heartbeatMs,
-        t.deadline,
-        t.recoverLimit,
-        t.scheduleNamespaces,
-        JSON.stringify(t.schedules),
-        t.slotLimit,
-        t.slotLeaseMs,
-        t.expectedVersion,
-      ],
-    );
-    const row = r.rows[0]!;
-    return { dbNow: row.db_now, recovered: row.recovered, slots: row.slots.map(toClaimedSlot) };
-  } catch (err) {
-    if (sqlState(err) === SCHEMA_MISMATCH_SQLSTATE) {
-      const detail = (err as { detail?: string }).detail;
-      throw new SchemaVersionError(detail ? Number(detail) : null, t.expectedVersion);
-    }
-    if (sqlState(err) === UNDEFINED_FUNCTION_SQLSTATE) {
-      throw new SchemaVersionError(await readSchemaVersion(db as never), t.expectedVersion);
-    }
-    throw err;
-  }
-}
 
 export async function claimSlots(
   db: Queryable,

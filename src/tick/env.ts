@@ -22,6 +22,8 @@ const tickEnvSchema = z.object({
   WORKHORSE_CONCURRENCY: int.optional(),
   WORKHORSE_QUEUES: list.optional(),
   WORKHORSE_UNTIL_EMPTY: bool.optional(),
+  /** Report skipped jobs per job type in the tick summary. */
+  WORKHORSE_SKIPS_BY_TYPE: bool.optional(),
   WORKHORSE_SCHEDULE_NAMESPACES: list.optional(),
   WORKHORSE_SCHEDULE_CATCHUP_LIMIT: int.optional(),
   WORKHORSE_RETENTION_MS: int.optional(),
@@ -57,6 +59,7 @@ export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
     concurrency: e.WORKHORSE_CONCURRENCY,
     queues: e.WORKHORSE_QUEUES,
     untilEmpty: e.WORKHORSE_UNTIL_EMPTY,
+    skipsByType: e.WORKHORSE_SKIPS_BY_TYPE,
     scheduleNamespaces: e.WORKHORSE_SCHEDULE_NAMESPACES,
     scheduleCatchupLimit: e.WORKHORSE_SCHEDULE_CATCHUP_LIMIT,
     retentionMs: e.WORKHORSE_RETENTION_MS,

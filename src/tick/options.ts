@@ -45,6 +45,8 @@ export const tickOptionsSchema = z
     concurrency: z.number().int().min(1).max(1000).default(10),
     /** Queues to claim from; default: every queue of the app's job definitions. */
     queues: z.array(queueNameSchema).min(1).optional(),
+    /** Report the skipped jobs (summary.skippedTimeout) per job type too, as summary.skippedByType. */
+    skipsByType: z.boolean().default(false),
     /** Return as soon as a claim finds nothing (true), or keep polling until the margin. */
     untilEmpty: z.boolean().default(true),
     /** Wait between empty claims when untilEmpty is false. */

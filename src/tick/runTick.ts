@@ -1,8 +1,9 @@
 // runTick: one serverless tick, the design card's shape. It opens at most 2
 // connections, registers a worker of kind `tick` with its deadline in the
 // same round trip as a recovery pass and the claim of due recurring slots,
-// fires those slots, then claims and runs batches (only jobs whose timeout
-// fits the time left) until the queue is empty or the safety margin begins,
+// fires those slots, then claims and runs batches (only jobs that fit the
+// time left: see sql/007_tick_skips.sql) until the queue is empty or the
+// safety margin begins,
 // heartbeating all leases on one timer. It aborts stragglers halfway through
 // the margin, settles, deregisters (unstarted claims go back to ready with
 // no attempt counted), and closes its connections before returning a summary.
@@ -11,7 +12,8 @@
 import pg from 'pg';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
-import { countReady, tickStart } from '../db/schedulesProtocol.js';
+import { countReady } from '../db/schedulesProtocol.js';
+import { tickStart } from '../db/tickStart.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError, TickDeadlineError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
@@ -24,7 +26,7 @@ import { Worker } from '../worker/worker.js';
 import { backlogCap, fanoutCount, invokeTicks } from './fanout.js';
 import { BACKLOG_METRIC_CAP, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick, type TickPlan } from './plan.js';
-import { countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
+import { countSkips, countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
 
 /** application_name of the tick's connections (visible in pg_stat_activity). */
 export const TICK_APPLICATION_NAME = 'workhorse-tick';
@@ -32,6 +34,8 @@ export const TICK_APPLICATION_NAME = 'workhorse-tick';
 const SLOT_LEASE_MS = 30_000;
 /** The longest a tick waits for a connection. */
 const TICK_CONNECT_TIMEOUT_MS = 5_000;
+/** Due jobs the start examines at most when counting what the tick will skip. */
+const SKIP_SCAN = 1000;
 
 /**
  * Runs one tick. A database fault (unreachable at the start, or lost on the
@@ -105,8 +109,11 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       slotLimit: o.slotLimit,
       slotLeaseMs: SLOT_LEASE_MS,
       expectedVersion: SCHEMA_VERSION,
+      windowMs: claimableMs(plan),
+      skipScan: SKIP_SCAN,
     });
     summary.recovered = start.recovered;
+    countSkips(summary, start.skips, o.skipsByType);
     const abortTimer = setTimeout(() => worker.abortActive(new TickDeadlineError()), Math.max(0, plan.abortAt - Date.now()));
     // Set by the claim loop when it fans out; awaited before the pool closes.
     const pending = { fanout: Promise.resolve() };

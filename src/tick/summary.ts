@@ -1,6 +1,12 @@
 // What a tick returns: counts gathered from the worker's events plus the
-// start's recovery count, the slots fired and the ticks fanned out.
+// start's recovery count, the slots fired, the ticks fanned out, and the due
+// jobs it left because they cannot finish in its time (so `claimed: 0` is
+// never a mystery).
+import type { TickSkip } from '../db/tickStart.js';
 import type { JobOutcome, Worker } from '../worker/worker.js';
+
+/** Per job type: due jobs a tick left because they cannot finish in its time. */
+export type SkippedByType = Record<string, Omit<TickSkip, 'type'>>;
 
 export interface TickSummary {
   /** Jobs this tick claimed. */
@@ -15,12 +21,27 @@ export interface TickSummary {
   slotsFired: number;
   /** Further ticks invoked asynchronously. */
   fannedOut: number;
+  /**
+   * Due jobs this tick left because they cannot finish in its claim window:
+   * a timeoutMs longer than the window, or no timeoutMs and an earlier
+   * tick's deadline already cut off a run that long. Counted at the start
+   * among up to 1,000 due jobs.
+   */
+  skippedTimeout: number;
+  /** The same, per job type, when asked for (skipsByType). */
+  skippedByType?: SkippedByType;
   /** Milliseconds left before the deadline when the tick returned. */
   msLeft: number;
 }
 
 export function emptySummary(): TickSummary {
-  return { claimed: 0, succeeded: 0, failed: 0, retried: 0, recovered: 0, slotsFired: 0, fannedOut: 0, msLeft: 0 };
+  return { claimed: 0, succeeded: 0, failed: 0, retried: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 0 };
+}
+
+/** Writes the start's skip counts on `summary`; per type only when asked for. */
+export function countSkips(summary: TickSummary, skips: TickSkip[], byType: boolean): void {
+  summary.skippedTimeout = skips.reduce((n, k) => n + k.tooLong + k.cutOff, 0);
+  if (byType) summary.skippedByType = Object.fromEntries(skips.map(({ type, ...counts }) => [type, counts]));
 }
 
 /** Counts claims and settlements on `summary` while the worker runs. */

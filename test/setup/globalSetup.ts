@@ -1,24 +1,6 @@
-// Gives every test file a PostgreSQL server: DATABASE_URL when set (CI, a
-// local server), otherwise an embedded one started once for the whole run.
+// The suite's global setup: every test file reads the server's URL with
+// inject('databaseUrl') (see provideDatabase.ts).
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.js';
+import { provideDatabase } from './provideDatabase.js';
 
-let embedded: EmbeddedPostgres | undefined;
-
-export default async function setup(project: TestProject) {
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    embedded = await startEmbeddedPostgres({ dataDir: '.workhorse/test-pg' });
-    url = embedded.connectionString;
-  }
-  project.provide('databaseUrl', url);
-  return async () => {
-    await embedded?.stop();
-  };
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    databaseUrl: string;
-  }
-}
+export default (project: TestProject) => provideDatabase(project, { dataDir: '.workhorse/test-pg' });

@@ -1,16 +1,15 @@
 // Starts a real PgBouncer in transaction pooling mode in front of the test
 // server, on a free port with a generated ini in a temp directory, and stops
-// it. PgBouncer refuses to run as root, so under root it runs as the
-// `postgres` user (or `nobody`).
+// it. The executable is found by findPgBouncer.ts (a clear error when it is
+// not installed). PgBouncer refuses to run as root, so under root it runs as
+// the `postgres` user (or `nobody`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-
-/** Debian's binary (installed by .ci/run), else whatever `pgbouncer` is on PATH. */
-export const PGBOUNCER = existsSync('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : 'pgbouncer';
+import { findPgBouncer } from './findPgBouncer.js';
 
 export interface Bouncer {
   /** `databaseUrl` with host and port swapped for the bouncer's. */
@@ -47,6 +46,8 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
 }
 
 export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<Bouncer> {
+  // An absolute path: no PATH lookup as another user, so "not installed" is never reported as EACCES.
+  const pgbouncer = findPgBouncer();
   const server = new URL(serverUrl);
   const user = decodeURIComponent(server.username || 'postgres');
   const password = decodeURIComponent(server.password);
@@ -82,7 +83,7 @@ export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<B
   for (const f of ['pgbouncer.ini', 'userlist.txt']) chmodSync(join(dir, f), 0o644);
 
   let output = '';
-  const child: ChildProcess = spawn(PGBOUNCER, [ini], { stdio: ['ignore', 'pipe', 'pipe'], ...unprivilegedUser() });
+  const child: ChildProcess = spawn(pgbouncer, [ini], { stdio: ['ignore', 'pipe', 'pipe'], ...unprivilegedUser() });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   let spawnError: Error | undefined;
@@ -114,7 +115,8 @@ export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<B
   for (;;) {
     if (spawnError) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`could not start ${PGBOUNCER}: ${spawnError.message}`);
+      const as = unprivilegedUser() ? ' as an unprivileged user (PgBouncer refuses root)' : '';
+      throw new Error(`could not start ${pgbouncer}${as}: ${spawnError.message}`);
     }
     if (child.exitCode !== null) {
       const l = log();

@@ -10,6 +10,7 @@ import { databaseUrlSchema, loadTickEnv } from '../../config.js';
 import { assertSchemaVersion } from '../../db/migrate.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { runTick } from '../../tick/runTick.js';
+import { skipHint } from '../../tick/skipHint.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usageError.js';
@@ -24,6 +25,7 @@ const flagsSchema = z.object({
   concurrency: int.optional(),
   queue: z.array(z.string()).optional(),
   'keep-polling': z.boolean().optional(),
+  'skips-by-type': z.boolean().optional(),
 });
 
 async function checkSchema(connectionString: string): Promise<void> {
@@ -39,7 +41,7 @@ async function checkSchema(connectionString: string): Promise<void> {
 export const tickCommand: Command = {
   name: 'tick',
   summary: 'run one tick (recovery, due schedules, a bounded batch of jobs) within a time budget, print its summary',
-  usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--concurrency N] [--queue Q ...] [--keep-polling]',
+  usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--concurrency N] [--queue Q ...] [--keep-polling] [--skips-by-type]',
   help: [
     '<app-module.js>          compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
     '--budget-ms N            how long the tick may run, 1000-86400000 ms (default 60000)',
@@ -49,6 +51,7 @@ export const tickCommand: Command = {
     '--concurrency N          jobs run at once',
     '--queue Q                a queue to claim from (repeatable)',
     '--keep-polling           keep claiming until the budget ends instead of stopping when the queues are empty',
+    '--skips-by-type          count the jobs the tick skipped per job type, not only in total',
   ],
   async run(argv, env, io) {
     const { flags, positionals } = parseCommandLine(
@@ -62,6 +65,7 @@ export const tickCommand: Command = {
           concurrency: { type: 'string' },
           queue: { type: 'string', multiple: true },
           'keep-polling': { type: 'boolean' },
+          'skips-by-type': { type: 'boolean' },
         },
         positionals: ['app-module.js'],
       },
@@ -86,11 +90,15 @@ export const tickCommand: Command = {
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       ...(flags.queue ? { queues: flags.queue } : {}),
       ...(flags['keep-polling'] ? { untilEmpty: false } : {}),
-      // A shell tick never fans out to Lambda.
+      // A shell tick never fans out to Lambda. Per-type skips feed the hint.
       maxFanout: 0,
+      skipsByType: true,
       log: (line, err) => io.err(`${line} ${err instanceof Error ? err.message : String(err ?? '')}`),
     });
-    io.out(JSON.stringify(summary));
+    const { skippedByType: _byType, ...totals } = summary;
+    io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
+    const hint = skipHint(summary);
+    if (hint) io.err(`workhorse tick: ${hint}`);
     return 0;
   },
 };

@@ -1,0 +1,106 @@
+// The tick's merged start call (tick_start_v2, sql/003_schedules.sql and
+// sql/007_tick_skips.sql): schema check, registration, schedule sync, a
+// bounded recovery pass, the lease of due recurring slots, and the count of
+// due jobs the tick will leave because they cannot finish in its time, in
+// one round trip.
+import { SchemaVersionError } from '../errors.js';
+import { readSchemaVersion } from './migrate.js';
+import type { Queryable } from './protocol.js';
+import { toClaimedSlot, type ClaimedSlot, type ScheduleRow } from './schedulesProtocol.js';
+
+/** SQLSTATE tick_start_v1 raises when the schema is not the expected one. */
+const SCHEMA_MISMATCH_SQLSTATE = 'WH426';
+/** undefined_function: the schema predates tick_start_v2. */
+const UNDEFINED_FUNCTION_SQLSTATE = '42883';
+
+export interface TickStart {
+  workerId: string;
+  build: string;
+  queues: string[];
+  types: string[];
+  concurrency: number;
+  heartbeatMs: number;
+  deadline: Date;
+  recoverLimit: number;
+  scheduleNamespaces: string[];
+  schedules: ScheduleRow[];
+  slotLimit: number;
+  slotLeaseMs: number;
+  expectedVersion: number;
+  /** The tick's claim window: skips are counted against it. */
+  windowMs: number;
+  /** Due jobs examined at most when counting skips. */
+  skipScan: number;
+}
+
+/** Due jobs of one type the tick leaves because they cannot finish in its window. */
+export interface TickSkip {
+  type: string;
+  /** Their timeoutMs is longer than the window. */
+  tooLong: number;
+  /** No timeoutMs, and a tick's deadline already cut off a run at least as long as the window. */
+  cutOff: number;
+  /** The longest such timeout or cut-off run, in ms. */
+  longestMs: number;
+}
+
+export interface TickStartResult {
+  /** The database clock at the start: cadences are computed against it. */
+  dbNow: Date;
+  recovered: number;
+  slots: ClaimedSlot[];
+  skips: TickSkip[];
+}
+
+interface SkipRow {
+  type: string;
+  too_long: number;
+  cut_off: number;
+  longest_ms: number;
+}
+
+function sqlState(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
+}
+
+export async function tickStart(db: Queryable, ns: string, t: TickStart): Promise<TickStartResult> {
+  try {
+    const r = await db.query<{ db_now: Date; recovered: number; slots: unknown[]; skips: SkipRow[] }>(
+      'select * from workhorse.tick_start_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16)',
+      [
+        ns,
+        t.workerId,
+        t.build,
+        t.queues,
+        t.types,
+        t.concurrency,
+        t.heartbeatMs,
+        t.deadline,
+        t.recoverLimit,
+        t.scheduleNamespaces,
+        JSON.stringify(t.schedules),
+        t.slotLimit,
+        t.slotLeaseMs,
+        t.expectedVersion,
+        t.windowMs,
+        t.skipScan,
+      ],
+    );
+    const row = r.rows[0]!;
+    return {
+      dbNow: row.db_now,
+      recovered: row.recovered,
+      slots: row.slots.map(toClaimedSlot),
+      skips: row.skips.map((k) => ({ type: k.type, tooLong: k.too_long, cutOff: k.cut_off, longestMs: k.longest_ms })),
+    };
+  } catch (err) {
+    if (sqlState(err) === SCHEMA_MISMATCH_SQLSTATE) {
+      const detail = (err as { detail?: string }).detail;
+      throw new SchemaVersionError(detail ? Number(detail) : null, t.expectedVersion);
+    }
+    if (sqlState(err) === UNDEFINED_FUNCTION_SQLSTATE) {
+      throw new SchemaVersionError(await readSchemaVersion(db as never), t.expectedVersion);
+    }
+    throw err;
+  }
+}
