@@ -156,3 +156,10 @@ export class DatabaseUnavailableError extends WorkhorseError {
     super('database_unavailable', message, options);
   }
 }
+
+/** The worker's registry row is gone (it was declared dead): it registers again before claiming. */
+export class WorkerNotRegisteredError extends WorkhorseError {
+  constructor(workerId: string, namespace: string) {
+    super('worker_not_registered', `worker "${workerId}" is not registered in namespace "${namespace}"`);
+  }
+}

@@ -17,7 +17,7 @@ export type { MigrateOptions, MigrateResult } from './db/migrate.js';
 export { SCHEMA_VERSION } from './db/schemaVersion.js';
 export { startEmbeddedPostgres } from './db/embedded.js';
 export type { EmbeddedPostgres, EmbeddedOptions } from './db/embedded.js';
-export type { JobRecord, JobStatus, ClaimedJob, WorkerRecord, QueueRecord, LeaseRecord } from './db/rows.js';
+export type { JobRecord, JobStatus, ClaimedJob, WorkerRecord, QueueRecord, LeaseRecord } from './db/protocol.js';
 export { DEFAULT_HEARTBEAT_MS, LEASE_HEARTBEATS, DEAD_HEARTBEATS, leaseMsFor, deadAfterMsFor } from './timing.js';
 export * from './errors.js';
 export { defineWorkerProcess, runWorkerProcess } from './worker/process.js';

@@ -15,7 +15,7 @@
 // not reach the table in time.
 import pg from 'pg';
 import * as protocol from '../../src/db/protocol.js';
-import { retentionBatch } from '../../src/db/schedulesProtocol.js';
+import { retentionBatch } from '../../src/db/protocol.js';
 import { insertReadyJobs, vacuumWorkhorse, workhorseSizes, type RelationSize } from '../benchSql.js';
 import { percentiles, type Percentiles } from '../stats.js';
 import { NOOP, QUEUE } from '../systems/system.js';

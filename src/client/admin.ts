@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import * as protocol from '../db/protocol.js';
-import { JOB_STATUSES, type JobRecord, type LeaseRecord, type QueueRecord, type WorkerRecord } from '../db/rows.js';
+import { JOB_STATUSES, type JobRecord, type LeaseRecord, type QueueRecord, type WorkerRecord } from '../db/protocol.js';
 import { jobIdStringSchema, jobTypeSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { parseInput } from '../validation.js';
 import type { Client } from './client.js';

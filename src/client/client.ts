@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import * as protocol from '../db/protocol.js';
-import type { JobRecord } from '../db/rows.js';
+import type { JobRecord } from '../db/protocol.js';
 import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';

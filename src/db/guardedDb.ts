@@ -8,7 +8,7 @@
 // lending it out again.
 import type pg from 'pg';
 import { DatabaseUnavailableError } from '../errors.js';
-import type { ArrayQueryable, Queryable } from './protocol.js';
+import type { Queryable } from './queryable.js';
 
 export interface GuardedDbOptions {
   /** A checkout plus one call may take this long before the connection is destroyed. */
@@ -36,7 +36,7 @@ function release(h: Held): void {
   h.client.release(h.broken ?? (isBroken(h.client) ? new Error('connection broken') : undefined));
 }
 
-export class GuardedDb implements Queryable, ArrayQueryable {
+export class GuardedDb implements Queryable {
   constructor(
     readonly pool: pg.Pool,
     private readonly options: GuardedDbOptions,

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { SchemaVersionError } from '../errors.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
 import { GuardedDb } from './guardedDb.js';
+import type { Queryable } from './queryable.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
@@ -88,7 +89,7 @@ async function applyMigration(client: pg.PoolClient, m: Migration): Promise<void
 }
 
 /** Reads the applied schema version; null when workhorse was never migrated. */
-export async function readSchemaVersion(db: { query: pg.Pool['query'] }): Promise<number | null> {
+export async function readSchemaVersion(db: Queryable): Promise<number | null> {
   const exists = await db.query<{ fn: boolean; table: boolean }>(
     `select to_regprocedure('workhorse.schema_version_v1()') is not null as fn,
             to_regclass('workhorse.migrations') is not null as table`,
@@ -101,7 +102,7 @@ export async function readSchemaVersion(db: { query: pg.Pool['query'] }): Promis
 }
 
 /** Throws SchemaVersionError unless the database is at SCHEMA_VERSION. */
-export async function assertSchemaVersion(db: { query: pg.Pool['query'] }): Promise<void> {
+export async function assertSchemaVersion(db: Queryable): Promise<void> {
   const found = await readSchemaVersion(db);
   if (found !== SCHEMA_VERSION) throw new SchemaVersionError(found, SCHEMA_VERSION);
 }

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '../client/client.js';
 import { migrate } from '../db/migrate.js';
-import type { JobRecord, LeaseRecord } from '../db/rows.js';
+import type { JobRecord, LeaseRecord } from '../db/protocol.js';
 import { demoJobs, LegacyExport, RebuildTenant, RenderReport } from './jobs.js';
 import { renderTable, type DemoRow } from './table.js';
 

@@ -3,7 +3,7 @@
 // fire_slots_v1 call enqueues their jobs under per-cadence dedupe keys and
 // moves each slot on. Shared by the tick and the long-lived schedule runner.
 import type { Queryable } from '../db/protocol.js';
-import { fireSlots, type ClaimedSlot, type SlotFire } from '../db/schedulesProtocol.js';
+import { fireSlots, type ClaimedSlot, type SlotFire } from '../db/protocol.js';
 import { dueCadences } from './cadence.js';
 
 /** Returns how many jobs the cadences created (an already-fired cadence creates none). */

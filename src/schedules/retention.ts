@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';
-import { retentionBatch } from '../db/schedulesProtocol.js';
+import { retentionBatch } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
 import type { HandlerContext } from '../worker/context.js';
 import { defineSystemSchedule, type ScheduleDefinition } from './defineSchedule.js';

@@ -6,7 +6,7 @@
 // is a peer: whichever claims a slot fires it, once per cadence.
 import { z } from 'zod';
 import type { Client } from '../client/client.js';
-import { claimSlots, upsertSchedules } from '../db/schedulesProtocol.js';
+import { claimSlots, upsertSchedules } from '../db/protocol.js';
 import { defaultWorkerId } from '../worker/options.js';
 import { Worker } from '../worker/worker.js';
 import { workerIdSchema } from '../names.js';

@@ -4,7 +4,7 @@
 // inserts a row that is already known to be valid.
 import type { JobDefinition } from '../client/defineJob.js';
 import { buildJobInsert, type EnqueueOptions } from '../client/enqueueInput.js';
-import type { ScheduleRow } from '../db/schedulesProtocol.js';
+import type { ScheduleRow } from '../db/protocol.js';
 import { firstRunAfter } from './cadence.js';
 import type { ScheduleDefinition } from './defineSchedule.js';
 

@@ -3,8 +3,8 @@
 // or two protocol calls; firing is left to the workers that opt in.
 import type { Client } from '../client/client.js';
 import { NotFoundError } from '../errors.js';
-import * as db from '../db/schedulesProtocol.js';
-import type { ScheduleRecord } from '../db/schedulesProtocol.js';
+import * as db from '../db/protocol.js';
+import type { ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
 import { firstRunAfter } from './cadence.js';
 import { scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';

@@ -12,8 +12,8 @@
 import pg from 'pg';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
-import { countReady } from '../db/schedulesProtocol.js';
-import { tickStart } from '../db/tickStart.js';
+import { countReady } from '../db/protocol.js';
+import { tickStart } from '../db/protocol.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError, TickDeadlineError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';

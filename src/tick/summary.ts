@@ -2,7 +2,7 @@
 // start's recovery count, the slots fired, the ticks fanned out, and the due
 // jobs it left because they cannot finish in its time (so `claimed: 0` is
 // never a mystery).
-import type { TickSkip } from '../db/tickStart.js';
+import type { TickSkip } from '../db/protocol.js';
 import type { JobOutcome, Worker } from '../worker/worker.js';
 
 /** Per job type: due jobs a tick left because they cannot finish in its time. */

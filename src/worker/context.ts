@@ -16,7 +16,7 @@ import type { GuardedDb } from '../db/guardedDb.js';
 import * as protocol from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import { DatabaseUnavailableError, StaleLeaseError } from '../errors.js';
 import type { JobAbort } from './jobAbort.js';
 

@@ -3,7 +3,7 @@
 // a concurrency slot and keeps its own lease, fence, signal, timeout,
 // retries and result. The callback returns one outcome per member, in
 // order: an Error instance fails that member, any other value is its result.
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import { JobTimeoutError, ValidationError } from '../errors.js';
 import { createContext, type ContextDeps, type HandlerContext } from './context.js';
 import { parsePayload, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';

@@ -4,7 +4,7 @@
 // stop) ends the wait at once, even if the handler ignores its signal.
 import type { z } from 'zod';
 import type { JobDefinition } from '../client/defineJob.js';
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import { JobTimeoutError, ValidationError } from '../errors.js';
 import { toIssues } from '../validation.js';
 import { createContext, type ContextDeps, type HandlerContext } from './context.js';

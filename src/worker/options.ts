@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_HEARTBEAT_MS } from '../timing.js';
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 
 /** The default worker id embeds host and pid, plus a few random bytes per incarnation. */
 export function defaultWorkerId(): string {

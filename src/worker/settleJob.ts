@@ -2,7 +2,7 @@
 // success completes the job; a failure retries with backoff (or the worker's
 // retryDelayMs override) or ends it failed. A lease already known lost, or a
 // settlement the fence refuses, becomes a `stale` event and writes nothing.
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import { resultJson } from '../db/protocol.js';
 import { StaleLeaseError, ValidationError } from '../errors.js';
 import { errorToJson, isRetryable } from './errorJson.js';

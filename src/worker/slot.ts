@@ -1,7 +1,7 @@
 // One lease the worker holds, from claim to settlement: buffered (claimed,
 // not started), running, or settling. `done()` lets drain and runOnce wait
 // for it; the promise is made only when someone waits.
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import { JobAbort } from './jobAbort.js';
 
 export class Slot {

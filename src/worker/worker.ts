@@ -10,7 +10,7 @@ import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import * as protocol from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { StaleLeaseError, WorkerStoppedError } from '../errors.js';
 import { leaseMsFor } from '../timing.js';

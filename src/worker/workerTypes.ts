@@ -1,6 +1,6 @@
 // The Worker's public shapes (events, runtime state, the tick's internal
 // knobs) and its private bookkeeping record for one held lease.
-import type { ClaimedJob } from '../db/rows.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import type { StaleLeaseError } from '../errors.js';
 import type { JobOutcome } from './settleJob.js';
 

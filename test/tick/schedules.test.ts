@@ -12,7 +12,7 @@ import {
   UnknownJobTypeError,
   type Client,
 } from '../../src/index.js';
-import { claimSlots, fireSlots } from '../../src/db/schedulesProtocol.js';
+import { claimSlots, fireSlots } from '../../src/db/protocol.js';
 import { dueCadences, firstRunAfter } from '../../src/schedules/cadence.js';
 import { NoopJob, SleepJob } from '../fixtures/tick-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';

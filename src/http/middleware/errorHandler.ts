@@ -19,6 +19,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
+import { mapDbError } from '../../db/sqlState.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
 export interface ErrorBody {
@@ -31,24 +32,13 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, error: E
   return c.json({ error }, status);
 }
 
-/** A PostgreSQL data exception (class 22: bad encoding, out of range, invalid syntax ...). */
-interface PgDataException {
-  code: string;
-  message: string;
-  column?: string;
-}
-
-function isPgDataException(err: unknown): err is PgDataException {
-  if (!(err instanceof Error) || !('severity' in err)) return false;
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
-}
-
 /** Status 499 (nginx's "client closed request"): the client is gone and reads nothing. */
 const CLIENT_CLOSED = 499 as ContentfulStatusCode;
 
 /** The status and body a thrown error maps to; undefined for an unexpected one. */
-export function describeError(err: unknown): { status: ContentfulStatusCode; body: ErrorBody } | undefined {
+export function describeError(thrown: unknown): { status: ContentfulStatusCode; body: ErrorBody } | undefined {
+  // A database error that slipped past the data layer gets the same mapping (class 22 is bad input).
+  const err = mapDbError(thrown);
   if (err instanceof ValidationError) return { status: 400, body: { code: err.code, message: err.message, issues: err.issues } };
   if (err instanceof UnknownJobTypeError) return { status: 400, body: { code: err.code, message: err.message } };
   if (err instanceof PayloadTooLargeError) return { status: 413, body: { code: err.code, message: err.message } };
@@ -57,11 +47,6 @@ export function describeError(err: unknown): { status: ContentfulStatusCode; bod
   if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
   if (err instanceof ConflictError) return { status: 409, body: { code: err.code, message: err.message } };
   if (err instanceof SchemaVersionError) return { status: 503, body: { code: err.code, message: err.message } };
-  if (isPgDataException(err)) {
-    const path = err.column ? [err.column] : [];
-    const message = `the database refused a value${err.column ? ` of ${err.column}` : ''}: ${err.message}`;
-    return { status: 400, body: { code: 'validation_failed', message, issues: [{ path, message: err.message }] } };
-  }
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     return { status: err.status as ContentfulStatusCode, body: { code: 'bad_request', message: err.message || 'bad request' } };

@@ -1,17 +1,13 @@
-// The tick's merged start call (tick_start_v2, sql/003_schedules.sql and
-// sql/007_tick_skips.sql): schema check, registration, schedule sync, a
-// bounded recovery pass, the lease of due recurring slots, and the count of
-// due jobs the tick will leave because they cannot finish in its time, in
-// one round trip.
-import { SchemaVersionError } from '../errors.js';
-import { readSchemaVersion } from './migrate.js';
-import type { Queryable } from './protocol.js';
-import { toClaimedSlot, type ClaimedSlot, type ScheduleRow } from './schedulesProtocol.js';
-
-/** SQLSTATE tick_start_v1 raises when the schema is not the expected one. */
-const SCHEMA_MISMATCH_SQLSTATE = 'WH426';
-/** undefined_function: the schema predates tick_start_v2. */
-const UNDEFINED_FUNCTION_SQLSTATE = '42883';
+// sql/protocol/tick.sql: the tick's merged start call (schema check,
+// registration, schedule sync, a bounded recovery pass, the lease of due
+// recurring slots and the count of due jobs the tick will leave because
+// they cannot finish in its time, in one round trip), and the backlog count
+// its fan-out decision and backlog metric read.
+import { SchemaVersionError } from '../../errors.js';
+import { readSchemaVersion } from '../migrate.js';
+import type { Queryable } from '../queryable.js';
+import { mapDbError, sqlStateOf, SQLSTATE } from '../sqlState.js';
+import { toClaimedSlot, type ClaimedSlot, type ScheduleRow } from './schedules.js';
 
 export interface TickStart {
   workerId: string;
@@ -59,10 +55,6 @@ interface SkipRow {
   longest_ms: number;
 }
 
-function sqlState(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
-}
-
 export async function tickStart(db: Queryable, ns: string, t: TickStart): Promise<TickStartResult> {
   try {
     const r = await db.query<{ db_now: Date; recovered: number; slots: unknown[]; skips: SkipRow[] }>(
@@ -94,13 +86,28 @@ export async function tickStart(db: Queryable, ns: string, t: TickStart): Promis
       skips: row.skips.map((k) => ({ type: k.type, tooLong: k.too_long, cutOff: k.cut_off, longestMs: k.longest_ms })),
     };
   } catch (err) {
-    if (sqlState(err) === SCHEMA_MISMATCH_SQLSTATE) {
-      const detail = (err as { detail?: string }).detail;
-      throw new SchemaVersionError(detail ? Number(detail) : null, t.expectedVersion);
+    // A schema older than tick_start_v2 has no such function: say which version it is.
+    if (sqlStateOf(err) === SQLSTATE.undefinedFunction) {
+      throw new SchemaVersionError(await readSchemaVersion(db), t.expectedVersion);
     }
-    if (sqlState(err) === UNDEFINED_FUNCTION_SQLSTATE) {
-      throw new SchemaVersionError(await readSchemaVersion(db as never), t.expectedVersion);
-    }
-    throw err;
+    throw mapDbError(err, { expectedVersion: t.expectedVersion });
   }
+}
+
+export async function countReady(
+  db: Queryable,
+  ns: string,
+  queues: string[],
+  types: string[],
+  maxTimeoutMs: number | null,
+  cap: number,
+): Promise<number> {
+  const r = await db.query<{ n: number }>('select workhorse.count_ready_v1($1, $2, $3, $4, $5) as n', [
+    ns,
+    queues,
+    types,
+    maxTimeoutMs,
+    cap,
+  ]);
+  return r.rows[0]!.n;
 }

@@ -1,6 +1,8 @@
-// The shapes the protocol functions return, mapped from snake_case rows to
-// the camelCase records the public API speaks. Job ids are bigints in the
-// database and strings in JavaScript.
+// sql/protocol/reads.sql: what operators and dashboards look at, mapped
+// from snake_case rows to the camelCase records the public API speaks. Job
+// ids are bigints in the database and strings in JavaScript.
+import type { Queryable } from '../queryable.js';
+import { mapped } from '../sqlState.js';
 
 export type JobStatus = 'ready' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
 export const JOB_STATUSES: readonly JobStatus[] = ['ready', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'];
@@ -55,47 +57,6 @@ export function toJobRecord(r: any): JobRecord {
     updatedAt: r.updated_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
-  };
-}
-
-/** A job as a claim hands it to a worker. */
-export interface ClaimedJob {
-  id: string;
-  queue: string;
-  type: string;
-  payload: unknown;
-  priority: number;
-  runAt: Date;
-  attempt: number;
-  maxAttempts: number;
-  execution: number;
-  timeoutMs: number | null;
-  concurrencyKey: string | null;
-  progress: unknown;
-  createdAt: Date;
-  leaseExpiresAt: Date;
-}
-
-/**
- * A claim_many_v1 row, fetched as an array (no per-row keyed object on the
- * hot path), in the column order of the workhorse.claimed_job type.
- */
-export function toClaimedJob(r: unknown[]): ClaimedJob {
-  return {
-    id: String(r[0]),
-    queue: r[1] as string,
-    type: r[2] as string,
-    payload: r[3],
-    priority: r[4] as number,
-    runAt: new Date(r[5] as number),
-    attempt: r[6] as number,
-    maxAttempts: r[7] as number,
-    execution: r[8] as number,
-    timeoutMs: r[9] as number | null,
-    concurrencyKey: r[10] as string | null,
-    progress: r[11],
-    createdAt: new Date(r[12] as number),
-    leaseExpiresAt: new Date(r[13] as number),
   };
 }
 
@@ -175,4 +136,46 @@ export function toLeaseRecord(r: any): LeaseRecord {
     expiresAt: r.expires_at,
     expiresInMs: Number(r.expires_in_ms),
   };
+}
+
+export interface JobFilter {
+  status?: JobStatus;
+  queue?: string;
+  type?: string;
+  limit: number;
+  beforeId?: string;
+}
+
+export function getJob(db: Queryable, ns: string, jobId: string): Promise<JobRecord | null> {
+  return mapped({}, async () => {
+    const r = await db.query('select * from workhorse.get_job_v1($1, $2)', [ns, jobId]);
+    return r.rows[0] ? toJobRecord(r.rows[0]) : null;
+  });
+}
+
+/** Newest first; `beforeId` is the last id of the previous page. */
+export function listJobs(db: Queryable, ns: string, f: JobFilter): Promise<JobRecord[]> {
+  return mapped({}, async () => {
+    const r = await db.query('select * from workhorse.list_jobs_v1($1, $2, $3, $4, $5, $6)', [
+      ns,
+      f.status ?? null,
+      f.queue ?? null,
+      f.type ?? null,
+      f.limit,
+      f.beforeId ?? null,
+    ]);
+    return r.rows.map(toJobRecord);
+  });
+}
+
+export function listWorkers(db: Queryable, ns: string): Promise<WorkerRecord[]> {
+  return mapped({}, async () => (await db.query('select * from workhorse.list_workers_v1($1)', [ns])).rows.map(toWorkerRecord));
+}
+
+export function listQueues(db: Queryable, ns: string): Promise<QueueRecord[]> {
+  return mapped({}, async () => (await db.query('select * from workhorse.list_queues_v1($1)', [ns])).rows.map(toQueueRecord));
+}
+
+export function listLeases(db: Queryable, ns: string): Promise<LeaseRecord[]> {
+  return mapped({}, async () => (await db.query('select * from workhorse.list_leases_v1($1)', [ns])).rows.map(toLeaseRecord));
 }

@@ -1,9 +1,6 @@
-// The thin data-access module for recurring slots, fan-out's backlog count
-// and retention (sql/003_schedules.sql; the tick's start call is in
-// tickStart.ts): one function per protocol function, parameterised, one
-// round trip each. It is a sibling of protocol.ts so the two can change
-// independently.
-import type { Queryable } from './protocol.js';
+// sql/protocol/schedules.sql: recurring slots. Cron math lives in the
+// caller (schedules/cadence.ts); firing is claim_slots_v1 then fire_slots_v1.
+import type { Queryable } from '../queryable.js';
 
 /** A schedule row as upsert_schedules_v1 takes it. */
 export interface ScheduleRow {
@@ -159,37 +156,4 @@ export async function setScheduleEnabled(
 export async function deleteSchedule(db: Queryable, ns: string, name: string): Promise<boolean> {
   const r = await db.query<{ ok: boolean }>('select workhorse.delete_schedule_v1($1, $2) as ok', [ns, name]);
   return r.rows[0]!.ok;
-}
-
-export async function countReady(
-  db: Queryable,
-  ns: string,
-  queues: string[],
-  types: string[],
-  maxTimeoutMs: number | null,
-  cap: number,
-): Promise<number> {
-  const r = await db.query<{ n: number }>('select workhorse.count_ready_v1($1, $2, $3, $4, $5) as n', [
-    ns,
-    queues,
-    types,
-    maxTimeoutMs,
-    cap,
-  ]);
-  return r.rows[0]!.n;
-}
-
-/** One bounded retention batch. */
-export async function retentionBatch(
-  db: Queryable,
-  ns: string,
-  olderThanMs: number,
-  limit: number,
-): Promise<{ jobs: number; workers: number }> {
-  const r = await db.query<{ jobs: number; workers: number }>('select * from workhorse.retention_v1($1, $2, $3)', [
-    ns,
-    olderThanMs,
-    limit,
-  ]);
-  return r.rows[0]!;
 }

@@ -1,0 +1,40 @@
+// sql/protocol/registry.sql: register and deregister a worker.
+import { mapped } from '../sqlState.js';
+import type { Queryable } from '../queryable.js';
+
+export interface WorkerRegistration {
+  workerId: string;
+  build: string;
+  kind: 'process' | 'tick';
+  queues: string[];
+  types: string[];
+  concurrency: number;
+  heartbeatMs: number;
+  deadline?: Date | null;
+}
+
+/** Returns the database clock. */
+export function registerWorker(db: Queryable, ns: string, w: WorkerRegistration): Promise<Date> {
+  return mapped({}, async () => {
+    const r = await db.query<{ t: Date }>('select workhorse.register_worker_v1($1, $2, $3, $4, $5, $6, $7, $8, $9) as t', [
+      ns,
+      w.workerId,
+      w.build,
+      w.kind,
+      w.queues,
+      w.types,
+      w.concurrency,
+      w.heartbeatMs,
+      w.deadline ?? null,
+    ]);
+    return r.rows[0]!.t;
+  });
+}
+
+/** `unstarted`: claimed jobs whose handler never started (released with no attempt). Returns how many were released. */
+export function deregisterWorker(db: Queryable, ns: string, workerId: string, unstarted: string[]): Promise<number> {
+  return mapped({}, async () => {
+    const r = await db.query<{ n: number }>('select workhorse.deregister_worker_v1($1, $2, $3::bigint[]) as n', [ns, workerId, unstarted]);
+    return r.rows[0]!.n;
+  });
+}

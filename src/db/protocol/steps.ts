@@ -1,0 +1,47 @@
+// sql/protocol/steps.sql: the writes a running handler makes under the
+// fence. A refused write (WH409) is a StaleLeaseError naming what it was.
+import { jsonParam, type Queryable } from '../queryable.js';
+import { mapped } from '../sqlState.js';
+import type { LeaseRef } from './heartbeat.js';
+
+export function setProgress(db: Queryable, ns: string, lease: LeaseRef, progress: unknown): Promise<void> {
+  return mapped({ lease, what: 'progress' }, async () => {
+    await db.query('select workhorse.set_progress_v1($1, $2, $3, $4::jsonb)', [ns, lease.id, lease.execution, jsonParam(progress)]);
+  });
+}
+
+/** Returns the recorded result: an earlier record wins over this one. */
+export function recordStep(db: Queryable, ns: string, lease: LeaseRef, name: string, result: unknown): Promise<unknown> {
+  return mapped({ lease, what: `step "${name}"` }, async () => {
+    const r = await db.query<{ result: unknown }>('select workhorse.record_step_v1($1, $2, $3, $4, $5::jsonb) as result', [
+      ns,
+      lease.id,
+      lease.execution,
+      name,
+      jsonParam(result),
+    ]);
+    return r.rows[0]!.result;
+  });
+}
+
+/**
+ * Inside an open transaction: holds the fence and reads the step's record.
+ * Outside one (autocommit) it is a fenced read: refused when stale.
+ */
+export function beginTxStep(
+  db: Queryable,
+  ns: string,
+  lease: LeaseRef,
+  name: string,
+  what = `transactional step "${name}"`,
+): Promise<{ recorded: boolean; result: unknown }> {
+  return mapped({ lease, what }, async () => {
+    const r = await db.query<{ recorded: boolean; result: unknown }>('select * from workhorse.begin_tx_step_v1($1, $2, $3, $4)', [
+      ns,
+      lease.id,
+      lease.execution,
+      name,
+    ]);
+    return r.rows[0]!;
+  });
+}

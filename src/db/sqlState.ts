@@ -1,0 +1,80 @@
+// The one mapping from the SQLSTATEs the protocol raises (sql/protocol/
+// errors.sql) to workhorse's typed errors. Every data-access module sends
+// its failures through `mapDbError`; anything it does not know passes
+// through unchanged (a database fault stays a pg error, which transient.ts
+// classifies).
+import {
+  SchemaVersionError,
+  StaleLeaseError,
+  ValidationError,
+  WorkerNotRegisteredError,
+} from '../errors.js';
+
+export const SQLSTATE = {
+  stale: 'WH409',
+  notRegistered: 'WH404',
+  invalidArguments: 'WH422',
+  schemaMismatch: 'WH426',
+  undefinedFunction: '42883',
+} as const;
+
+export function sqlStateOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
+}
+
+/** What the failed call was about, so the typed error can say so. */
+export interface ErrorContext {
+  /** The lease a fenced write carried. */
+  lease?: { id: string; execution: number };
+  /** What was being written, for StaleLeaseError ("step \"send\"", "progress", ...). */
+  what?: string;
+  workerId?: string;
+  namespace?: string;
+  /** The schema version the caller expects. */
+  expectedVersion?: number;
+}
+
+/** A PostgreSQL data exception (class 22: bad encoding, out of range, invalid syntax ...) from the server. */
+function isDataException(err: unknown, code: string | undefined): boolean {
+  return err instanceof Error && 'severity' in err && typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * The typed error a protocol SQLSTATE stands for, or the error itself. A
+ * value PostgreSQL refused as a data exception (class 22) that got past
+ * validation is bad input too: a ValidationError naming the column when the
+ * server does.
+ */
+export function mapDbError(err: unknown, ctx: ErrorContext = {}): unknown {
+  const code = sqlStateOf(err);
+  const message = err instanceof Error ? err.message : String(err);
+  if (isDataException(err, code)) {
+    const column = (err as { column?: string }).column;
+    return new ValidationError(`the database refused a value${column ? ` of ${column}` : ''}: ${message}`, [
+      { path: column ? [column] : [], message },
+    ]);
+  }
+  switch (code) {
+    case SQLSTATE.stale:
+      return ctx.lease ? new StaleLeaseError(ctx.lease.id, ctx.lease.execution, ctx.what) : err;
+    case SQLSTATE.notRegistered:
+      return new WorkerNotRegisteredError(ctx.workerId ?? '?', ctx.namespace ?? '?');
+    case SQLSTATE.invalidArguments:
+      return new ValidationError(message, [{ path: [], message }]);
+    case SQLSTATE.schemaMismatch: {
+      const detail = (err as { detail?: string }).detail;
+      return new SchemaVersionError(detail ? Number(detail) : null, ctx.expectedVersion ?? 0);
+    }
+    default:
+      return err;
+  }
+}
+
+/** Runs a call and rethrows its failure mapped. */
+export async function mapped<T>(ctx: ErrorContext, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw mapDbError(err, ctx);
+  }
+}
