@@ -34,8 +34,8 @@ export { defineSchedule } from './schedules/defineSchedule.js';
 export type { ScheduleDefinition, ScheduleDefinitionInput, ScheduleJobOptions } from './schedules/defineSchedule.js';
 export { Schedules } from './schedules/schedules.js';
 export type { ScheduleRecord } from './schedules/schedules.js';
-export { ScheduleRunner } from './schedules/runner.js';
-export type { ScheduleRunnerOptions } from './schedules/runner.js';
+export { ScheduleRunner } from './worker/scheduleRunner.js';
+export type { ScheduleRunnerOptions } from './worker/scheduleRunner.js';
 export { SYS_RETENTION, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE, retentionJob, runRetention } from './schedules/retention.js';
 export type { RetentionOptions, RetentionResult } from './schedules/retention.js';
 // The HTTP app (Hono) and request signing.

@@ -2,6 +2,8 @@
 // a NOTIFY channel, so they are short), queues, job types, keys, worker ids
 // and job ids. Free-form strings refuse what PostgreSQL cannot store
 // (src/storable.ts); ids fit a bigint.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { bigintIdString, storableText } from './storable.js';
 
@@ -24,3 +26,8 @@ export const jobIdSchema = z.union([
   jobIdStringSchema,
   z.number().int().positive().max(Number.MAX_SAFE_INTEGER, 'a numeric job id must be a safe integer; pass larger ids as strings'),
 ]);
+
+/** The default worker id embeds host and pid, plus a few random bytes per incarnation. */
+export function defaultWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}

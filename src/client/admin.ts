@@ -2,11 +2,17 @@
 // Every method is one protocol call in the client's namespace.
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
-import * as protocol from '../db/protocol.js';
-import { JOB_STATUSES, type JobRecord, type LeaseRecord, type QueueRecord, type WorkerRecord } from '../db/protocol.js';
+import {
+  JOB_STATUSES,
+  type JobRecord,
+  type LeaseRecord,
+  type Protocol,
+  type Queryable,
+  type QueueRecord,
+  type WorkerRecord,
+} from '../db/protocol.js';
 import { jobIdStringSchema, jobTypeSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { parseInput } from '../validation.js';
-import type { Client } from './client.js';
 
 const listJobsSchema = z
   .object({
@@ -37,23 +43,19 @@ export interface JobPage {
 }
 
 export class Admin {
-  constructor(private readonly client: Client) {}
-
-  private get db() {
-    return this.client.pool;
-  }
-
-  private get ns() {
-    return this.client.namespace;
-  }
+  constructor(
+    private readonly protocol: Protocol,
+    private readonly db: Queryable,
+    private readonly ns: string,
+  ) {}
 
   listWorkers(): Promise<WorkerRecord[]> {
-    return protocol.listWorkers(this.db, this.ns);
+    return this.protocol.listWorkers(this.db, this.ns);
   }
 
   async listJobs(filter: ListJobsFilter = {}): Promise<JobPage> {
     const f = parseInput(listJobsSchema, filter, 'job filter');
-    const jobs = await protocol.listJobs(this.db, this.ns, {
+    const jobs = await this.protocol.listJobs(this.db, this.ns, {
       status: f.status as JobRecord['status'] | undefined,
       queue: f.queue,
       type: f.type,
@@ -64,27 +66,27 @@ export class Admin {
   }
 
   listQueues(): Promise<QueueRecord[]> {
-    return protocol.listQueues(this.db, this.ns);
+    return this.protocol.listQueues(this.db, this.ns);
   }
 
   listLeases(): Promise<LeaseRecord[]> {
-    return protocol.listLeases(this.db, this.ns);
+    return this.protocol.listLeases(this.db, this.ns);
   }
 
   /** Durable pause: no worker claims from the queue until resumed. */
   async pauseQueue(queue: string): Promise<void> {
-    await protocol.setQueue(this.db, this.ns, parseInput(queueNameSchema, queue, 'queue name'), { paused: true });
+    await this.protocol.setQueue(this.db, this.ns, parseInput(queueNameSchema, queue, 'queue name'), { paused: true });
   }
 
   async resumeQueue(queue: string): Promise<void> {
-    await protocol.setQueue(this.db, this.ns, parseInput(queueNameSchema, queue, 'queue name'), { paused: false });
+    await this.protocol.setQueue(this.db, this.ns, parseInput(queueNameSchema, queue, 'queue name'), { paused: false });
   }
 
   /** Fleet-wide limits for one queue; `null` clears a limit. */
   async setQueueLimits(queue: string, limits: QueueLimits): Promise<void> {
     const name = parseInput(queueNameSchema, queue, 'queue name');
     const l = parseInput(limitsSchema, limits, 'queue limits');
-    await protocol.setQueue(this.db, this.ns, name, l);
+    await this.protocol.setQueue(this.db, this.ns, name, l);
   }
 
   /**
@@ -93,12 +95,12 @@ export class Admin {
    */
   async setWorkerPaused(workerId: string, paused: boolean): Promise<void> {
     const id = parseInput(workerIdSchema, workerId, 'worker id');
-    const ok = await protocol.setWorkerPaused(this.db, this.ns, id, parseInput(z.boolean(), paused, 'paused'));
+    const ok = await this.protocol.setWorkerPaused(this.db, this.ns, id, parseInput(z.boolean(), paused, 'paused'));
     if (!ok) throw new NotFoundError(`worker "${id}" is not registered in namespace "${this.ns}"`);
   }
 
   /** Runs one bounded recovery pass now (workers also run it on every heartbeat). */
   recoverExpired(limit = 100): Promise<number> {
-    return protocol.recoverExpired(this.db, this.ns, limit);
+    return this.protocol.recoverExpired(this.db, this.ns, limit);
   }
 }

@@ -6,8 +6,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
-import * as protocol from '../db/protocol.js';
-import type { JobRecord } from '../db/protocol.js';
+import { postgresProtocol, type JobRecord, type Protocol, type Queryable } from '../db/protocol.js';
 import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
@@ -40,7 +39,7 @@ export interface EnqueueResult {
 
 /** Something that runs queries: the client's pool, or the caller's transaction. */
 export interface TxOption {
-  tx?: protocol.Queryable;
+  tx?: Queryable;
 }
 
 /**
@@ -62,6 +61,8 @@ export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { 
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export class Client {
+  /** The protocol calls every part of workhorse makes (the PostgreSQL provider). */
+  readonly protocol: Protocol = postgresProtocol;
   readonly namespace: string;
   readonly pool: pg.Pool;
   readonly admin: Admin;
@@ -90,7 +91,7 @@ export class Client {
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
     for (const d of o.jobs) this.define(d);
-    this.admin = new Admin(this);
+    this.admin = new Admin(this.protocol, this.pool, this.namespace);
   }
 
   /** Registers a job definition (also done by createClient({ jobs })). */
@@ -175,20 +176,20 @@ export class Client {
     });
     if (rows.length === 0) return [];
     await this.ready();
-    return protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
+    return this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
   }
 
   async getJob(id: string | number): Promise<JobRecord | null> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    return protocol.getJob(this.pool, this.namespace, jobId);
+    return this.protocol.getJob(this.pool, this.namespace, jobId);
   }
 
   /** Cancels a job that has not ended; returns its record afterwards. */
   async cancel(id: string | number): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await protocol.cancel(this.pool, this.namespace, jobId);
+    const status = await this.protocol.cancel(this.pool, this.namespace, jobId);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
-    return (await protocol.getJob(this.pool, this.namespace, jobId))!;
+    return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
   }
 
   /**
@@ -197,10 +198,10 @@ export class Client {
    */
   async retry(id: string | number): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await protocol.retry(this.pool, this.namespace, jobId);
+    const status = await this.protocol.retry(this.pool, this.namespace, jobId);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
     if (status !== 'ready') throw new ConflictError(`job ${jobId} is ${status}; only failed, cancelled or scheduled jobs can be retried`);
-    return (await protocol.getJob(this.pool, this.namespace, jobId))!;
+    return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
   }
 
   /** Closes the pool if the client created it. */

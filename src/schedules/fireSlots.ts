@@ -2,12 +2,12 @@
 // the database clock (at most `catchupLimit`, the most recent), then one
 // fire_slots_v1 call enqueues their jobs under per-cadence dedupe keys and
 // moves each slot on. Shared by the tick and the long-lived schedule runner.
-import type { Queryable } from '../db/protocol.js';
-import { fireSlots, type ClaimedSlot, type SlotFire } from '../db/protocol.js';
+import type { ClaimedSlot, Protocol, Queryable, SlotFire } from '../db/protocol.js';
 import { dueCadences } from './cadence.js';
 
 /** Returns how many jobs the cadences created (an already-fired cadence creates none). */
 export async function fireClaimedSlots(
+  protocol: Protocol,
   db: Queryable,
   namespace: string,
   slots: ClaimedSlot[],
@@ -27,6 +27,6 @@ export async function fireClaimedSlots(
     }
   }
   if (fires.length === 0) return 0;
-  const fired = await fireSlots(db, namespace, fires);
+  const fired = await protocol.fireSlots(db, namespace, fires);
   return fired.filter((f) => f.created).length;
 }

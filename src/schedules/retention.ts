@@ -7,9 +7,7 @@
 import { z } from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';
-import { retentionBatch } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
-import type { HandlerContext } from '../worker/context.js';
 import { defineSystemSchedule, type ScheduleDefinition } from './defineSchedule.js';
 
 export const SYS_RETENTION = 'sys.retention';
@@ -74,7 +72,7 @@ export async function runRetention(client: Client, input: RetentionPayload, sign
   const payload = parseInput(retentionPayloadSchema, input, 'retention settings');
   const out: RetentionResult = { jobs: 0, workers: 0, batches: 0 };
   while (out.batches < payload.maxBatches && !signal?.aborted) {
-    const r = await retentionBatch(client.pool, client.namespace, payload.olderThanMs, payload.batchSize);
+    const r = await client.protocol.retentionBatch(client.pool, client.namespace, payload.olderThanMs, payload.batchSize);
     out.batches++;
     out.jobs += r.jobs;
     out.workers += r.workers;
@@ -85,5 +83,5 @@ export async function runRetention(client: Client, input: RetentionPayload, sign
 
 /** The sys.retention handler, bound to a client. */
 export function retentionHandler(client: Client) {
-  return (payload: z.output<typeof retentionPayloadSchema>, ctx: HandlerContext) => runRetention(client, payload, ctx.signal);
+  return (payload: z.output<typeof retentionPayloadSchema>, ctx: { signal: AbortSignal }) => runRetention(client, payload, ctx.signal);
 }

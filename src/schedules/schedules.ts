@@ -3,7 +3,6 @@
 // or two protocol calls; firing is left to the workers that opt in.
 import type { Client } from '../client/client.js';
 import { NotFoundError } from '../errors.js';
-import * as db from '../db/protocol.js';
 import type { ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
 import { firstRunAfter } from './cadence.js';
@@ -28,18 +27,18 @@ export class Schedules {
     const list = Array.isArray(defs) ? defs : [defs];
     const rows = list.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
     await this.client.ready();
-    await db.upsertSchedules(this.client.pool, this.ns, rows);
-    const stored = new Map((await db.listSchedules(this.client.pool, this.ns)).map((r) => [r.name, r]));
+    await this.client.protocol.upsertSchedules(this.client.pool, this.ns, rows);
+    const stored = new Map((await this.client.protocol.listSchedules(this.client.pool, this.ns)).map((r) => [r.name, r]));
     return list.map((d) => stored.get(d.name)!);
   }
 
   list(): Promise<ScheduleRecord[]> {
-    return db.listSchedules(this.client.pool, this.ns);
+    return this.client.protocol.listSchedules(this.client.pool, this.ns);
   }
 
   async get(name: string): Promise<ScheduleRecord> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
-    const r = await db.getSchedule(this.client.pool, this.ns, n);
+    const r = await this.client.protocol.getSchedule(this.client.pool, this.ns, n);
     if (!r) throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     return r;
   }
@@ -48,13 +47,13 @@ export class Schedules {
   async enable(name: string): Promise<ScheduleRecord> {
     const current = await this.get(name);
     const next = firstRunAfter(current, new Date());
-    await db.setScheduleEnabled(this.client.pool, this.ns, current.name, true, next);
+    await this.client.protocol.setScheduleEnabled(this.client.pool, this.ns, current.name, true, next);
     return this.get(name);
   }
 
   async disable(name: string): Promise<ScheduleRecord> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
-    if (!(await db.setScheduleEnabled(this.client.pool, this.ns, n, false, null))) {
+    if (!(await this.client.protocol.setScheduleEnabled(this.client.pool, this.ns, n, false, null))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     }
     return this.get(n);
@@ -63,7 +62,7 @@ export class Schedules {
   /** Deletes a slot; jobs it already enqueued are left alone. */
   async delete(name: string): Promise<void> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
-    if (!(await db.deleteSchedule(this.client.pool, this.ns, n))) {
+    if (!(await this.client.protocol.deleteSchedule(this.client.pool, this.ns, n))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     }
   }

@@ -13,7 +13,7 @@
 // for two heartbeats, or a statement running longer than the lease.
 import type pg from 'pg';
 import type { GuardedDb } from '../db/guardedDb.js';
-import * as protocol from '../db/protocol.js';
+import type { Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
 import type { ClaimedJob } from '../db/protocol.js';
@@ -47,6 +47,7 @@ export interface HandlerContext {
 
 export interface ContextDeps {
   db: GuardedDb;
+  protocol: Protocol;
   namespace: string;
   workerId: string;
   deadline: Date | null;
@@ -91,12 +92,12 @@ class JobContext implements HandlerContext {
   }
 
   async progress(value: unknown): Promise<void> {
-    await this.retried(() => protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
+    await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     this.assertLive(`step "${name}"`);
-    const { db, namespace } = this.deps;
+    const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
     if (opened.recorded) return opened.result as T;
@@ -106,7 +107,7 @@ class JobContext implements HandlerContext {
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertLive(`transactional step "${name}"`);
-    const { db, namespace, txIdleTimeoutMs, txStatementTimeoutMs } = this.deps;
+    const { db, namespace, protocol, txIdleTimeoutMs, txStatementTimeoutMs } = this.deps;
     return db.withClient(async (tx, broken) => {
       try {
         await tx.query(

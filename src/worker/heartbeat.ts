@@ -6,11 +6,11 @@
 // a whole lease window, since the database may already have recovered
 // those jobs. A failed beat (a database fault) is retried sooner, with
 // capped backoff, and never ends the worker.
-import * as protocol from '../db/protocol.js';
-import type { HeartbeatResult, HeldLease, Queryable } from '../db/protocol.js';
+import type { HeartbeatResult, HeldLease, Protocol, Queryable } from '../db/protocol.js';
 import { Backoff } from '../db/retryTransient.js';
 
 export interface HeartbeatDeps {
+  protocol: Protocol;
   db: Queryable;
   namespace: string;
   workerId: string;
@@ -80,7 +80,7 @@ export class Heartbeat {
     const d = this.deps;
     const leases = d.leases();
     try {
-      const hb = await protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit);
+      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit);
       this.lastOk = Date.now();
       this.backoff.reset();
       this.arm(d.intervalMs);

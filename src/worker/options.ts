@@ -1,16 +1,9 @@
 // Worker options, parsed once with zod when the worker is built.
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { queueNameSchema, workerIdSchema } from '../names.js';
+import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_HEARTBEAT_MS } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
-
-/** The default worker id embeds host and pid, plus a few random bytes per incarnation. */
-export function defaultWorkerId(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-}
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
 

@@ -11,8 +11,7 @@
 // repeat of an already committed batch harmless (its jobs come back as not
 // accepted). A lease has no expiry in the fence, so a settlement written
 // after a long outage still counts unless recovery took the job meanwhile.
-import * as protocol from '../db/protocol.js';
-import type { Completion, Failure, FailOutcome, Queryable } from '../db/protocol.js';
+import { postgresProtocol, type Completion, type Failure, type FailOutcome, type Protocol, type Queryable } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 
 export type SettleOutcome =
@@ -41,6 +40,7 @@ export class Settler {
     private readonly namespace: string,
     /** Told about each failed write that will be retried. */
     private readonly onRetry: (err: unknown, delayMs: number) => void = () => undefined,
+    private readonly protocol: Protocol = postgresProtocol,
   ) {}
 
   /** Stops retrying (a hard stop): writes in flight give up and their leases are left to recovery. */
@@ -89,7 +89,7 @@ export class Settler {
     if (!batch.length) return;
     let accepted: Set<string>;
     try {
-      accepted = await this.withRetries(() => protocol.completeMany(this.db, this.namespace, batch.map((p) => p.item)));
+      accepted = await this.withRetries(() => this.protocol.completeMany(this.db, this.namespace, batch.map((p) => p.item)));
     } catch (err) {
       for (const p of batch) p.done(undefined, err);
       return;
@@ -101,7 +101,7 @@ export class Settler {
     if (!batch.length) return;
     let accepted: Map<string, FailOutcome>;
     try {
-      accepted = await this.withRetries(() => protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
+      accepted = await this.withRetries(() => this.protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
     } catch (err) {
       for (const p of batch) p.done(undefined, err);
       return;

@@ -1,5 +1,4 @@
-// The Worker's public shapes (events, runtime state, the tick's internal
-// knobs) and its private bookkeeping record for one held lease.
+// The Worker's public shapes: its events and its runtime state.
 import type { ClaimedJob } from '../db/protocol.js';
 import type { StaleLeaseError } from '../errors.js';
 import type { JobOutcome } from './settleJob.js';
@@ -24,17 +23,4 @@ export interface RuntimeState {
   buffered: number;
   concurrency: number;
   activeJobIds: string[];
-}
-
-/** Internal knobs the tick worker sets; not part of the public options. */
-export interface WorkerInternals {
-  kind?: 'process' | 'tick';
-  deadline?: Date | null;
-  /** Only claim jobs whose timeout fits in this many ms (computed per claim). */
-  maxTimeoutMs?: () => number | null;
-  /**
-   * The caller already checked the schema and registered this worker id (the
-   * tick's merged start call): start() only starts the heartbeat timer.
-   */
-  preRegistered?: boolean;
 }

@@ -1,21 +1,18 @@
-// The long-lived worker's way to run recurring slots: a small companion loop
-// beside the Worker. Every `intervalMs` it leases the due slots of the
-// schedule namespaces it opted into and fires them (two short statements,
-// none when nothing is due). With the `sys` namespace it also runs a small
-// system worker on the `sys` queue for the built-in sys.* jobs. Every runner
-// is a peer: whichever claims a slot fires it, once per cadence.
+// The long-lived way to run recurring slots: a small companion loop beside a
+// worker. Every `intervalMs` it leases the due slots of the schedule
+// namespaces it opted into and fires them (two short statements, none when
+// nothing is due). With the `sys` namespace it also runs a small system
+// worker on the `sys` queue for the built-in sys.* jobs, which its caller
+// (the worker layer, above this one) starts for it. Every runner is a peer:
+// whichever claims a slot fires it, once per cadence.
 import { z } from 'zod';
 import type { Client } from '../client/client.js';
-import { claimSlots, upsertSchedules } from '../db/protocol.js';
-import { defaultWorkerId } from '../worker/options.js';
-import { Worker } from '../worker/worker.js';
-import { workerIdSchema } from '../names.js';
+import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { fireClaimedSlots } from './fireSlots.js';
-import { retentionSchedule, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
+import { retentionSchedule, SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
-import { addSystemHandlers } from './systemHandlers.js';
 
 const runnerOptionsSchema = z
   .object({
@@ -37,18 +34,21 @@ const runnerOptionsSchema = z
 
 export type ScheduleRunnerOptions = z.input<typeof runnerOptionsSchema>;
 
-export class ScheduleRunner {
+/** Starts the one-slot worker on the `sys` queue that runs the sys.* jobs; returns how to stop it. */
+export type SystemWorkerStarter = (workerId: string, pollMs: number, onError: (err: unknown) => void) => { stop(): Promise<void> };
+
+export class SlotRunner {
   private readonly o: z.output<typeof runnerOptionsSchema>;
   private readonly workerId: string;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> | undefined;
   private stopped = false;
-  private systemWorker: Worker | undefined;
-  private systemRun: Promise<void> | undefined;
+  private systemWorker: { stop(): Promise<void> } | undefined;
 
   constructor(
     private readonly client: Client,
     options: ScheduleRunnerOptions,
+    private readonly startSystemWorker: SystemWorkerStarter,
   ) {
     this.o = parseConfig(runnerOptionsSchema, options, 'schedule runner options');
     this.workerId = this.o.workerId ?? `schedules:${defaultWorkerId()}`;
@@ -63,24 +63,14 @@ export class ScheduleRunner {
     await this.client.ready();
     const defs = [...this.o.schedules, ...(this.withSystem ? [retentionSchedule(this.o.retention)] : [])];
     const rows = defs.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
-    await upsertSchedules(this.client.pool, this.client.namespace, rows);
-    if (this.withSystem) {
-      this.systemWorker = new Worker(this.client, {
-        queue: SYSTEM_QUEUE,
-        concurrency: 1,
-        workerId: `${this.workerId}:sys`,
-        pollMs: this.o.intervalMs,
-      });
-      addSystemHandlers(this.systemWorker, this.client);
-      this.systemWorker.events.on('error', (err) => this.report(err));
-      this.systemRun = this.systemWorker.run();
-    }
+    await this.client.protocol.upsertSchedules(this.client.pool, this.client.namespace, rows);
+    if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err));
     this.schedule(0);
   }
 
   /** One pass: lease the due slots and fire them. Returns the jobs created. */
   async runOnce(): Promise<number> {
-    const { dbNow, slots } = await claimSlots(
+    const { dbNow, slots } = await this.client.protocol.claimSlots(
       this.client.pool,
       this.client.namespace,
       this.workerId,
@@ -89,7 +79,7 @@ export class ScheduleRunner {
       Math.max(30_000, this.o.intervalMs * 4),
     );
     if (slots.length === 0 || !dbNow) return 0;
-    return fireClaimedSlots(this.client.pool, this.client.namespace, slots, dbNow, this.o.scheduleCatchupLimit, (e) =>
+    return fireClaimedSlots(this.client.protocol, this.client.pool, this.client.namespace, slots, dbNow, this.o.scheduleCatchupLimit, (e) =>
       this.report(e),
     );
   }
@@ -101,7 +91,6 @@ export class ScheduleRunner {
     this.timer = undefined;
     await this.pass;
     await this.systemWorker?.stop();
-    await this.systemRun;
   }
 
   private schedule(delayMs: number): void {

@@ -1,0 +1,281 @@
+// What every worker is, whichever loop drives it (the long-lived run loop or
+// a tick pass): its registration, its lease table, the one heartbeat timer,
+// the claim, the executor that runs handlers and the settler that writes
+// their outcomes in batches, and its local and operator pause. Every call
+// to the database goes through the client's protocol on a GuardedDb, so no
+// database fault can crash or hang the worker.
+import type { EventEmitter } from 'node:events';
+import type { Client } from '../client/client.js';
+import { GuardedDb } from '../db/guardedDb.js';
+import type { ClaimedJob, Protocol } from '../db/protocol.js';
+import { retryTransient } from '../db/retryTransient.js';
+import { describeDbError, isTransientDbError } from '../db/transient.js';
+import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
+import { leaseMsFor } from '../timing.js';
+import { freeRoom } from './claimBatching.js';
+import { Executor } from './executor.js';
+import type { HandlerRegistry } from './handlerRegistry.js';
+import { Heartbeat } from './heartbeat.js';
+import { LeaseTable, type Lease } from './leaseTable.js';
+import type { ResolvedWorkerOptions } from './options.js';
+import { Settler } from './settler.js';
+import type { WakeReason } from './waiter.js';
+import type { WorkerEvents } from './workerTypes.js';
+
+/** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
+const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
+const DEREGISTER_ATTEMPTS = 5;
+
+export interface CoreSetup {
+  client: Client;
+  handlers: HandlerRegistry;
+  events: EventEmitter<WorkerEvents>;
+  options: ResolvedWorkerOptions;
+  kind: 'process' | 'tick';
+  /** When handlers are aborted (a tick's abort instant), or null. Handlers see it as ctx.deadline. */
+  deadline: Date | null;
+  /** Something happened the claim loop may act on. */
+  wake(reason: Exclude<WakeReason, 'timeout'>): void;
+}
+
+export class WorkerCore {
+  readonly table = new LeaseTable();
+  readonly leaseMs: number;
+  registered = false;
+  localPaused = false;
+  operatorPaused = false;
+  private readonly protocol: Protocol;
+  private readonly db: GuardedDb;
+  private readonly heartbeat: Heartbeat;
+  private readonly settler: Settler;
+  private readonly executor: Executor;
+  private registering: Promise<void> | undefined;
+  private claimInFlight: Promise<unknown> | undefined;
+  private queueCursor = 0;
+  /** Aborted by a hard stop: ends settlement and deregister retries. */
+  private readonly giveUp = new AbortController();
+
+  constructor(private readonly s: CoreSetup) {
+    const { client, options } = s;
+    this.protocol = client.protocol;
+    this.leaseMs = leaseMsFor(options.heartbeatMs);
+    this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs) });
+    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol);
+    this.heartbeat = new Heartbeat({
+      protocol: this.protocol,
+      db: new GuardedDb(client.pool, { timeoutMs: this.leaseMs }),
+      namespace: client.namespace,
+      workerId: options.workerId,
+      intervalMs: options.heartbeatMs,
+      leaseMs: this.leaseMs,
+      recoverLimit: options.recoverLimit,
+      leases: () => this.table.held(),
+      active: () => this.table.running,
+      onLost: (id) => this.loseLease(id),
+      onResult: async (hb) => {
+        const wasPaused = this.paused;
+        this.operatorPaused = hb.paused;
+        if (wasPaused && !this.paused) s.wake('hint');
+        if (!hb.registered && !this.executor.closed) await this.register();
+      },
+      onError: (err) => this.emitError(err),
+    });
+    this.executor = new Executor({
+      table: this.table,
+      handlers: s.handlers,
+      concurrency: options.concurrency,
+      contextDeps: {
+        db: this.db,
+        protocol: this.protocol,
+        namespace: client.namespace,
+        workerId: options.workerId,
+        deadline: s.deadline,
+        txIdleTimeoutMs: 2 * options.heartbeatMs,
+        txStatementTimeoutMs: this.leaseMs,
+      },
+      settleDeps: {
+        settler: this.settler,
+        retryDelayMs: options.retryDelayMs,
+        onStale: (error, j) => s.events.emit('stale', error, j),
+        onSettled: (o) => s.events.emit('settled', o),
+        onError: (err) => this.emitError(err),
+      },
+      onSlotFree: () => s.wake('slot'),
+    });
+  }
+
+  get paused(): boolean {
+    return this.localPaused || this.operatorPaused;
+  }
+
+  get closed(): boolean {
+    return this.executor.closed;
+  }
+
+  /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases. */
+  get freeRoom(): number {
+    return freeRoom(this.s.options, this.table.running, this.table.buffered);
+  }
+
+  /** Checks the schema (once per client) and registers; concurrent calls share one. */
+  register(): Promise<void> {
+    this.registering ??= (async () => {
+      await this.s.client.ready();
+      const o = this.s.options;
+      await this.protocol.registerWorker(this.db, this.s.client.namespace, {
+        workerId: o.workerId,
+        build: o.build,
+        kind: this.s.kind,
+        queues: o.queues,
+        types: this.s.handlers.types,
+        concurrency: o.concurrency,
+        heartbeatMs: o.heartbeatMs,
+        deadline: this.s.deadline,
+      });
+      this.registered = true;
+      this.operatorPaused = false;
+    })().finally(() => {
+      this.registering = undefined;
+    });
+    return this.registering;
+  }
+
+  /**
+   * Runs a call that registers this worker as a side effect (the tick's
+   * merged start, tick_start_v2) and records that it did.
+   */
+  async registerWith<T>(start: () => Promise<T>): Promise<T> {
+    const result = await start();
+    this.registered = true;
+    this.operatorPaused = false;
+    return result;
+  }
+
+  startHeartbeat(): void {
+    this.heartbeat.start();
+  }
+
+  /** Heartbeats now (or joins the beat in flight). */
+  beat(): Promise<void> {
+    return this.registered ? this.heartbeat.beat() : Promise.resolve();
+  }
+
+  /**
+   * Claims up to the free room in one statement, admits the jobs to the
+   * lease table and starts what fits. `maxTimeoutMs`: a tick's time left (only
+   * jobs that fit it). A worker whose registry row is gone registers again.
+   */
+  async claim(maxTimeoutMs: number | null = null): Promise<Lease[]> {
+    const limit = this.freeRoom;
+    if (limit <= 0 || this.s.handlers.size === 0 || this.executor.closed) return [];
+    if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
+    const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
+      workerId: this.s.options.workerId,
+      queues: this.rotatedQueues(),
+      types: this.s.handlers.types,
+      limit,
+      leaseMs: this.leaseMs,
+      maxTimeoutMs,
+      // The jobs started at once are marked started in their leases; the
+      // rest wait in the buffer and are marked by a heartbeat.
+      start: Math.max(0, this.s.options.concurrency - this.table.running - this.table.buffered),
+    });
+    // shutdown() waits for an in-flight claim, so what it returns is admitted
+    // (and, when stopping, handed back by deregister) rather than orphaned.
+    this.claimInFlight = claiming.catch(() => undefined);
+    let jobs: ClaimedJob[];
+    try {
+      jobs = await claiming;
+    } catch (err) {
+      if (err instanceof WorkerNotRegisteredError) await this.register();
+      throw err;
+    }
+    if (jobs.length === 0) return [];
+    this.s.events.emit('claimed', jobs);
+    const leases = jobs.map((job) => this.table.admit(job));
+    this.executor.fill();
+    return leases;
+  }
+
+  /** Aborts every running handler (a tick's abort instant, a hard stop). */
+  abortRunning(reason: unknown): void {
+    for (const l of this.table.started()) l.abort.abort(reason);
+  }
+
+  /** No more handlers start; buffered leases wait to be handed back. */
+  close(): void {
+    this.executor.closed = true;
+  }
+
+  /** A hard stop: settlement and deregister retries give up (the leases expire and are recovered). */
+  abandon(): void {
+    this.giveUp.abort();
+    this.settler.abandon();
+  }
+
+  /** Waits until every started handler has settled. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const started = this.table.started();
+      if (started.length === 0) break;
+      await Promise.all(started.map((l) => l.done()));
+    }
+    await this.settler.drain();
+  }
+
+  /** Stops the heartbeat and deregisters, handing back the leases never started. */
+  async shutdown(): Promise<void> {
+    await this.heartbeat.stop();
+    await this.claimInFlight;
+    if (!this.registered) return;
+    this.registered = false;
+    const unstarted = this.table.takeBuffered();
+    try {
+      // Safe to repeat: a second call finds nothing left to release. Bounded,
+      // so a dead database cannot hold a stopping process.
+      await retryTransient(() => this.protocol.deregisterWorker(this.db, this.s.client.namespace, this.s.options.workerId, unstarted), {
+        attempts: DEREGISTER_ATTEMPTS,
+        signal: this.giveUp.signal,
+        baseMs: 200,
+        maxMs: 2000,
+      });
+    } catch (err) {
+      this.emitError(err, 'deregister failed; the leases will expire and be recovered');
+    }
+  }
+
+  /** The database no longer accepts this lease: abort its handler, or drop it if it never started. */
+  private loseLease(jobId: string): void {
+    const lease = this.table.get(jobId);
+    if (!lease || lease.lost) return;
+    lease.lost = true;
+    const err = new StaleLeaseError(jobId, lease.job.execution, 'heartbeat');
+    lease.abort.abort(err);
+    if (!lease.started) {
+      this.table.remove(lease);
+      this.s.events.emit('stale', err, lease.job);
+    }
+  }
+
+  private rotatedQueues(): string[] {
+    const q = this.s.options.queues;
+    if (q.length === 1) return q;
+    const start = this.queueCursor++ % q.length;
+    return [...q.slice(start), ...q.slice(0, start)];
+  }
+
+  /**
+   * An `error` event, or one log line when nobody listens. A database fault
+   * is a line with its message; anything unexpected is printed whole.
+   */
+  emitError(err: unknown, what?: string): void {
+    const events = this.s.events;
+    if (events.listenerCount('error') > 0) {
+      events.emit('error', err);
+      return;
+    }
+    const prefix = `[workhorse] worker ${this.s.options.workerId}:`;
+    if (isTransientDbError(err)) console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}`);
+    else console.error(`${prefix} ${what ?? 'error'}:`, err);
+  }
+}

@@ -1,0 +1,145 @@
+// The leases one worker holds, from claim to settlement, in one table: each
+// is `buffered` (claimed, waiting for a free handler slot), `running` (its
+// handler is running) or `settling` (the handler returned; the settlement
+// is in flight, and the lease is still heartbeated until it is written).
+// A lease the database no longer accepts is `lost`: its handler is aborted
+// and its settlement refused. Buffered leases start in claim order.
+import type { ClaimedJob, HeldLease } from '../db/protocol.js';
+import { JobAbort } from './jobAbort.js';
+
+export type LeaseState = 'buffered' | 'running' | 'settling';
+
+export class Lease {
+  readonly abort = new JobAbort();
+  state: LeaseState = 'buffered';
+  lost = false;
+  private finished = false;
+  private waiters: (() => void)[] | undefined;
+
+  constructor(readonly job: ClaimedJob) {}
+
+  get started(): boolean {
+    return this.state !== 'buffered';
+  }
+
+  /** Resolves once the lease leaves the table; the promise is made only when someone waits. */
+  done(): Promise<void> {
+    if (this.finished) return Promise.resolve();
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
+  }
+
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.waiters) for (const w of this.waiters) w();
+    this.waiters = undefined;
+  }
+}
+
+export class LeaseTable {
+  private readonly byId = new Map<string, Lease>();
+  /** Buffered leases in claim order; entries that started or left are skipped lazily. */
+  private queue: Lease[] = [];
+  private head = 0;
+  running = 0;
+  buffered = 0;
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): Lease | undefined {
+    return this.byId.get(id);
+  }
+
+  admit(job: ClaimedJob): Lease {
+    const lease = new Lease(job);
+    this.byId.set(job.id, lease);
+    this.queue.push(lease);
+    this.buffered++;
+    return lease;
+  }
+
+  /** The oldest buffered lease, now running. */
+  startNext(): Lease | undefined {
+    while (this.head < this.queue.length) {
+      const lease = this.queue[this.head++]!;
+      if (lease.state === 'buffered' && this.byId.get(lease.job.id) === lease) {
+        this.markRunning(lease);
+        this.compact();
+        return lease;
+      }
+    }
+    this.compact();
+    return undefined;
+  }
+
+  /** Up to `max` more buffered leases of `type` (batch mates), now running. */
+  startMatesOf(type: string, max: number): Lease[] {
+    const mates: Lease[] = [];
+    for (let i = this.head; i < this.queue.length && mates.length < max; i++) {
+      const lease = this.queue[i]!;
+      if (lease.state === 'buffered' && lease.job.type === type && this.byId.get(lease.job.id) === lease) {
+        this.markRunning(lease);
+        mates.push(lease);
+      }
+    }
+    return mates;
+  }
+
+  /** The handler returned: the slot is free, the lease stays held until its settlement is written. */
+  handlerDone(lease: Lease): void {
+    if (lease.state !== 'running') return;
+    lease.state = 'settling';
+    this.running--;
+  }
+
+  /** The lease leaves the table (settled, refused, or handed back). */
+  remove(lease: Lease): void {
+    if (this.byId.get(lease.job.id) !== lease) return;
+    this.byId.delete(lease.job.id);
+    if (lease.state === 'buffered') this.buffered--;
+    else if (lease.state === 'running') this.running--;
+    lease.finish();
+  }
+
+  /** Every lease held, for the heartbeat. */
+  held(): HeldLease[] {
+    const out: HeldLease[] = [];
+    for (const l of this.byId.values()) out.push({ id: l.job.id, execution: l.job.execution, started: l.started });
+    return out;
+  }
+
+  ids(): string[] {
+    return [...this.byId.keys()];
+  }
+
+  /** Leases whose handler is running or whose settlement is in flight. */
+  started(): Lease[] {
+    return [...this.byId.values()].filter((l) => l.started);
+  }
+
+  /** Removes every buffered lease and returns their job ids (handed back unstarted at deregister). */
+  takeBuffered(): string[] {
+    const ids: string[] = [];
+    for (const l of [...this.byId.values()]) {
+      if (l.state !== 'buffered') continue;
+      ids.push(l.job.id);
+      this.remove(l);
+    }
+    return ids;
+  }
+
+  private markRunning(lease: Lease): void {
+    lease.state = 'running';
+    this.buffered--;
+    this.running++;
+  }
+
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
