@@ -1,7 +1,7 @@
 // Environment configuration, parsed once with zod. This is the only module
 // that reads process.env; the CLI and the Lambda handlers call it at start
 // and pass the result down.
-import { z } from 'zod';
+import * as z from 'zod';
 import { namespaceSchema } from './names.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
 import { parseConfig } from './validation.js';

@@ -1,6 +1,6 @@
 // The shapes of names that reach the database: namespaces (which also form
 // a NOTIFY channel, so they are short), queues, job types and keys.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const namespaceSchema = z
   .string()

@@ -1,6 +1,6 @@
 // Operator actions and fleet views: what a dashboard or the HTTP API calls.
 // Every method is one protocol call in the client's namespace.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors.js';
 import * as protocol from '../db/protocol.js';
 import { JOB_STATUSES, type JobRecord, type LeaseRecord, type QueueRecord, type WorkerRecord } from '../db/rows.js';

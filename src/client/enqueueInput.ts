@@ -1,7 +1,7 @@
 // Turns (definition, payload, options) into the row enqueue_many_v1 inserts.
 // Everything is validated here, before any SQL runs: the payload against the
 // job's zod schema, the options, and the encoded payload's size.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PayloadTooLargeError } from '../errors.js';
 import type { JobInsert } from '../db/protocol.js';
 import { keySchema, queueNameSchema } from '../names.js';

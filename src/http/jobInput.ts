@@ -4,7 +4,7 @@
 // Payloads are checked against the registered job definitions here so every
 // issue carries its full path in the body (`jobs.2.payload.to`); the client
 // validates again before the single insert, so a bad item writes nothing.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';

@@ -4,7 +4,7 @@
 // none when nothing is due). With the `sys` namespace it also runs a small
 // system worker on the `sys` queue for the built-in sys.* jobs. Every runner
 // is a peer: whichever claims a slot fires it, once per cadence.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { claimSlots, upsertSchedules } from '../db/schedulesProtocol.js';
 import { defaultWorkerId } from '../worker/options.js';

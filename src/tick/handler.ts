@@ -6,7 +6,7 @@
 // invocation's own: now + context.getRemainingTimeInMillis().
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { loadTickEnv } from '../config.js';
 import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';

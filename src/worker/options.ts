@@ -1,7 +1,7 @@
 // Worker options, parsed once with zod when the worker is built.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_HEARTBEAT_MS } from '../timing.js';

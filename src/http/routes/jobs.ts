@@ -1,7 +1,7 @@
 // The jobs resource: enqueue (one or a batch), read one, list with keyset
 // pagination, cancel and retry. Every route is one client call.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
