@@ -46,6 +46,7 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
       await applyOne(client, m);
       applied.push(m.version);
     }
+    if (applied.length > 0) await grantRuntime(client);
     await client.query('commit');
     const version = Math.max(0, ...migrations.map((m) => m.version));
     return { applied, version };
@@ -65,6 +66,12 @@ async function applyOne(client: pg.PoolClient, m: Migration): Promise<void> {
     throw new Error(`migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
   }
   await client.query('insert into workhorse.migrations (version, name) values ($1, $2)', [m.version, m.name]);
+}
+
+/** Re-grants the runtime role (sql/008_runtime_role.sql) what the files just applied created, once that function exists. */
+async function grantRuntime(client: pg.PoolClient): Promise<void> {
+  const r = await client.query<{ f: boolean }>(`select to_regprocedure('workhorse.grant_runtime_v1()') is not null as f`);
+  if (r.rows[0]?.f) await client.query('select workhorse.grant_runtime_v1()');
 }
 
 /** Reads the applied schema version; null when workhorse was never migrated. */
