@@ -118,9 +118,9 @@ describe('WorkhorseTickWorker', () => {
       expect(statement.Effect).toBe('Allow');
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
     }
-    expect(asArray(byOwner.WorkhorseMigrate.Resource)).toEqual([{ Ref: dbSecretId }]);
-    expect(asArray(byOwner.WorkhorseTick.Resource)).toEqual([{ Ref: runtimeSecretId }]);
-    expect(asArray(byOwner.WorkhorseHttp.Resource)).toEqual([{ Ref: runtimeSecretId }, { Ref: signingId }]);
+    expect(asArray(byOwner.WorkhorseMigrate!.Resource)).toEqual([{ Ref: dbSecretId }]);
+    expect(asArray(byOwner.WorkhorseTick!.Resource)).toEqual([{ Ref: runtimeSecretId }]);
+    expect(asArray(byOwner.WorkhorseHttp!.Resource)).toEqual([{ Ref: runtimeSecretId }, { Ref: signingId }]);
   });
 
   it('lets the tick and HTTP functions invoke only the tick function (fan-out)', () => {
