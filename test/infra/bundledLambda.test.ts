@@ -12,7 +12,7 @@
 // the runtime, as on Lambda: a node_modules/@aws-sdk beside the assets
 // stands for the runtime's copy.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -117,6 +117,18 @@ describe('the synthesised, bundled functions', () => {
       expect(files, part).not.toContain('node_modules');
       expect(readdirSync(join(dir, 'sql')).sort(), part).toEqual(sqlFiles);
     }
+  });
+
+  it('keeps the AWS SDK out of every bundle (the runtime provides it) and the tick bundle under 300 KB', () => {
+    for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
+      const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
+      // Every SDK client sets this header; a bundled client would carry the string.
+      expect(code.includes('x-amz-user-agent'), part).toBe(false);
+    }
+    const tickBytes = statSync(join(assetDir('WorkhorseTick'), 'index.mjs')).size;
+    // Over the limit? A likely cause: a module imports zod as `import { z } from 'zod'`
+    // (every locale comes along) instead of `import * as z from 'zod'`.
+    expect(tickBytes).toBeLessThan(300 * 1024);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
