@@ -11,6 +11,7 @@ import { runScript } from '../src/cli/runScript.js';
 import { BENCH_USAGE, parseBenchFlags, type BenchFlags, type SystemName } from './options.js';
 import { disposeChildEntry } from './child/spawn.js';
 import { dropLiveDatabases } from './databases.js';
+import { measureBundle } from './phases/bundle.js';
 import type { PhaseContext } from './phases/context.js';
 import { measureDrain, type DrainResult } from './phases/drain.js';
 import { measureEnqueue } from './phases/enqueue.js';
@@ -102,6 +103,10 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
   if (has('scale')) {
     log('scale');
     results.scale = await measureScale(ctx);
+  }
+  if (has('bundle')) {
+    log('bundle size and import time');
+    results.bundle = await measureBundle(ctx);
   }
   results.machine.loadAfter = loadavg()[0]!;
   results.wallSeconds = (performance.now() - started) / 1000;

@@ -9,7 +9,7 @@ import { parseInput } from '../src/validation.js';
 export const SYSTEMS = ['workhorse', 'graphile', 'pgboss'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-export const PHASES = ['enqueue', 'drain', 'drain2', 'latency', 'heldxmin', 'raw', 'tick', 'scale'] as const;
+export const PHASES = ['enqueue', 'drain', 'drain2', 'latency', 'heldxmin', 'raw', 'tick', 'scale', 'bundle'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 const list = <T extends string>(all: readonly [T, ...T[]]) =>
@@ -37,6 +37,8 @@ const benchFlagsSchema = z
     rounds: int(1, 20).default(5),
     /** pg-boss: jobs per fetch. */
     'pgboss-batch': int(1, 10_000).default(50),
+    /** Fresh node processes per probe in the bundle phase (median reported). */
+    'import-samples': int(1, 100).default(9),
     json: z.boolean().default(false),
     keep: z.boolean().default(false),
     help: z.boolean().default(false),
@@ -59,6 +61,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --rounds R            drain and raw measurements repeated R times, systems
                         interleaved; the median round is reported (default 5)
   --pgboss-batch B      pg-boss fetch batch size (default 50)
+  --import-samples N    bundle phase: fresh node processes per import probe,
+                        median reported (default 9)
   --json                print one JSON document instead of the table
   --keep                keep the benchmark databases afterwards`;
 
@@ -82,6 +86,7 @@ export function parseBenchFlags(argv: string[]): BenchFlags {
         'raw-loops': { type: 'string' },
         rounds: { type: 'string' },
         'pgboss-batch': { type: 'string' },
+        'import-samples': { type: 'string' },
         json: { type: 'boolean' },
         keep: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },

@@ -1,6 +1,7 @@
 // The shape of one benchmark run's results: what `--json` prints and what
 // the table is rendered from.
 import type { BenchFlags, SystemName } from './options.js';
+import type { BundleResult } from './phases/bundle.js';
 import type { DrainResult } from './phases/drain.js';
 import type { EnqueueResult } from './phases/enqueue.js';
 import type { LatencyResult } from './phases/latency.js';
@@ -36,5 +37,6 @@ export interface BenchResults {
   raw?: RawResult;
   tick?: TickResult;
   scale?: ScaleResult;
+  bundle?: BundleResult;
   wallSeconds: number;
 }

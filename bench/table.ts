@@ -4,6 +4,7 @@
 import type { SystemName } from './options.js';
 import type { BenchResults, SystemResults } from './results.js';
 import type { RelationSize } from './benchSql.js';
+import type { BundleResult } from './phases/bundle.js';
 import { medianRatio } from './stats.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 
@@ -72,6 +73,20 @@ function roundsLines(r: BenchResults, systems: SystemName[], peers: SystemName[]
     lines.push(`  ${label}: ${[...rates, ...ratios].join('; ')}`);
   }
   return lines;
+}
+
+const kib = (b: number) => `${fmtInt(b / 1024)} KiB`;
+
+/** The bundle phase: minified size and import cost of each Lambda entry, then the lazily loaded SDK clients. */
+function bundleLines(b: BundleResult): string[] {
+  return [
+    `bundles (minified, as the construct ships them; import timed inside a fresh node process, ` +
+      `median of ${b.samples}, NODE_OPTIONS=${b.nodeOptions}):`,
+    ...b.entries.map((e) => `  ${e.entry.padEnd(5)} ${kib(e.bytes).padStart(10)}  import ${fmtMs(e.importMs)} ms (CPU ${fmtMs(e.cpuMs)} ms)`),
+    ...b.sdkClients.map(
+      (c) => `  ${c.name} (runtime-provided, loaded on a cold start that reads secrets): import ${fmtMs(c.importMs)} ms (CPU ${fmtMs(c.cpuMs)} ms)`,
+    ),
+  ];
 }
 
 export function renderTable(r: BenchResults): string {
@@ -148,6 +163,7 @@ export function renderTable(r: BenchResults): string {
     out.push(sizeLine('after retention', s.sizesAfterRetention));
     out.push(sizeLine('after VACUUM', s.sizesAfterVacuum));
   }
+  if (r.bundle) out.push(...bundleLines(r.bundle));
   const configs = systems.map((s) => `  ${DISPLAY_NAME[s]}: ${r.systems[s]!.config}`);
   if (configs.length) out.push('', 'configuration:', ...configs);
   const leftovers = systems.flatMap((s) =>

@@ -2,7 +2,7 @@
 // handlers. The CDK example stack (infra/app.ts) deploys it as a tick worker;
 // a real service keeps a module like this next to its code and points the
 // WorkhorseTickWorker construct (or `workhorse worker`) at it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineApp, defineJob } from '../src/index.js';
 
 export const SendWelcomeEmail = defineJob({

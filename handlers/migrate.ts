@@ -2,16 +2,21 @@
 // construct runs it as a trigger before the tick and HTTP functions are
 // updated, so new code never meets an old schema. It applies the numbered
 // files in sql/ (shipped beside the bundle) under the migration lock, so a
-// concurrent `workhorse migrate` or a second stack is harmless. Nothing runs
-// at module scope.
+// concurrent `workhorse migrate` or a second stack is harmless. It connects
+// with the owner credential (DATABASE_URL, or DATABASE_URL_SECRET_ARN read
+// from Secrets Manager at run time), never the runtime functions' one.
+// Nothing runs at module scope.
 import { loadEnvConfig } from '../src/config.js';
 import { migrate, type MigrateResult } from '../src/db/migrate.js';
 import { ConfigError } from '../src/errors.js';
+import { lambdaEnvironment } from '../src/secrets/lambdaEnvironment.js';
 
 export async function handler(): Promise<MigrateResult> {
-  const env = loadEnvConfig();
+  const { env: resolved } = await lambdaEnvironment().current();
+  const env = loadEnvConfig(resolved);
   if (!env.databaseUrl) {
-    throw new ConfigError('DATABASE_URL is not set: the migration function needs the database URL');
+    const message = 'DATABASE_URL is not set (nor DATABASE_URL_SECRET_ARN): the migration function needs the owner database URL';
+    throw new ConfigError(message, [{ path: ['DATABASE_URL'], message: 'required' }]);
   }
   const result = await migrate({ connectionString: env.databaseUrl });
   console.log(JSON.stringify({ workhorse: 'migrate', applied: result.applied, version: result.version }));

@@ -3,13 +3,18 @@
 // Docker) into a tick function run on a schedule, an optional HTTP function
 // behind a Function URL (auth NONE; requests are HMAC-signed with a secret
 // kept in Secrets Manager), and a deploy-time migration that runs before
-// either function is updated. IAM is least privilege: each function reads
-// only its own secrets and may invoke only the tick function (fan-out).
-// Caveats: the database URL reaches the functions as a deploy-time secret
-// reference (see databaseConnection.ts), and reserved concurrency is the
-// connection budget: a tick opens at most two connections, an HTTP call three.
+// either function is updated. Secrets reach the functions as ARNs only
+// (X_SECRET_ARN), read at run time, so no value sits in a function's
+// configuration and a rotation needs no redeploy. The migration uses the
+// owner credential (`database`), the tick and HTTP functions the runtime one
+// (`runtimeDatabase`, a member of workhorse_runtime). IAM is least
+// privilege: each function may read only its own secrets and invoke only
+// the tick function (fan-out). Every function's logs, the trigger
+// provider's included, have a retention. Caveat: reserved concurrency is
+// the connection budget: a tick opens at most two connections, an HTTP call
+// three.
 import { join } from 'node:path';
-import { Duration, Names, Stage } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, Stack, Stage } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Connections, SecurityGroup, type ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -28,9 +33,12 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { TriggerFunction } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
-import { LAMBDA_AWS_CA_BUNDLE, databaseConnection } from './databaseConnection.js';
+import { SECRET_ARN_SUFFIX } from '../src/secrets/references.js';
+import { LAMBDA_AWS_CA_BUNDLE, databaseConnection, type DatabaseConnection } from './databaseConnection.js';
 import { LAMBDA_HANDLER, lambdaCodeFromEntry } from './lambdaBundle.js';
 import { defaultWorkhorseRoot, locateWorkhorse, resolveAppModule, writeEntry, type EntryKind } from './lambdaEntries.js';
+import { allowSecretReads } from './secretGrants.js';
+import { retainTriggerProviderLogs } from './triggerProviderLogs.js';
 import { WorkhorseAlarms } from './workhorseAlarms.js';
 import {
   parseTickWorkerProps,
@@ -67,13 +75,22 @@ export class WorkhorseTickWorker extends Construct {
   private readonly props: ResolvedTickWorkerProps;
   private readonly securityGroups: ISecurityGroup[] | undefined;
   private readonly commonEnvironment: Record<string, string>;
+  /** The runtime credential the tick and HTTP functions connect with. */
+  private readonly runtimeDatabase: DatabaseConnection;
 
   constructor(scope: Construct, id: string, rawProps: WorkhorseTickWorkerProps) {
     // Validate before joining the construct tree, so bad props leave no half-built node.
     const p = parseTickWorkerProps(rawProps);
     super(scope, id);
     this.props = p;
-    const database = databaseConnection(p.database);
+    const ownerDatabase = databaseConnection(p.database);
+    this.runtimeDatabase = p.runtimeDatabase ? databaseConnection(p.runtimeDatabase) : ownerDatabase;
+    if (!p.runtimeDatabase && ownerDatabase.secret) {
+      Annotations.of(this).addWarningV2(
+        'workhorse:runtimeDatabase',
+        'The tick and HTTP functions use the owner credential that migrates (so they can change the schema): give runtimeDatabase, a login role in workhorse_runtime.',
+      );
+    }
 
     if (p.vpc) {
       this.securityGroups = p.securityGroups ?? [
@@ -87,7 +104,6 @@ export class WorkhorseTickWorker extends Construct {
     }
 
     this.commonEnvironment = {
-      ...database.environment,
       WORKHORSE_NAMESPACE: p.namespace,
       ...(p.bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       ...(p.trustAwsCertificates ? { NODE_EXTRA_CA_CERTS: LAMBDA_AWS_CA_BUNDLE } : {}),
@@ -97,11 +113,16 @@ export class WorkhorseTickWorker extends Construct {
 
     this.migrationFunction = new TriggerFunction(this, 'Migrate', {
       ...this.functionBase('Migrate', code('migrate')),
-      description: 'workhorse: applies sql/ migrations at deploy time',
+      description: 'workhorse: applies sql/ migrations at deploy time (owner credential)',
       timeout: MIGRATION_TIMEOUT,
       memorySize: 256,
       executeAfter: p.migrationExecuteAfter,
+      environment: { ...this.commonEnvironment, ...ownerDatabase.environment },
     });
+    allowSecretReads(this.migrationFunction, ownerDatabase.secret ? [ownerDatabase.secret] : []);
+    if (!retainTriggerProviderLogs(Stack.of(this), p.logRetention)) {
+      Annotations.of(this).addWarningV2('workhorse:triggerLogs', 'CDK trigger provider not found: its log group keeps no retention.');
+    }
 
     this.tickFunction = new LambdaFunction(this, 'Tick', {
       ...this.functionBase('Tick', code('tick')),
@@ -113,11 +134,13 @@ export class WorkhorseTickWorker extends Construct {
       retryAttempts: 0,
       environment: {
         ...this.commonEnvironment,
+        ...this.runtimeDatabase.environment,
         ...this.tickEnvironment(),
         // Each scheduled tick publishes Workhorse/ReadyBacklog (an EMF log line) for the backlog alarm.
         WORKHORSE_BACKLOG_METRIC: 'true',
       },
     });
+    allowSecretReads(this.tickFunction, this.runtimeDatabase.secret ? [this.runtimeDatabase.secret] : []);
     if (p.maxFanout > 0) {
       // A separate policy, not the role's default one: the function depends on
       // its default policy, so naming the function's ARN there would be a cycle.
@@ -144,9 +167,6 @@ export class WorkhorseTickWorker extends Construct {
       this.functionUrl = this.httpFunction.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     }
 
-    for (const fn of [this.migrationFunction, this.tickFunction, this.httpFunction]) {
-      if (fn) database.secret?.grantRead(fn);
-    }
     this.migrationFunction.executeBefore(...[this.tickFunction, this.httpFunction].filter((f) => f !== undefined));
 
     this.alarms = p.alarms.enabled ? this.createAlarms() : [];
@@ -201,7 +221,14 @@ export class WorkhorseTickWorker extends Construct {
 
   private createHttpFunction(code: Code, signingSecret: ISecret): LambdaFunction {
     const p = this.props;
-    const secretEnv = (name: string, s: ISecret | undefined) => (s ? { [name]: s.secretValue.unsafeUnwrap() } : {});
+    // Each variable as a secret ARN, read at run time (src/secrets/).
+    const secrets: [string, ISecret | undefined][] = [
+      ['WORKHORSE_SIGNING_SECRET', signingSecret],
+      ['WORKHORSE_SIGNING_SECRET_NEXT', p.http.signingSecretNext],
+      ['WORKHORSE_API_TOKEN', p.http.apiTokenSecret],
+      ...Object.entries(p.http.secretEnvironment),
+    ];
+    const present = secrets.filter((e): e is [string, ISecret] => e[1] !== undefined);
     const fn = new LambdaFunction(this, 'Http', {
       ...this.functionBase('Http', code),
       description: `workhorse HTTP trigger and jobs API (namespace ${p.namespace})`,
@@ -210,15 +237,15 @@ export class WorkhorseTickWorker extends Construct {
       reservedConcurrentExecutions: p.http.reservedConcurrency,
       environment: {
         ...this.commonEnvironment,
+        ...this.runtimeDatabase.environment,
         ...this.tickEnvironment(),
         // Fan-out from an HTTP-triggered tick starts scheduled-tick invocations.
         WORKHORSE_FANOUT_FUNCTION: this.tickFunction.functionName,
-        ...secretEnv('WORKHORSE_SIGNING_SECRET', signingSecret),
-        ...secretEnv('WORKHORSE_SIGNING_SECRET_NEXT', p.http.signingSecretNext),
-        ...secretEnv('WORKHORSE_API_TOKEN', p.http.apiTokenSecret),
+        ...Object.fromEntries(present.map(([name, s]) => [`${name}${SECRET_ARN_SUFFIX}`, s.secretArn])),
       },
     });
-    for (const s of [signingSecret, p.http.signingSecretNext, p.http.apiTokenSecret]) s?.grantRead(fn);
+    const databaseSecret = this.runtimeDatabase.secret ? [this.runtimeDatabase.secret] : [];
+    allowSecretReads(fn, [...databaseSecret, ...present.map(([, s]) => s)]);
     if (p.maxFanout > 0) fn.addToRolePolicy(this.invokeTickStatement());
     return fn;
   }

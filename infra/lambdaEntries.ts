@@ -1,8 +1,11 @@
 // Writes the tiny entry modules the construct bundles: each imports the
 // user's app module and hands it to a workhorse handler factory, so the
 // bundle is fully static (no module loaded by path at run time) and holds
-// exactly the user's jobs and handlers. One directory per function, because
-// the directory is the asset's source.
+// exactly the user's jobs and handlers. Each entry imports its handler
+// factory from that factory's own module, not from the package index, so the
+// bundle holds what its function runs and nothing the other one needs (the
+// tick carries no HTTP app). One directory per function, because the
+// directory is the asset's source.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +14,10 @@ import { ConfigError } from '../src/errors.js';
 export type EntryKind = 'tick' | 'http' | 'migrate';
 
 export interface WorkhorseSources {
-  /** The module exporting createTickHandler / createHttpHandler (the package's index). */
-  index: string;
+  /** The module exporting createTickHandler. */
+  tickHandler: string;
+  /** The module exporting createHttpHandler. */
+  httpHandler: string;
   /** The migration Lambda entry. */
   migrateHandler: string;
   /** The numbered migration files. */
@@ -36,7 +41,8 @@ function firstExisting(root: string, candidates: string[], what: string): string
 /** Finds the sources (TypeScript in a checkout, compiled JavaScript in an installed package). */
 export function locateWorkhorse(root: string): WorkhorseSources {
   return {
-    index: firstExisting(root, ['src/index.ts', 'dist/src/index.js'], 'the workhorse index module'),
+    tickHandler: firstExisting(root, ['src/tick/handler.ts', 'dist/src/tick/handler.js'], 'the tick handler module'),
+    httpHandler: firstExisting(root, ['src/http/lambda.ts', 'dist/src/http/lambda.js'], 'the HTTP handler module'),
     migrateHandler: firstExisting(root, ['handlers/migrate.ts', 'dist/handlers/migrate.js'], 'the migration handler'),
     sqlDir: firstExisting(root, ['sql'], 'the sql/ migrations directory'),
   };
@@ -60,14 +66,14 @@ export function entrySource(kind: EntryKind, appModule: string, sources: Workhor
     case 'tick':
       return [
         `import app from ${lit(appModule)};`,
-        `import { createTickHandler } from ${lit(sources.index)};`,
+        `import { createTickHandler } from ${lit(sources.tickHandler)};`,
         'export const handler = createTickHandler(app);',
         '',
       ].join('\n');
     case 'http':
       return [
         `import app from ${lit(appModule)};`,
-        `import { createHttpHandler } from ${lit(sources.index)};`,
+        `import { createHttpHandler } from ${lit(sources.httpHandler)};`,
         'export const handler = createHttpHandler(app);',
         '',
       ].join('\n');

@@ -9,7 +9,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { namespaceSchema } from '../src/names.js';
 import { parseConfig } from '../src/validation.js';
 
@@ -36,18 +36,18 @@ const postgresUrlSchema = z
   );
 
 /**
- * Where the functions find PostgreSQL: a plain URL (fine for a dev stack) or
- * a Secrets Manager secret. Secret shapes: `rds` (default) is the JSON RDS
- * and Aurora generate ({ username, password, host, port, dbname }); `url` is
- * a secret whose whole value is the connection URL; `json` is a JSON secret
- * with the URL in `field` (default "url").
+ * Where a function finds PostgreSQL: a plain URL (fine for a dev stack) or
+ * a Secrets Manager secret, read at run time. Secret shapes: `rds` (default)
+ * is the JSON RDS and Aurora generate ({ username, password, host, port,
+ * dbname }); `url` is a secret whose whole value is the connection URL;
+ * `json` is a JSON secret with the URL in `field` (default "url").
  */
 const databaseSchema = z.union([
   z.strictObject({ url: postgresUrlSchema }),
   z.strictObject({
     secret: secretSchema,
     shape: z.enum(['rds', 'url', 'json']).default('rds'),
-    field: z.string().min(1).default('url'),
+    field: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a JSON field name: letters, digits, "_", "." and "-"').default('url'),
     /** rds shape: the database to connect to when the secret has no dbname. */
     databaseName: z.string().min(1).optional(),
     /** rds shape: host and port when the secret lacks them (RDS-managed master secrets hold only credentials). */
@@ -69,6 +69,11 @@ const httpSchema = z.strictObject({
   signingSecretNext: secretSchema.optional(),
   /** A bearer token for the API routes (a plain string secret). */
   apiTokenSecret: secretSchema.optional(),
+  /**
+   * More variables for the HTTP function given as secrets: each name X
+   * becomes X_SECRET_ARN, read at run time (e.g. { WORKHORSE_API_TOKENS: tokens }).
+   */
+  secretEnvironment: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), secretSchema).default({}),
 });
 
 const alarmsSchema = z.strictObject({
@@ -81,11 +86,21 @@ const alarmsSchema = z.strictObject({
   durationRatio: z.number().gt(0).lt(1).default(0.9),
 });
 
+/** Variables the construct sets itself (plain or as secrets); secretEnvironment may not name them. */
+const CONSTRUCT_VARIABLES = new Set(['DATABASE_URL', 'WORKHORSE_SIGNING_SECRET', 'WORKHORSE_SIGNING_SECRET_NEXT', 'WORKHORSE_API_TOKEN', 'WORKHORSE_NAMESPACE']);
+
 export const tickWorkerPropsSchema = z
   .strictObject({
     /** The app module: its default export is `defineApp({ jobs, configure })`. */
     app: z.string().min(1),
+    /** The owner credential: only the deploy-time migration uses it. */
     database: databaseSchema,
+    /**
+     * The credential the tick and HTTP functions use: a login role that is a
+     * member of workhorse_runtime (sql/008_runtime_role.sql), which cannot
+     * change the schema. Defaults to `database` (with a synth warning).
+     */
+    runtimeDatabase: databaseSchema.optional(),
     namespace: namespaceSchema.default('default'),
     /** An EventBridge schedule expression. */
     schedule: z
@@ -110,12 +125,14 @@ export const tickWorkerPropsSchema = z
       timeoutSeconds: 30,
       memorySize: 512,
       reservedConcurrency: 2,
+      secretEnvironment: {},
     }),
     /**
      * Trust Amazon's CAs (RDS, Aurora, RDS Proxy) for TLS to the database: Lambda's
      * Node.js 20+ runtimes load them only when NODE_EXTRA_CA_CERTS names their bundle.
      */
     trustAwsCertificates: z.boolean().default(true),
+    /** Retention of every log group the construct creates (the trigger provider's included). */
     logRetention: z.enum(RetentionDays).default(RetentionDays.ONE_MONTH),
     vpc: z.custom<IVpc>((v) => typeof v === 'object' && v !== null && 'vpcId' in v).optional(),
     vpcSubnets: z.custom<SubnetSelection>((v) => typeof v === 'object' && v !== null).optional(),
@@ -166,6 +183,15 @@ export const tickWorkerPropsSchema = z
         path: ['maxFanout'],
         message: `maxFanout (${p.maxFanout}) must be below reservedConcurrency (${p.reservedConcurrency}) so the scheduled tick keeps a slot`,
       });
+    }
+    for (const name of Object.keys(p.http.secretEnvironment)) {
+      if (CONSTRUCT_VARIABLES.has(name) || name in p.environment) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['http', 'secretEnvironment', name],
+          message: `${name} is already set ${CONSTRUCT_VARIABLES.has(name) ? 'by the construct' : 'in environment'}`,
+        });
+      }
     }
     if (p.vpc === undefined && (p.vpcSubnets !== undefined || p.securityGroups !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['vpc'], message: 'vpcSubnets and securityGroups need a vpc' });

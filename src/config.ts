@@ -1,10 +1,13 @@
 // Environment configuration, parsed once with zod. This is the only module
 // that reads process.env; the CLI and the Lambda handlers call it at start
-// and pass the result down.
-import { z } from 'zod';
+// and pass the result down. The Lambda handlers first resolve the variables
+// given as secrets (loadRuntimeEnvironment, src/secrets/) and pass the
+// resolved environment to the loaders below.
+import * as z from 'zod';
 import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './http/credentials.js';
 import { scopeSchema, type Scope } from './http/scopes.js';
 import { namespaceSchema } from './names.js';
+import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
 import { parseConfig } from './validation.js';
 
@@ -125,4 +128,46 @@ export function loadHttpEnvConfig(env: Record<string, string | undefined> = proc
  */
 export function loadTickEnv(env: Record<string, string | undefined> = process.env): TickEnv {
   return parseTickEnv(env);
+}
+
+/** A secret is read again once it is this old (rotation reaches a warm container). */
+export const DEFAULT_SECRETS_MAX_AGE_MS = 5 * 60_000;
+/** A secret is never read twice within this interval, whatever fails. */
+export const DEFAULT_SECRETS_MIN_REFRESH_MS = 10_000;
+
+const secretsEnvSchema = z.object({
+  WORKHORSE_SECRETS_ENDPOINT: z.url().optional(),
+  WORKHORSE_SECRETS_MAX_AGE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(DEFAULT_SECRETS_MAX_AGE_MS),
+  WORKHORSE_SECRETS_MIN_REFRESH_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_SECRETS_MIN_REFRESH_MS),
+});
+
+/** How the Lambda handlers read the variables given as secrets (X_SECRET_ARN instead of X). */
+export interface SecretsConfig {
+  references: SecretReference[];
+  /** A Secrets Manager endpoint override (tests, local stacks). */
+  endpoint: string | undefined;
+  maxAgeMs: number;
+  minRefreshMs: number;
+}
+
+export interface RuntimeEnvironment {
+  /** A copy of the environment; the variables given as secrets are not filled in yet. */
+  env: Record<string, string | undefined>;
+  secrets: SecretsConfig;
+}
+
+/** The environment of a Lambda handler and its secret references, before any secret is read. */
+export function loadRuntimeEnvironment(env: Record<string, string | undefined> = process.env): RuntimeEnvironment {
+  const keys = Object.keys(secretsEnvSchema.shape) as (keyof typeof secretsEnvSchema.shape)[];
+  const picked = Object.fromEntries(keys.map((k) => [k, env[k] || undefined]));
+  const e = parseConfig(secretsEnvSchema, picked, 'environment');
+  return {
+    env: { ...env },
+    secrets: {
+      references: parseSecretReferences(env),
+      endpoint: e.WORKHORSE_SECRETS_ENDPOINT,
+      maxAgeMs: e.WORKHORSE_SECRETS_MAX_AGE_MS,
+      minRefreshMs: e.WORKHORSE_SECRETS_MIN_REFRESH_MS,
+    },
+  };
 }

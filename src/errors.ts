@@ -163,3 +163,20 @@ export class WorkerNotRegisteredError extends WorkhorseError {
     super('worker_not_registered', `worker "${workerId}" is not registered in namespace "${namespace}"`);
   }
 }
+
+/**
+ * A variable given as a Secrets Manager secret could not be read: the call
+ * failed (access denied, not found, network) or the secret's value does not
+ * fit (no string value, not the JSON its template needs). Never carries the
+ * secret's value.
+ */
+export class SecretUnavailableError extends WorkhorseError {
+  /** The environment variable the secret stands for. */
+  readonly variable: string;
+  readonly secretArn: string;
+  constructor(variable: string, secretArn: string, reason: string, options?: { cause?: unknown }) {
+    super('secret_unavailable', `${variable}: could not read secret ${secretArn}: ${reason}`, options);
+    this.variable = variable;
+    this.secretArn = secretArn;
+  }
+}

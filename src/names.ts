@@ -4,7 +4,7 @@
 // (src/storable.ts); ids fit a bigint.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import { bigintIdString, storableText } from './storable.js';
 
 export const namespaceSchema = z

@@ -5,7 +5,7 @@
 // JSON without them either and nested at most MAX_JSON_DEPTH levels, dates
 // inside the years 1-9999, and bigint ids. The same rules guard the client
 // and the HTTP API.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ValidationIssue } from './errors.js';
 
 /** Deepest nesting of arrays and objects a JSON payload may have. */

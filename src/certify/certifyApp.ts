@@ -3,7 +3,7 @@
 // ran again is visible), and a last transactional `ctx.txStep` whose row and
 // checkpoint commit together (so a duplicate effect is visible). Short random
 // pauses spread the work so kills land mid-job.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineApp, type WorkhorseApp } from '../app.js';
 import { defineJob } from '../client/defineJob.js';
 import { recordStepEffect, recordTxEffect } from './certifySql.js';

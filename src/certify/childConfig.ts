@@ -1,6 +1,6 @@
 // What the certification passes to each worker or tick child process (as
 // one JSON argument), validated on arrival like any other boundary.
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig } from '../validation.js';
 
 export const childConfigSchema = z

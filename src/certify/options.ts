@@ -1,7 +1,7 @@
 // The certification's settings, parsed once with zod (from CLI flags by
 // main.ts, or passed in directly by the test suite).
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.js';
 import { parseConfig, parseInput } from '../validation.js';
 

@@ -1,6 +1,6 @@
 // Operator actions and fleet views: what a dashboard or the HTTP API calls.
 // Every method is one protocol call in the client's namespace.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors.js';
 import {
   JOB_STATUSES,

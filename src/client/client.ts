@@ -3,7 +3,7 @@
 // every call into one protocol call. Enqueue can join the caller's own pg
 // transaction by passing `{ tx }`.
 import pg from 'pg';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import { postgresProtocol, type JobRecord, type Protocol, type Queryable } from '../db/protocol.js';

@@ -1,7 +1,7 @@
 // A job definition: the type name, the zod schema every payload must pass
 // before anything is written, and the defaults for queue, retry policy and
 // timeout. Definitions are values, shared by the enqueuing side and workers.
-import { z } from 'zod';
+import * as z from 'zod';
 import { jobTypeSchema, queueNameSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 

@@ -2,7 +2,7 @@
 // Everything is validated here, before any SQL runs: the payload against the
 // job's zod schema, the options, and the encoded payload's size and content
 // (what jsonb cannot store: NUL, lone surrogates, runaway nesting).
-import { z } from 'zod';
+import * as z from 'zod';
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { JobInsert } from '../db/protocol.js';
 import { keySchema, queueNameSchema } from '../names.js';

@@ -51,7 +51,9 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
           applied.push(m.version);
         }
         const stored = await client.query<{ checksum: string }>('select checksum from workhorse.protocol_state');
-        if (stored.rows[0]?.checksum !== schema.protocolChecksum) {
+        // Re-applied when they changed, and after any numbered file (its new
+        // tables get the runtime role's grants from protocol/grants.sql).
+        if (stored.rows[0]?.checksum !== schema.protocolChecksum || applied.length > 0) {
           for (const f of schema.protocol) await run(client, f);
           await client.query(
             `insert into workhorse.protocol_state (id, checksum) values (true, $1)

@@ -1,6 +1,6 @@
 // One demo worker as its own OS process, so the demo can kill it with a real
 // SIGKILL. Its configuration arrives as a JSON argument.
-import { z } from 'zod';
+import * as z from 'zod';
 import { createClient } from '../client/client.js';
 import { parseConfig } from '../validation.js';
 import { Worker } from '../worker/worker.js';

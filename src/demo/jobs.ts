@@ -1,7 +1,7 @@
 // The demo's job definitions and handlers: the six jobs of the fleet page.
 // J1-J3 render reports, J4 and J5 rebuild the same tenant behind the
 // concurrency key `rebuild:acme`, and J6's type only build 1 handles.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob } from '../client/defineJob.js';
 import type { Worker } from '../worker/worker.js';
 

@@ -1,7 +1,7 @@
 // The settings createApp takes, validated once with zod: the client (with
 // the job definitions enqueues are checked against), the credentials, the
 // limits and the tick runner.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { Client } from '../client/client.js';
 import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';

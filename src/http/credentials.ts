@@ -2,7 +2,7 @@
 // with a name (for messages and logs, never the token itself) and its
 // scopes. Parsed with zod by src/config.ts (WORKHORSE_API_TOKENS,
 // WORKHORSE_API_TOKEN) and by createApp; a token listed twice is refused.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from '../errors.js';
 import { SCOPES, scopeSchema, type Scope } from './scopes.js';
 

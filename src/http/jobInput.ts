@@ -5,7 +5,7 @@
 // issue carries its full path in the body (`jobs.2.payload.to`), including
 // what jsonb cannot store (a NUL deep in the payload); the client validates
 // again before the single insert, so a bad item writes nothing.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
 import { encodePayload, enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';

@@ -1,11 +1,23 @@
 // createHttpHandler: the HTTP app as a Lambda handler (Function URL or API
 // Gateway HTTP API, payload format 2.0; v1 and ALB events work too). Nothing
-// is built at import: the first invocation reads the environment and builds
-// the app; later invocations in the same container reuse it and its pool. A
-// failed build (bad config) fails that invocation and is tried again by the
-// next one.
+// is built at import: the first invocation reads the environment, reading
+// the variables given as secrets from Secrets Manager (src/secrets/), and
+// builds the app; later invocations reuse it and its pool. The app is
+// rebuilt (and the old pool closed) whenever a secret's value changes: once
+// a secret is older than the maximum age; after the database refused a
+// login (a rotated password: that request gets a 503 and the next one the
+// new credential); and after a request carrying credentials got a 401 (a
+// rotated signing secret or token, which the caller may already use: the
+// request is answered again by the rebuilt app, since a 401 ran nothing).
+// Those re-reads are rate-limited per secret, so a flood of bad requests
+// cannot hammer Secrets Manager. A failed build fails that invocation and is
+// tried again by the next one.
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import type { WorkhorseApp } from '../app.js';
+import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
+import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
+import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/scheme.js';
 import { createHttpService, type HttpServiceOptions } from './service.js';
 
 export type HttpHandlerOptions = Omit<HttpServiceOptions, 'app'>;
@@ -14,18 +26,90 @@ export type HttpHandlerOptions = Omit<HttpServiceOptions, 'app'>;
 export type HttpHandlerResult = Awaited<ReturnType<ReturnType<typeof handle>>>;
 export type HttpHandler = (event: LambdaEvent, context: LambdaContext) => Promise<HttpHandlerResult>;
 
-/** Builds the handler now, reading the environment once. */
-export function buildHttpHandler(app: WorkhorseApp | undefined, options: HttpHandlerOptions = {}): HttpHandler {
-  // One request at a time per container: a small pool is plenty.
-  const h = handle(createHttpService({ poolMax: 3, ...options, app }).app);
-  return (event, context) => h(event, context);
+/** One request at a time per container: a small pool is plenty. */
+const LAMBDA_POOL_MAX = 3;
+const CREDENTIAL_HEADERS = new Set(['authorization', SIGNATURE_HEADER, TIMESTAMP_HEADER]);
+
+interface BuiltApp {
+  /** The version of the resolved environment it was built from. */
+  version: number;
+  handle: HttpHandler;
+  close(): Promise<void>;
+  /** loginRefused: a request failed because the database refused the login. */
+  state: { loginRefused: boolean };
 }
+
+function buildApp(app: WorkhorseApp | undefined, options: HttpHandlerOptions, env: HttpServiceOptions['env'], version: number): BuiltApp {
+  const log = options.overrides?.log ?? ((message: string, err: unknown) => console.error(message, err));
+  const state = { loginRefused: false };
+  const service = createHttpService({
+    poolMax: LAMBDA_POOL_MAX,
+    ...options,
+    app,
+    env,
+    overrides: {
+      ...options.overrides,
+      log: (message, err) => {
+        if (isDatabaseAuthFailure(err)) state.loginRefused = true;
+        log(message, err);
+      },
+    },
+  });
+  const h = handle(service.app);
+  return { version, state, handle: (event, context) => h(event, context), close: () => service.close() };
+}
+
+/** Builds the handler now, from `options.env` or the process environment as it is (no secrets are read). */
+export function buildHttpHandler(app: WorkhorseApp | undefined, options: HttpHandlerOptions = {}): HttpHandler {
+  return buildApp(app, options, options.env, 0).handle;
+}
+
+/** Whether the request presented a bearer token or a signature. */
+function carriesCredentials(event: LambdaEvent): boolean {
+  const headers = (event as { headers?: Record<string, unknown> | null }).headers ?? {};
+  return Object.keys(headers).some((k) => CREDENTIAL_HEADERS.has(k.toLowerCase()));
+}
+
+const loginRefusedResponse = (): HttpHandlerResult => ({
+  statusCode: 503,
+  headers: { 'content-type': 'application/json', 'retry-after': '1' },
+  body: JSON.stringify({
+    error: { code: 'database_login_refused', message: 'the database refused the login; the credential is being read again: retry' },
+  }),
+  isBase64Encoded: false,
+});
 
 /** The handler for a bundled entry: `export const handler = createHttpHandler(app)`. */
 export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOptions = {}): HttpHandler {
-  let handler: HttpHandler | undefined;
+  let environment: SecretEnvironment | undefined;
+  let built: BuiltApp | undefined;
+  const current = async (): Promise<BuiltApp> => {
+    environment ??= lambdaEnvironment({ env: options.env });
+    const { env, version } = await environment.current();
+    if (built?.version !== version) {
+      const old = built;
+      try {
+        built = buildApp(app, options, env, version);
+      } catch (err) {
+        // Bad configuration: the next invocation reads the environment afresh.
+        environment = undefined;
+        throw err;
+      }
+      await old?.close().catch(() => undefined);
+    }
+    return built;
+  };
   return async (event, context) => {
-    handler ??= buildHttpHandler(app, options);
-    return handler(event, context);
+    const a = await current();
+    const res = await a.handle(event, context);
+    if (a.state.loginRefused) {
+      a.state.loginRefused = false;
+      await environment!.refresh((v) => v === DATABASE_URL_VARIABLE);
+      return res.statusCode === 500 ? loginRefusedResponse() : res;
+    }
+    if (res.statusCode === 401 && carriesCredentials(event) && (await environment!.refresh((v) => v !== DATABASE_URL_VARIABLE))) {
+      return (await current()).handle(event, context);
+    }
+    return res;
   };
 }

@@ -4,7 +4,7 @@
 // To add a scope (say `decide`, for a human-decision API), append it here,
 // guard the new routes with it and document it in the README's scope table:
 // a token configured with `WORKHORSE_API_TOKEN` holds every scope listed.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SCOPES = [
   /** Read jobs (payloads and results included), queues, workers and schedules. */

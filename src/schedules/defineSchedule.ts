@@ -2,7 +2,7 @@
 // checked with croner, or a fixed interval), the schedule namespace workers
 // opt into, and the job each cadence enqueues. Validated once, at
 // definition, so a malformed cron fails when the app loads, not at 3 a.m.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JobDefinition } from '../client/defineJob.js';
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ConfigError } from '../errors.js';

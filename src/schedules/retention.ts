@@ -4,7 +4,7 @@
 // registry rows of dead workers, in bounded batches, each its own short
 // statement so no transaction stays open long. Ready, running and waiting
 // jobs are never touched.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';
 import { parseInput } from '../validation.js';

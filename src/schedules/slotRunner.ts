@@ -5,7 +5,7 @@
 // worker on the `sys` queue for the built-in sys.* jobs, which its caller
 // (the worker layer, above this one) starts for it. Every runner is a peer:
 // whichever claims a slot fires it, once per cadence.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';

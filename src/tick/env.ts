@@ -2,7 +2,7 @@
 // caller passes the environment (src/config.ts, the only reader of
 // process.env, passes process.env). Bounds are checked once more by the tick
 // options schema; here each variable is parsed and named.
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig } from '../validation.js';
 import type { TickOptions } from './options.js';
 

@@ -2,14 +2,22 @@
 // for fan-out invocations, whose payload is `{ generation }`). The tick's
 // settings come from the environment, read once per container on the first
 // invocation (a bad setting fails that invocation with a ConfigError), and
-// from the options given here, which win. Each invocation's deadline is the
-// invocation's own: now + context.getRemainingTimeInMillis().
+// from the options given here, which win. A variable given as a secret
+// (DATABASE_URL_SECRET_ARN, src/secrets/) is read from Secrets Manager on the
+// first invocation and again once it is older than the maximum age; when the
+// database refuses the login, the secret is read again and, if the URL
+// changed (a rotated password), the tick runs once more with the new one.
+// Each invocation's deadline is the invocation's own: now +
+// context.getRemainingTimeInMillis().
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { loadTickEnv } from '../config.js';
 import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
+import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
+import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
+import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { parseInput } from '../validation.js';
 import type { TickOptions } from './options.js';
 import { runTick } from './runTick.js';
@@ -35,29 +43,59 @@ function workerIdFor(context: TickContext): string {
   return `tick:${fn}:${context.awsRequestId ?? randomBytes(6).toString('hex')}`.slice(0, 200);
 }
 
+/** The tick's options from a (resolved) environment. */
+function optionsFromEnv(resolved: Record<string, string | undefined>): TickHandlerOptions {
+  const env = loadTickEnv(resolved);
+  const fromEnv: TickHandlerOptions = { ...env.options };
+  if (env.backlogMetric) {
+    const ns = env.options.namespace ?? 'default';
+    // One EMF line on stdout: CloudWatch Logs turns it into the metric the construct alarms on.
+    fromEnv.reportBacklog = (n) => console.log(readyBacklogEmfLine(ns, n));
+  }
+  return fromEnv;
+}
+
 export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions = {}): TickHandler {
-  let fromEnv: TickHandlerOptions | undefined;
-  return async (event, context) => {
-    if (!fromEnv) {
-      const env = loadTickEnv();
-      fromEnv = { ...env.options };
-      if (env.backlogMetric) {
-        const ns = env.options.namespace ?? 'default';
-        // One EMF line on stdout: CloudWatch Logs turns it into the metric the construct alarms on.
-        fromEnv.reportBacklog = (n) => console.log(readyBacklogEmfLine(ns, n));
+  let environment: SecretEnvironment | undefined;
+  let settings: { version: number; options: TickHandlerOptions } | undefined;
+  const fromEnv = async (): Promise<TickHandlerOptions> => {
+    environment ??= lambdaEnvironment();
+    const { env, version } = await environment.current();
+    if (settings?.version !== version) {
+      try {
+        settings = { version, options: optionsFromEnv(env) };
+      } catch (err) {
+        // Bad configuration: the next invocation reads the environment afresh.
+        environment = undefined;
+        throw err;
       }
     }
+    return settings.options;
+  };
+  return async (event, context) => {
     const e = parseInput(tickEventSchema, event ?? {}, 'tick event');
-    const deadline = new Date(Date.now() + context.getRemainingTimeInMillis());
-    const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;
-    return runTick({
-      workerId: workerIdFor(context),
-      ...(build ? { build } : {}),
-      ...fromEnv,
-      ...options,
-      app,
-      deadline,
-      generation: e.generation ?? 0,
-    });
+    const tick = async () => {
+      const envOptions = await fromEnv();
+      const deadline = new Date(Date.now() + context.getRemainingTimeInMillis());
+      const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;
+      return runTick({
+        workerId: workerIdFor(context),
+        ...(build ? { build } : {}),
+        ...envOptions,
+        ...options,
+        app,
+        deadline,
+        generation: e.generation ?? 0,
+      });
+    };
+    try {
+      return await tick();
+    } catch (err) {
+      // A refused login with the URL from a secret: the password may have been rotated.
+      const rotated =
+        isDatabaseAuthFailure(err) && environment !== undefined && (await environment.refresh((v) => v === DATABASE_URL_VARIABLE));
+      if (!rotated) throw err;
+      return tick();
+    }
   };
 }

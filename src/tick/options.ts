@@ -4,7 +4,7 @@
 // fan-out unless a maximum and a function name are configured.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';

@@ -1,5 +1,5 @@
 // Worker options, parsed once with zod when the worker is built.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_HEARTBEAT_MS } from '../timing.js';

@@ -37,6 +37,20 @@ describe('bench statistics', () => {
 });
 
 describe('npm run bench', () => {
+  it('measures the tick and HTTP bundles: their size and the import time of each, and of the Secrets Manager client', async () => {
+    const out = await runBench(['--systems', 'workhorse', '--phases', 'bundle', '--import-samples', '2', '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as BenchResults;
+    expect(r.bundle!.entries.map((e) => e.entry)).toEqual(['tick', 'http']);
+    for (const e of r.bundle!.entries) {
+      expect(e.bytes).toBeGreaterThan(50_000);
+      expect(e.importMs).toBeGreaterThan(0);
+      expect(e.cpuMs).toBeGreaterThan(0);
+    }
+    expect(r.bundle!.sdkClients[0]).toMatchObject({ name: '@aws-sdk/client-secrets-manager', importMs: expect.any(Number) });
+    expect(renderTable(r)).toMatch(/\n {2}tick +\d+ KiB {2}import [\d.]+ ms \(CPU [\d.]+ ms\)/);
+  });
+
   it('drains every job in every round and prints complete JSON and a table with the rounds', async () => {
     const out = await runBench([
       '--jobs', '400', '--systems', 'workhorse,graphile', '--phases', 'drain,raw', '--rounds', '2', '--raw-batch', '100', '--json',

@@ -23,9 +23,10 @@ export function newStack(): Stack {
   return new Stack(app, 'Test');
 }
 
-export function logicalId(template: Template, type: string, pathPart: string): string {
+/** The one logical id of `type` containing `pathPart` (and not `unlessPart`). */
+export function logicalId(template: Template, type: string, pathPart: string, unlessPart?: string): string {
   const ids = Object.entries(template.findResources(type))
-    .filter(([id]) => id.includes(pathPart))
+    .filter(([id]) => id.includes(pathPart) && !(unlessPart && id.includes(unlessPart)))
     .map(([id]) => id);
   expect(ids, `${type} matching ${pathPart}`).toHaveLength(1);
   return ids[0]!;

@@ -16,13 +16,16 @@ describe('WorkhorseTickWorker', () => {
   let tickId: string;
   let httpId: string;
   let dbSecretId: string;
+  let runtimeSecretId: string;
 
   beforeAll(() => {
     const stack = newStack();
     const db = new Secret(stack, 'DatabaseSecret');
+    const runtimeDb = new Secret(stack, 'RuntimeDatabaseSecret');
     worker = new WorkhorseTickWorker(stack, 'Workhorse', {
       app: EXAMPLE_APP_MODULE,
       database: { secret: db },
+      runtimeDatabase: { secret: runtimeDb },
       timeoutSeconds: 120,
       memorySize: 1024,
       reservedConcurrency: 6,
@@ -31,7 +34,8 @@ describe('WorkhorseTickWorker', () => {
     template = Template.fromStack(stack);
     tickId = logicalId(template, 'AWS::Lambda::Function', 'WorkhorseTick');
     httpId = logicalId(template, 'AWS::Lambda::Function', 'WorkhorseHttp');
-    dbSecretId = logicalId(template, 'AWS::SecretsManager::Secret', 'DatabaseSecret');
+    dbSecretId = logicalId(template, 'AWS::SecretsManager::Secret', 'DatabaseSecret', 'RuntimeDatabaseSecret');
+    runtimeSecretId = logicalId(template, 'AWS::SecretsManager::Secret', 'RuntimeDatabaseSecret');
   });
 
   it('runs the tick on Node.js 22 with the configured timeout, memory and reserved concurrency', () => {
@@ -49,18 +53,24 @@ describe('WorkhorseTickWorker', () => {
     }
   });
 
-  it('passes the tick its namespace, heartbeat, fan-out maximum and a database URL built from the secret', () => {
+  it('passes the tick its namespace, heartbeat, fan-out maximum and the runtime credential as a secret ARN with its URL template', () => {
     const env = template.findResources('AWS::Lambda::Function')[tickId]!.Properties.Environment.Variables;
     expect(env).toMatchObject({
       WORKHORSE_NAMESPACE: 'default',
       WORKHORSE_HEARTBEAT_MS: '5000',
       WORKHORSE_MAX_FANOUT: '3',
       WORKHORSE_BACKLOG_METRIC: 'true',
+      DATABASE_URL_SECRET_ARN: { Ref: runtimeSecretId },
+      DATABASE_URL_SECRET_TEMPLATE: 'postgres://{{username}}:{{password}}@{{host}}:{{port}}/{{dbname}}?sslmode=verify-full',
     });
-    const url = JSON.stringify(env.DATABASE_URL);
-    expect(url).toContain('postgres://{{resolve:secretsmanager:');
-    expect(url).toContain(dbSecretId);
-    expect(env.WORKHORSE_DATABASE_SECRET_ARN).toEqual({ Ref: dbSecretId });
+    expect(env.DATABASE_URL).toBeUndefined();
+  });
+
+  it('gives the migration the owner credential and no runtime function the owner’s', () => {
+    const fns = template.findResources('AWS::Lambda::Function');
+    const migrateId = logicalId(template, 'AWS::Lambda::Function', 'WorkhorseMigrate');
+    expect(fns[migrateId]!.Properties.Environment.Variables.DATABASE_URL_SECRET_ARN).toEqual({ Ref: dbSecretId });
+    for (const id of [tickId, httpId]) expect(JSON.stringify(fns[id]!.Properties.Environment)).not.toContain(dbSecretId);
   });
 
   it('fires the tick every minute by default, targeting the tick function without retries', () => {
@@ -87,8 +97,8 @@ describe('WorkhorseTickWorker', () => {
     });
     const signingId = logicalId(template, 'AWS::SecretsManager::Secret', 'SigningSecret');
     const env = template.findResources('AWS::Lambda::Function')[httpId]!.Properties.Environment.Variables;
-    expect(JSON.stringify(env.WORKHORSE_SIGNING_SECRET)).toContain(`{{resolve:secretsmanager:`);
-    expect(JSON.stringify(env.WORKHORSE_SIGNING_SECRET)).toContain(signingId);
+    expect(env.WORKHORSE_SIGNING_SECRET_SECRET_ARN).toEqual({ Ref: signingId });
+    expect(env.WORKHORSE_SIGNING_SECRET).toBeUndefined();
     expect(env.WORKHORSE_FANOUT_FUNCTION).toEqual({ Ref: tickId });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('HTTP'),
@@ -97,21 +107,20 @@ describe('WorkhorseTickWorker', () => {
     expect(worker.functionUrl).toBeDefined();
   });
 
-  it('scopes every secret read to one named secret: the database secret, or the signing secret for HTTP', () => {
+  it('lets each function get the value of exactly its own secrets, and nothing else in Secrets Manager', () => {
     const reads = allStatements(template).filter(({ statement }) =>
       asArray(statement.Action).some((a: string) => a.startsWith('secretsmanager:')),
     );
     const signingId = logicalId(template, 'AWS::SecretsManager::Secret', 'SigningSecret');
-    expect(reads.length).toBe(4); // migrate, tick, http (database) + http (signing)
-    for (const { owner, statement } of reads) {
+    const byOwner = Object.fromEntries(reads.map(({ owner, statement }) => [owner.replace(/ServiceRoleDefaultPolicy.*/, ''), statement]));
+    expect(Object.keys(byOwner).sort()).toEqual(['WorkhorseHttp', 'WorkhorseMigrate', 'WorkhorseTick']);
+    for (const statement of Object.values(byOwner)) {
       expect(statement.Effect).toBe('Allow');
-      expect(asArray(statement.Action).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
-      const expected = [{ Ref: dbSecretId }];
-      if (owner.includes('Http')) expected.push({ Ref: signingId });
-      expect(expected).toContainEqual(statement.Resource);
+      expect(statement.Action).toBe('secretsmanager:GetSecretValue');
     }
-    const tickReads = reads.filter((r) => r.owner.includes('WorkhorseTick'));
-    expect(tickReads.map((r) => r.statement.Resource)).toEqual([{ Ref: dbSecretId }]);
+    expect(asArray(byOwner.WorkhorseMigrate!.Resource)).toEqual([{ Ref: dbSecretId }]);
+    expect(asArray(byOwner.WorkhorseTick!.Resource)).toEqual([{ Ref: runtimeSecretId }]);
+    expect(asArray(byOwner.WorkhorseHttp!.Resource)).toEqual([{ Ref: runtimeSecretId }, { Ref: signingId }]);
   });
 
   it('lets the tick and HTTP functions invoke only the tick function (fan-out)', () => {
@@ -191,9 +200,9 @@ describe('WorkhorseTickWorker', () => {
     });
   });
 
-  it('keeps each function’s logs in its own log group with the configured retention', () => {
+  it('keeps each function’s logs (the trigger provider’s too) in its own log group with the configured retention', () => {
     const groups = template.findResources('AWS::Logs::LogGroup');
-    expect(Object.keys(groups)).toHaveLength(3);
+    expect(Object.keys(groups)).toHaveLength(4);
     for (const g of Object.values(groups)) expect(g.Properties.RetentionInDays).toBe(30);
     const fns = template.findResources('AWS::Lambda::Function');
     expect(fns[tickId]!.Properties.LoggingConfig.LogGroup).toEqual({

@@ -53,7 +53,13 @@ describe('WorkhorseTickWorker options', () => {
     for (const g of Object.values(t.findResources('AWS::Logs::LogGroup'))) expect(g.Properties.RetentionInDays).toBe(7);
   });
 
+  // Props are validated before any resource exists, so a secret-shaped object suffices.
+  const secret = { secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf', secretValueFromJson: () => undefined } as never;
   const invalid: [string, Partial<WorkhorseTickWorkerProps>, RegExp][] = [
+    ['a secretEnvironment variable the construct sets itself', { http: { secretEnvironment: { WORKHORSE_API_TOKEN: secret } } }, /http\.secretEnvironment\.WORKHORSE_API_TOKEN: WORKHORSE_API_TOKEN is already set by the construct/],
+    ['a secretEnvironment variable also in environment', { environment: { TOKENS: 'x' }, http: { secretEnvironment: { TOKENS: secret } } }, /TOKENS is already set in environment/],
+    ['a secretEnvironment name that is no variable name', { http: { secretEnvironment: { 'not a name': secret } } }, /http\.secretEnvironment\.not a name: Invalid key/],
+    ['a JSON field no template can name', { database: { secret, shape: 'json', field: 'the url' } }, /database\.field: a JSON field name/],
     ['a timeout over 900 s', { timeoutSeconds: 901 }, /timeoutSeconds: Lambda allows at most 900 seconds/],
     ['a heartbeat not below the timeout', { timeoutSeconds: 30, heartbeatMs: 30_000 }, /heartbeatMs \(30000\) must be below the tick timeout \(30000 ms\)/],
     ['a negative reserved concurrency', { reservedConcurrency: -1 }, /reservedConcurrency: must be at least 1/],

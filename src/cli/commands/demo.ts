@@ -1,6 +1,6 @@
 // `workhorse demo`: the fleet demo on the embedded PostgreSQL (or on
 // DATABASE_URL when it is set).
-import { z } from 'zod';
+import * as z from 'zod';
 import { resolveDatabase } from '../../db/resolveDatabase.js';
 import { runDemo } from '../../demo/scenario.js';
 import { parseCommandLine } from '../args.js';

@@ -1,5 +1,5 @@
 // `workhorse migrate`: applies the schema to DATABASE_URL (or --database-url).
-import { z } from 'zod';
+import * as z from 'zod';
 import { databaseUrlSchema } from '../../config.js';
 import { migrate } from '../../db/migrate.js';
 import { parseCommandLine } from '../args.js';

@@ -6,7 +6,7 @@
 // SIGTERM or SIGINT stops accepting connections, lets requests in flight
 // finish, closes the pools and exits 0.
 import { serve } from '@hono/node-server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
 import { SchemaVersionError } from '../../errors.js';
 import { createHttpService, type HttpService } from '../../http/service.js';

@@ -5,7 +5,7 @@
 // so an unmigrated database gets the same SchemaVersionError as the other
 // commands.
 import pg from 'pg';
-import { z } from 'zod';
+import * as z from 'zod';
 import { databaseUrlSchema, loadTickEnv } from '../../config.js';
 import { assertSchemaVersion } from '../../db/migrate.js';
 import { loadAppModule } from '../../tick/appModule.js';

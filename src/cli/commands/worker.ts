@@ -1,6 +1,6 @@
 // `workhorse worker <module>`: loads a compiled module whose default export
 // is a defineWorkerProcess(...) definition and runs it with signal handling.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../errors.js';
 import { runWorkerProcess, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';

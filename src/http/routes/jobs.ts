@@ -2,7 +2,7 @@
 // pagination, cancel and retry. Every route is one client call, guarded by
 // the scope it needs: `enqueue`, `read` or `admin`.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { jobIdStringSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';

@@ -5,7 +5,7 @@
 // of a job type the app defines. Any other name is 404;
 // `client.admin.setQueueLimits` creates a queue's row explicitly.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Client } from '../../client/client.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';

@@ -3,7 +3,7 @@
 // runs nothing. The optional body `{ "budgetMs": n }` can shorten the budget,
 // never lengthen it past the server's setting or Lambda's time left.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseInput } from '../../validation.js';
 import { readJson } from '../body.js';
 import type { HttpEnv } from '../env.js';

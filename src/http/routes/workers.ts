@@ -1,7 +1,7 @@
 // The workers resource: the registry (`read`), and the operator pause a
 // worker picks up on its next heartbeat (`admin`).
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workerIdSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import type { HttpEnv } from '../env.js';
