@@ -6,19 +6,14 @@
 // with the owner credential (DATABASE_URL, or DATABASE_URL_SECRET_ARN read
 // from Secrets Manager at run time), never the runtime functions' one.
 // Nothing runs at module scope.
-import { loadEnvConfig } from '../src/config.js';
+import { loadEnvConfig, requireDatabaseUrl } from '../src/config.js';
 import { migrate, type MigrateResult } from '../src/db/migrate.js';
-import { ConfigError } from '../src/errors.js';
 import { lambdaEnvironment } from '../src/secrets/lambdaEnvironment.js';
 
 export async function handler(): Promise<MigrateResult> {
   const { env: resolved } = await lambdaEnvironment().current();
   const env = loadEnvConfig(resolved);
-  if (!env.databaseUrl) {
-    const message = 'DATABASE_URL is not set (nor DATABASE_URL_SECRET_ARN): the migration function needs the owner database URL';
-    throw new ConfigError(message, [{ path: ['DATABASE_URL'], message: 'required' }]);
-  }
-  const result = await migrate({ connectionString: env.databaseUrl });
+  const result = await migrate({ connectionString: requireDatabaseUrl(env, 'the migration function (the owner credential)') });
   console.log(JSON.stringify({ workhorse: 'migrate', applied: result.applied, version: result.version }));
   return result;
 }

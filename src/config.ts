@@ -9,6 +9,7 @@ import { scopeSchema, type Scope } from './http/scopes.js';
 import { namespaceSchema } from './names.js';
 import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
+import { ConfigError } from './errors.js';
 import { parseConfig } from './validation.js';
 
 /**
@@ -170,4 +171,11 @@ export function loadRuntimeEnvironment(env: Record<string, string | undefined> =
       minRefreshMs: e.WORKHORSE_SECRETS_MIN_REFRESH_MS,
     },
   };
+}
+
+/** The database URL, or the one ConfigError every entry point gives when it is missing. */
+export function requireDatabaseUrl(env: Pick<EnvConfig, 'databaseUrl'>, who: string): string {
+  if (env.databaseUrl) return env.databaseUrl;
+  const message = `DATABASE_URL is not set (nor DATABASE_URL_SECRET_ARN): ${who} needs the database URL`;
+  throw new ConfigError(message, [{ path: ['DATABASE_URL'], message: 'required' }]);
 }

@@ -22,8 +22,8 @@ export { DEFAULT_HEARTBEAT_MS, LEASE_HEARTBEATS, DEAD_HEARTBEATS, leaseMsFor, de
 export * from './errors.js';
 export { defineWorkerProcess, runWorkerProcess } from './worker/process.js';
 export type { WorkerProcessDefinition, WorkerSpec, RunningProcess } from './worker/process.js';
-export { defineApp } from './app.js';
-export type { WorkhorseApp } from './app.js';
+export { defineApp } from './app/defineApp.js';
+export type { WorkhorseApp } from './app/defineApp.js';
 // The serverless tick and recurring slots.
 export { runTick, TICK_APPLICATION_NAME } from './tick/runTick.js';
 export type { TickOptions } from './tick/options.js';

@@ -3,7 +3,7 @@
 // the jobs they report, tells drain workers to stop once the expected count
 // has started, and collects each child's result.
 import { fork, type ChildProcess } from 'node:child_process';
-import { prepareChildEntry, type ChildEntry } from '../../src/certify/childBundle.js';
+import { prepareChildEntry, type ChildEntry } from '../../certify/childBundle.js';
 import type { ChildMessage, ChildTask, ParentMessage } from './messages.js';
 
 let entry: Promise<ChildEntry> | undefined;

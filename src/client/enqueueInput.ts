@@ -13,6 +13,12 @@ import { backoffSchema, type JobDefinition } from './defineJob.js';
 /** Payloads are limited to this many bytes of JSON unless the client says otherwise. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
+/** The one enqueue-time rule: a job starts at runAt, or delayMs after the database clock's now, never both. */
+export function oneStartTime(o: { runAt?: Date | undefined; delayMs?: number | undefined }): boolean {
+  return !(o.runAt && o.delayMs !== undefined);
+}
+export const ONE_START_TIME = { message: 'give runAt or delayMs, not both', path: ['delayMs'] };
+
 export const enqueueOptionsSchema = z
   .object({
     queue: queueNameSchema.optional(),
@@ -28,7 +34,7 @@ export const enqueueOptionsSchema = z
     timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
   })
   .strict()
-  .refine((o) => !(o.runAt && o.delayMs !== undefined), { message: 'give runAt or delayMs, not both', path: ['delayMs'] });
+  .refine(oneStartTime, ONE_START_TIME);
 
 export type EnqueueOptions = z.input<typeof enqueueOptionsSchema>;
 

@@ -2,7 +2,7 @@
 // the job definitions enqueues are checked against), the credentials, the
 // limits and the tick runner.
 import * as z from 'zod';
-import type { WorkhorseApp } from '../app.js';
+import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { Client } from '../client/client.js';
 import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
@@ -19,7 +19,7 @@ const httpAppConfigSchema = z
     client: z.custom<Client>((v) => v instanceof Client, 'client must be a workhorse Client'),
     /** Its job definitions are registered on the client: POST /jobs accepts exactly these types. */
     app: z
-      .custom<WorkhorseApp>((v) => typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs), 'app must be a defineApp() value')
+      .custom<WorkhorseApp>(isWorkhorseApp, 'app must be a defineApp() value')
       .optional(),
     /** Accepted HMAC secrets: [current] or [current, next] during a rotation. */
     signingSecrets: z.array(secret).max(2).default([]),

@@ -7,7 +7,7 @@
 // again before the single insert, so a bad item writes nothing.
 import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
-import { encodePayload, enqueueOptionsSchema } from '../client/enqueueInput.js';
+import { encodePayload, enqueueOptionsSchema, ONE_START_TIME, oneStartTime } from '../client/enqueueInput.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { storableDateSchema } from '../storable.js';
@@ -28,7 +28,7 @@ const itemSchema = z
       .optional(),
   })
   .strict()
-  .refine((o) => !(o.runAt && o.delayMs !== undefined), { message: 'give runAt or delayMs, not both', path: ['delayMs'] });
+  .refine(oneStartTime, ONE_START_TIME);
 
 const batchSchema = z.object({ jobs: z.array(itemSchema).min(1).max(MAX_BATCH) }).strict();
 

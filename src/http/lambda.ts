@@ -13,7 +13,7 @@
 // cannot hammer Secrets Manager. A failed build fails that invocation and is
 // tried again by the next one.
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
-import type { WorkhorseApp } from '../app.js';
+import type { WorkhorseApp } from '../app/defineApp.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
 import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';

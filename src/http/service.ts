@@ -3,10 +3,9 @@
 // one-connection pool, the credentials and limits from src/config.ts, and
 // the real runTick behind POST /tick.
 import type { Hono } from 'hono';
-import type { WorkhorseApp } from '../app.js';
+import type { WorkhorseApp } from '../app/defineApp.js';
 import { createClient, type Client } from '../client/client.js';
-import { loadEnvConfig, loadHttpEnvConfig } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { loadEnvConfig, loadHttpEnvConfig, requireDatabaseUrl } from '../config.js';
 import type { HttpAppConfig } from './appConfig.js';
 import { createApp } from './createApp.js';
 import type { HttpEnv } from './env.js';
@@ -33,11 +32,9 @@ export interface HttpService {
 export function createHttpService(options: HttpServiceOptions = {}): HttpService {
   const env = loadEnvConfig(options.env);
   const http = loadHttpEnvConfig(options.env);
-  if (!env.databaseUrl) {
-    throw new ConfigError('DATABASE_URL is not set: the HTTP app needs the database URL', [{ path: ['DATABASE_URL'], message: 'required' }]);
-  }
-  const client = createClient({ connectionString: env.databaseUrl, namespace: env.namespace, poolMax: options.poolMax ?? 10 });
-  const health = createHealthCheck({ poolConfig: { connectionString: env.databaseUrl } });
+  const databaseUrl = requireDatabaseUrl(env, 'the HTTP app');
+  const client = createClient({ connectionString: databaseUrl, namespace: env.namespace, poolMax: options.poolMax ?? 10 });
+  const health = createHealthCheck({ poolConfig: { connectionString: databaseUrl } });
   const app = createApp({
     client,
     app: options.app,

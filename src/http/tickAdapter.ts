@@ -3,7 +3,7 @@
 // of its connections) instead of opening its own. For short budgets the
 // heartbeat and safety margin shrink to fit, so any budget the route allows
 // is a valid tick.
-import type { WorkhorseApp } from '../app.js';
+import type { WorkhorseApp } from '../app/defineApp.js';
 import type { Client } from '../client/client.js';
 import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_TICK_HEARTBEAT_MS, type TickOptions } from '../tick/options.js';
 import { runTick } from '../tick/runTick.js';

@@ -3,12 +3,9 @@
 // the job definitions and handlers.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { WorkhorseApp } from '../app.js';
+import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { ConfigError } from '../errors.js';
 
-export function isWorkhorseApp(v: unknown): v is WorkhorseApp {
-  return typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs) && typeof (v as WorkhorseApp).configure === 'function';
-}
 
 export async function loadAppModule(specifier: string, what = 'WORKHORSE_APP'): Promise<WorkhorseApp> {
   const url = /^file:/.test(specifier) ? specifier : pathToFileURL(resolve(specifier)).href;

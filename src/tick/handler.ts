@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as z from 'zod';
-import type { WorkhorseApp } from '../app.js';
+import type { WorkhorseApp } from '../app/defineApp.js';
 import { loadTickEnv } from '../config.js';
 import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';

@@ -5,7 +5,7 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
 import * as z from 'zod';
-import type { WorkhorseApp } from '../app.js';
+import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/retention.js';
@@ -15,15 +15,13 @@ export const DEFAULT_SAFETY_MARGIN_MS = 1000;
 /** The ready-backlog metric counts at most this many jobs. */
 export const BACKLOG_METRIC_CAP = 100_000;
 
-const isApp = (v: unknown): v is WorkhorseApp =>
-  typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs) && typeof (v as WorkhorseApp).configure === 'function';
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
 
 export const tickOptionsSchema = z
   .object({
     /** The user's app: job definitions, handlers, schedules. */
-    app: z.custom<WorkhorseApp>(isApp, 'app must be a defineApp({ jobs, configure }) value'),
+    app: z.custom<WorkhorseApp>(isWorkhorseApp, 'app must be a defineApp({ jobs, configure }) value'),
     /** The database (DATABASE_URL). The tick opens at most 2 connections and closes them before returning. */
     connectionString: z.string().min(1).optional(),
     /** Or a pool the caller owns (and closes); the tick uses at most 2 of its connections at once. */

@@ -2,7 +2,7 @@
 // SIGKILL every second. Every guarantee is checked from the database's own
 // ledgers by the same audit `npm run certify` prints.
 import { describe, expect, it } from 'vitest';
-import { runCertification } from '../../src/certify/run.js';
+import { runCertification } from '../../certify/run.js';
 import { serverUrl } from '../helpers/db.js';
 
 describe('crash certification (short)', () => {

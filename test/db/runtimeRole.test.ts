@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineApp } from '../../src/app.js';
+import { defineApp } from '../../src/app/defineApp.js';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { migrate } from '../../src/db/migrate.js';

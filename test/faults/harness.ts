@@ -9,13 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.js';
-import { auditLedgers, createHarnessSchema } from '../../src/certify/certifySql.js';
-import { plainStepNames, TX_STEP } from '../../src/certify/certifyApp.js';
-import { Fleet } from '../../src/certify/fleet.js';
-import { resolveCertifyOptions, type ResolvedCertifyOptions } from '../../src/certify/options.js';
-import { startOwnCluster, type OwnCluster } from '../../src/certify/ownCluster.js';
-import { enqueueAll, judge, onServer, violationsOf, waitForEmptyQueue, withDatabase } from '../../src/certify/run.js';
-import { TcpProxy } from '../../src/certify/tcpProxy.js';
+import { auditLedgers, createHarnessSchema } from '../../certify/certifySql.js';
+import { plainStepNames, TX_STEP } from '../../certify/certifyApp.js';
+import { Fleet } from '../../certify/fleet.js';
+import { resolveCertifyOptions, type ResolvedCertifyOptions } from '../../certify/options.js';
+import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
+import { enqueueAll, judge, onServer, violationsOf, waitForEmptyQueue, withDatabase } from '../../certify/run.js';
+import { TcpProxy } from '../../certify/tcpProxy.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -8,8 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { startOwnCluster, type OwnCluster } from '../../src/certify/ownCluster.js';
-import { onServer, withDatabase } from '../../src/certify/run.js';
+import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
+import { onServer, withDatabase } from '../../certify/run.js';
 import { faultJobs } from '../fixtures/faultJobs.js';
 import { killAll, spawnWorker, type SpawnedWorker } from '../fixtures/spawnWorker.js';
 

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { createClient } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { migrate } from '../../src/db/migrate.js';
-import { startOwnCluster, type OwnCluster } from '../../src/certify/ownCluster.js';
-import { onServer, withDatabase } from '../../src/certify/run.js';
+import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
+import { onServer, withDatabase } from '../../certify/run.js';
 import { Worker } from '../../src/worker/worker.js';
 import { waitFor } from '../helpers/wait.js';
 

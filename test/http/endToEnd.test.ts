@@ -3,7 +3,7 @@
 // GET /jobs/:id shows the job succeeded with its result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineApp } from '../../src/app.js';
+import { defineApp } from '../../src/app/defineApp.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { createHttpService, type HttpService } from '../../src/http/service.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';

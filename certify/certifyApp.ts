@@ -4,8 +4,8 @@
 // checkpoint commit together (so a duplicate effect is visible). Short random
 // pauses spread the work so kills land mid-job.
 import * as z from 'zod';
-import { defineApp, type WorkhorseApp } from '../app.js';
-import { defineJob } from '../client/defineJob.js';
+import { defineApp, type WorkhorseApp } from '../src/app/defineApp.js';
+import { defineJob } from '../src/client/defineJob.js';
 import { recordStepEffect, recordTxEffect } from './certifySql.js';
 
 export const CERTIFY_TYPE = 'certify.steps';

@@ -16,7 +16,7 @@ export interface ChildEntry {
   dispose(): Promise<void>;
 }
 
-const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/workhorse-children/', import.meta.url));
+const CACHE_DIR = fileURLToPath(new URL('../node_modules/.cache/workhorse-children/', import.meta.url));
 
 /** `entry` is the child's module URL without its extension (e.g. new URL('./workerChild', import.meta.url)). */
 export async function prepareChildEntry(entry: URL): Promise<ChildEntry> {

@@ -2,9 +2,9 @@
 // bind their handlers. The same app value feeds a long-lived worker, the
 // Lambda tick handler, the HTTP app (which validates enqueues against the
 // job definitions) and the CDK construct (which bundles it).
-import type { JobDefinition } from './client/defineJob.js';
-import type { ScheduleDefinition } from './schedules/defineSchedule.js';
-import type { Worker } from './worker/worker.js';
+import type { JobDefinition } from '../client/defineJob.js';
+import type { ScheduleDefinition } from '../schedules/defineSchedule.js';
+import type { Worker } from '../worker/worker.js';
 
 export interface WorkhorseApp {
   /** Every job type this service enqueues or handles. */
@@ -17,4 +17,9 @@ export interface WorkhorseApp {
 
 export function defineApp<A extends WorkhorseApp>(app: A): A {
   return app;
+}
+
+/** The one check that a value is an app: jobs to define and a configure function. */
+export function isWorkhorseApp(v: unknown): v is WorkhorseApp {
+  return typeof v === 'object' && v !== null && Array.isArray((v as WorkhorseApp).jobs) && typeof (v as WorkhorseApp).configure === 'function';
 }

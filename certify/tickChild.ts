@@ -3,8 +3,8 @@
 // SIGTERM (it finishes the current tick, then exits) or SIGKILL (the killer:
 // the tick's leases expire and the next tick's recovery pass returns them).
 import pg from 'pg';
-import { DatabaseUnavailableError } from '../errors.js';
-import { runTick } from '../tick/runTick.js';
+import { DatabaseUnavailableError } from '../src/errors.js';
+import { runTick } from '../src/tick/runTick.js';
 import { certifyApp, CERTIFY_QUEUE } from './certifyApp.js';
 import { childPoolSize, readChildConfig } from './childConfig.js';
 

@@ -4,10 +4,10 @@
 // `violations` is empty only when every guarantee held.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Client } from '../client/client.js';
-import { migrate } from '../db/migrate.js';
-import * as protocol from '../db/protocol.js';
-import { retryTransient } from '../db/retryTransient.js';
+import { Client } from '../src/client/client.js';
+import { migrate } from '../src/db/migrate.js';
+import * as protocol from '../src/db/protocol.js';
+import { retryTransient } from '../src/db/retryTransient.js';
 import { auditLedgers, createHarnessSchema, type LedgerFindings } from './certifySql.js';
 import { certifyApp, certifyJob, plainStepNames, TX_STEP } from './certifyApp.js';
 import { FaultInjector } from './faultInjector.js';

@@ -2,8 +2,8 @@
 // main.ts, or passed in directly by the test suite).
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
-import { ValidationError } from '../errors.js';
-import { parseConfig, parseInput } from '../validation.js';
+import { ValidationError } from '../src/errors.js';
+import { parseConfig, parseInput } from '../src/validation.js';
 
 export const certifyOptionsSchema = z
   .object({

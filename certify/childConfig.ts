@@ -1,7 +1,7 @@
 // What the certification passes to each worker or tick child process (as
 // one JSON argument), validated on arrival like any other boundary.
 import * as z from 'zod';
-import { parseConfig } from '../validation.js';
+import { parseConfig } from '../src/validation.js';
 
 export const childConfigSchema = z
   .object({

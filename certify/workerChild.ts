@@ -1,8 +1,8 @@
 // A certification worker process: one long-lived Worker running the
 // certify job. SIGTERM drains and deregisters; SIGKILL (the killer) leaves
 // its leases for the other workers' recovery passes.
-import { Client } from '../client/client.js';
-import { Worker } from '../worker/worker.js';
+import { Client } from '../src/client/client.js';
+import { Worker } from '../src/worker/worker.js';
 import { certifyApp, CERTIFY_QUEUE } from './certifyApp.js';
 import { childPoolSize, readChildConfig } from './childConfig.js';
 

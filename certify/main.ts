@@ -1,8 +1,8 @@
 // `npm run certify`: the crash certification from the command line. Exits 0
 // when every guarantee held, 1 on any violation, 2 on bad flags.
-import { loadEnvConfig } from '../config.js';
-import { resolveDatabase } from '../db/resolveDatabase.js';
-import { runScript } from '../cli/runScript.js';
+import { loadEnvConfig } from '../src/config.js';
+import { resolveDatabase } from '../src/db/resolveDatabase.js';
+import { runScript } from '../src/cli/runScript.js';
 import { CERTIFY_USAGE, parseCertifyFlags } from './options.js';
 import { renderReport } from './report.js';
 import { runCertification } from './run.js';
