@@ -4,8 +4,8 @@
 // given as secrets (loadRuntimeEnvironment, src/secrets/) and pass the
 // resolved environment to the loaders below.
 import * as z from 'zod';
-import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './http/credentials.js';
-import { scopeSchema, type Scope } from './http/scopes.js';
+import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './credentials/tokens.js';
+import { scopeSchema, type Scope } from './credentials/scopes.js';
 import { namespaceSchema } from './names.js';
 import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';

@@ -42,9 +42,9 @@ export type { RetentionOptions, RetentionResult } from './schedules/retention.js
 export { createApp } from './http/createApp.js';
 export type { HttpAppConfig } from './http/appConfig.js';
 export type { HttpEnv, Principal } from './http/env.js';
-export { SCOPES } from './http/scopes.js';
-export type { Scope } from './http/scopes.js';
-export type { ApiToken, ApiTokenInput } from './http/credentials.js';
+export { SCOPES } from './credentials/scopes.js';
+export type { Scope } from './credentials/scopes.js';
+export type { ApiToken, ApiTokenInput } from './credentials/tokens.js';
 export { createHealthCheck } from './http/healthCheck.js';
 export type { HealthCheck, HealthCheckOptions, HealthStatus } from './http/healthCheck.js';
 export type { TickRunner, TickRequest } from './http/tickRunner.js';

@@ -7,9 +7,9 @@ import { Client } from '../client/client.js';
 import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
 import { parseConfig } from '../validation.js';
-import { apiTokensSchema, combineTokens, secretSchema as secret, type ApiToken } from './credentials.js';
+import { apiTokensSchema, combineTokens, secretSchema as secret, type ApiToken } from '../credentials/tokens.js';
 import type { HealthCheck } from './healthCheck.js';
-import { scopeSchema } from './scopes.js';
+import { scopeSchema } from '../credentials/scopes.js';
 import type { TickRunner } from './tickRunner.js';
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);

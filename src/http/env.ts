@@ -3,7 +3,7 @@
 // and under the limits, because the HMAC covers its exact bytes) and, on
 // Lambda, the invocation context that bounds a tick's budget.
 import type { LambdaContext } from 'hono/aws-lambda';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../credentials/scopes.js';
 
 /** Who a request authenticated as: a named token, or a signature. */
 export interface Principal {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHttpEnvConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
-import { SCOPES, type Scope } from '../../src/http/scopes.js';
+import { SCOPES, type Scope } from '../../src/credentials/scopes.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { buildHttp, countJobs, signed, TOKEN, withToken, type ErrorJson, type HttpHarness } from './helpers.js';
 

@@ -13,9 +13,9 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../signing/scheme.js';
 import { verifySignedRequest, type VerifyFailure } from '../../signing/verify.js';
 import type { BodyReader } from '../bodyReader.js';
-import type { ApiToken } from '../credentials.js';
+import type { ApiToken } from '../../credentials/tokens.js';
 import type { HttpEnv, Principal } from '../env.js';
-import type { Scope } from '../scopes.js';
+import type { Scope } from '../../credentials/scopes.js';
 
 export interface AuthSettings {
   /** Current secret first, then the next one during a rotation. */

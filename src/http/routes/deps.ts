@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Client } from '../../client/client.js';
 import type { ResolvedHttpAppConfig } from '../appConfig.js';
 import type { HttpEnv } from '../env.js';
-import type { Scope } from '../scopes.js';
+import type { Scope } from '../../credentials/scopes.js';
 
 export interface RouteDeps {
   client: Client;
