@@ -1,11 +1,13 @@
 -- enqueue: insert jobs. A second enqueue with the same dedupe_key returns
--- the first job. Each queue that got a due job is notified once per call,
--- never once per row (per-row NOTIFY serialises commits).
+-- the first job. Each queue that got a job is woken once per call, never
+-- once per row (per-row NOTIFY serialises commits), with how long until its
+-- earliest new job comes due (wake.sql), so idle workers wake when a
+-- delayed job comes due rather than at their next poll.
 
 create function workhorse.enqueue_many_v1(p_namespace text, p_jobs jsonb)
 returns table (ord integer, id bigint, created boolean) language plpgsql as $$
 declare
-  v_ord integer[]; v_id bigint[]; v_key text[]; v_created boolean[]; v_queues text[];
+  v_ord integer[]; v_id bigint[]; v_key text[]; v_created boolean[]; v_queues text[]; v_due_ms bigint[];
   v_bad text;
 begin
   perform workhorse.check_namespace_v1(p_namespace);
@@ -51,14 +53,18 @@ begin
       from rows r order by r.ord
     on conflict (namespace, dedupe_key) where dedupe_key is not null do nothing
     returning t.id
+  ), woken as (
+    select r.queue, ceil(greatest(0, date_part('epoch', min(r.run_at) - now()) * 1000))::bigint as due_ms
+      from rows r join ins on ins.id = r.id
+     group by r.queue
   )
   select array_agg(r.ord order by r.ord), array_agg(r.id order by r.ord),
          array_agg(r.dedupe_key order by r.ord), array_agg(ins.id is not null order by r.ord),
-         array_agg(distinct r.queue) filter (where ins.id is not null and r.run_at <= now())
-    into v_ord, v_id, v_key, v_created, v_queues
+         (select array_agg(w.queue) from woken w), (select array_agg(w.due_ms) from woken w)
+    into v_ord, v_id, v_key, v_created, v_queues, v_due_ms
     from rows r left join ins on ins.id = r.id;
 
-  perform pg_notify('workhorse:' || p_namespace, q) from unnest(v_queues) q;
+  perform workhorse.notify_wake_v1(p_namespace, u.q, u.d) from unnest(v_queues, v_due_ms) as u(q, d);
 
   -- A fresh statement (and snapshot) finds the winners of dedupe conflicts,
   -- including rows committed by concurrent enqueues we waited for.
@@ -69,7 +75,7 @@ begin
    order by u.o;
 end $$;
 comment on function workhorse.enqueue_many_v1(text, jsonb) is
-  'Inserts a JSON array of job objects in one statement. Keys (snake_case): type (required), queue (default "default"), payload, priority (lower runs first), run_at (timestamptz) or delay_ms (added to the database clock), max_attempts, backoff_kind (exponential | linear | fixed), backoff_base_ms, backoff_max_ms, concurrency_key, dedupe_key, timeout_ms. Refuses anything else, a job without a type and a malformed namespace with WH422, writing nothing. Returns one row per input in input order (ord from 1): id, and created = false when a job with the same dedupe_key already existed (its id is returned). Notifies workhorse:<namespace> once per queue that received a due job, payload = the queue name. The caller validates payloads; the database stores what it is given.';
+  'Inserts a JSON array of job objects in one statement. Keys (snake_case): type (required), queue (default "default"), payload, priority (lower runs first), run_at (timestamptz) or delay_ms (added to the database clock), max_attempts, backoff_kind (exponential | linear | fixed), backoff_base_ms, backoff_max_ms, concurrency_key, dedupe_key, timeout_ms. Refuses anything else, a job without a type and a malformed namespace with WH422, writing nothing. Returns one row per input in input order (ord from 1): id, and created = false when a job with the same dedupe_key already existed (its id is returned). Sends one wake hint (notify_wake_v1) per queue that received a job due within wake_horizon_ms_v1(), payload = ms until its earliest new job comes due (0 = now). The caller validates payloads; the database stores what it is given.';
 
 create function workhorse.enqueue_v1(p_namespace text, p_job jsonb)
 returns table (id bigint, created boolean) language sql as $$

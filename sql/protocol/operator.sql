@@ -45,13 +45,13 @@ begin
        set status = 'ready', attempt = case when v_status = 'ready' then j.attempt else 0 end,
            run_at = now(), finished_at = null, updated_at = now()
      where j.id = p_job_id;
-    perform pg_notify('workhorse:' || p_namespace, v_queue);
+    perform workhorse.notify_wake_v1(p_namespace, v_queue, 0);
     return query select 'ready'::text; return;
   end if;
   return query select v_status;
 end $$;
 comment on function workhorse.retry_v1(text, bigint) is
-  'Makes a failed or cancelled job ready now with a fresh attempt budget (attempt = 0), or pulls a scheduled ready job forward to now, and notifies its queue. Returns the status after the call (ready), the unchanged status of a succeeded, running or waiting job, or no row when the job does not exist.';
+  'Makes a failed or cancelled job ready now with a fresh attempt budget (attempt = 0), or pulls a scheduled ready job forward to now, and wakes its queue (notify_wake_v1). Returns the status after the call (ready), the unchanged status of a succeeded, running or waiting job, or no row when the job does not exist.';
 
 create function workhorse.set_queue_v1(
   p_namespace text, p_queue text, p_paused boolean, p_concurrency_limit integer,
@@ -71,10 +71,10 @@ begin
     refilled_at = now(), updated_at = now()
    where q.namespace = p_namespace and q.name = p_queue
   returning q.*;
-  if p_paused = false then perform pg_notify('workhorse:' || p_namespace, p_queue); end if;
+  if p_paused = false then perform workhorse.notify_wake_v1(p_namespace, p_queue, 0); end if;
 end $$;
 comment on function workhorse.set_queue_v1(text, text, boolean, integer, integer, integer) is
-  'Creates or changes a queue''s policy row: paused, concurrency_limit (running jobs fleet-wide), rate_limit starts per rate_period_ms (a token bucket). A null argument leaves the field as it is; a negative limit clears it. Resuming notifies the queue. Returns the row.';
+  'Creates or changes a queue''s policy row: paused, concurrency_limit (running jobs fleet-wide), rate_limit starts per rate_period_ms (a token bucket). A null argument leaves the field as it is; a negative limit clears it. Resuming wakes the queue (notify_wake_v1). Returns the row.';
 
 create function workhorse.set_worker_paused_v1(p_namespace text, p_worker_id text, p_paused boolean)
 returns boolean language plpgsql as $$
@@ -84,4 +84,4 @@ begin
   return found;
 end $$;
 comment on function workhorse.set_worker_paused_v1(text, text, boolean) is
-  'Stores an operator pause on a worker''s registry row; the worker reads it in its heartbeat answer and stops (or resumes) claiming. It dies with that registration. Returns false when no such worker is registered.';
+  'Stores an operator pause on a worker''s registry row; the worker reads it at its next registry refresh (or heartbeat) and stops (or resumes) claiming. It dies with that registration. Returns false when no such worker is registered.';

@@ -44,7 +44,7 @@ begin
       from upd
     on conflict do nothing
   ), notified as (
-    select pg_notify('workhorse:' || p_namespace, q.queue)
+    select workhorse.notify_wake_v1(p_namespace, q.queue, 0)
       from (select distinct upd.queue from upd where upd.status = 'ready') q
   )
   select count(*) into v_recovered from upd, (select count(*) from notified) n;
@@ -64,4 +64,4 @@ begin
   return v_recovered;
 end $$;
 comment on function workhorse.recover_expired_v1(text, integer) is
-  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates and notifies each queue that got a ready job. Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';
+  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates and wakes each queue that got a ready job (notify_wake_v1, due now). Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';

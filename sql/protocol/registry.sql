@@ -1,6 +1,7 @@
 -- registry: the worker registry is the only membership list. A worker
 -- registers before it claims (claim_many_v1 refuses an unregistered worker)
--- and deregisters when it stops.
+-- and deregisters when it stops; between the two it refreshes its row on
+-- its own registry interval.
 
 create function workhorse.register_worker_v1(
   p_namespace text, p_worker_id text, p_build text, p_kind text, p_queues text[],
@@ -30,6 +31,7 @@ create function workhorse.deregister_worker_v1(p_namespace text, p_worker_id tex
 returns integer language plpgsql as $$
 declare
   v_released integer;
+  v_queues text[];
 begin
   with rel as (
     delete from workhorse.job_runtime r
@@ -40,21 +42,45 @@ begin
        set status = 'ready', attempt = greatest(j.attempt - 1, 0), updated_at = now(), started_at = null
       from rel
      where j.id = rel.job_id and j.execution = rel.execution
-    returning j.id, j.execution, j.attempt, rel.claimed_at
+    returning j.id, j.execution, j.attempt, j.queue, rel.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
     select upd.id, upd.execution, upd.attempt + 1, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
   )
-  select count(*) into v_released from upd;
+  select count(*), array_agg(distinct upd.queue) into v_released, v_queues from upd;
 
   update workhorse.job_runtime set expires_at = now()
    where namespace = p_namespace and worker_id = p_worker_id;
 
   delete from workhorse.worker_registry where namespace = p_namespace and id = p_worker_id;
-  perform pg_notify('workhorse:' || p_namespace, '*') where v_released > 0;
+  perform workhorse.notify_wake_v1(p_namespace, q, 0) from unnest(v_queues) q;
   return v_released;
 end $$;
 comment on function workhorse.deregister_worker_v1(text, text, bigint[]) is
-  'Removes the registry row. The leases in p_unstarted (claimed, handler never started) go back to ready with no attempt counted (ledger outcome released); every other lease the worker still holds is expired at once, so the next recovery pass returns it. Safe to repeat. Returns how many were released; notifies the namespace''s wake channel with payload * when any were.';
+  'Removes the registry row. The leases in p_unstarted (claimed, handler never started) go back to ready with no attempt counted (ledger outcome released); every other lease the worker still holds is expired at once, so the next recovery pass returns it. Safe to repeat. Returns how many were released, and wakes each queue that got one back (notify_wake_v1, due now).';
+
+-- The registry refresh: a worker calls it on its own interval
+-- (registryIntervalMs), apart from the heartbeat, so an operator pause
+-- reaches it within that interval whatever its lease.
+create function workhorse.refresh_worker_v1(p_namespace text, p_worker_id text, p_active integer)
+returns table (registered boolean, paused boolean, peers integer) language plpgsql as $$
+declare
+  v_queues text[];
+  v_paused boolean;
+begin
+  update workhorse.worker_registry w
+     set last_seen = now(), active = p_active, state = case when w.state = 'dead' then 'active' else w.state end
+   where w.namespace = p_namespace and w.id = p_worker_id
+  returning w.queues, w.operator_paused into v_queues, v_paused;
+  if not found then
+    return query select false, false, 0;
+    return;
+  end if;
+  return query select true, v_paused,
+    (select count(*)::integer from workhorse.worker_registry o
+      where o.namespace = p_namespace and o.id <> p_worker_id and o.state <> 'dead' and o.queues && v_queues);
+end $$;
+comment on function workhorse.refresh_worker_v1(text, text, integer) is
+  'Refreshes a worker''s registry row (last_seen, active = p_active handlers). Returns registered (false when the row is gone: register again), paused (the operator pause) and peers (other live workers sharing any of its queues: with none, a wake hint needs no stagger).';

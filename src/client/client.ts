@@ -12,6 +12,7 @@ import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import type { JobDefinition, PayloadInput } from './defineJob.js';
 import { buildJobInsert, DEFAULT_MAX_PAYLOAD_BYTES, type EnqueueOptions } from './enqueueInput.js';
+import { hintsFor, type WakeHints } from './wakeHints.js';
 
 const clientOptionsSchema = z
   .object({
@@ -22,6 +23,10 @@ const clientOptionsSchema = z
     maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
     /** Size of the pool the client creates (ignored when `pool` is given). */
     poolMax: z.number().int().positive().max(1000).default(10),
+    /** Wake hints beside NOTIFY (e.g. redisWakeHints): published after each enqueue this client commits; its workers subscribe. */
+    wakeHints: z
+      .custom<WakeHints>((v) => typeof v === 'object' && v !== null && typeof (v as WakeHints).publish === 'function', 'wakeHints must be a WakeHints')
+      .optional(),
   })
   .strict()
   .refine((o) => Boolean(o.connectionString) !== Boolean(o.pool), {
@@ -67,6 +72,8 @@ export class Client {
   readonly pool: pg.Pool;
   readonly admin: Admin;
   readonly maxPayloadBytes: number;
+  /** Optional wake hints beside NOTIFY; the caller that made them closes them. */
+  readonly wakeHints: WakeHints | undefined;
   private readonly ownsPool: boolean;
   private readonly definitions = new Map<string, JobDefinition>();
   private schemaChecked: Promise<void> | undefined;
@@ -75,6 +82,7 @@ export class Client {
     const o = parseConfig(clientOptionsSchema, options, 'client options');
     this.namespace = o.namespace;
     this.maxPayloadBytes = o.maxPayloadBytes;
+    this.wakeHints = o.wakeHints;
     this.ownsPool = !o.pool;
     this.pool =
       o.pool ??
@@ -176,7 +184,13 @@ export class Client {
     });
     if (rows.length === 0) return [];
     await this.ready();
-    return this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
+    const results = await this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
+    // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
+    // at its commit) and the safety poll cover those.
+    if (this.wakeHints && !opts.tx) {
+      this.wakeHints.publish(this.namespace, hintsFor(rows, results.map((r) => r.created)));
+    }
+    return results;
   }
 
   async getJob(id: string | number): Promise<JobRecord | null> {

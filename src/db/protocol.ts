@@ -1,7 +1,7 @@
 // The protocol seam: one function per SQL protocol function, grouped in one
 // module per lifecycle stage that mirrors sql/protocol/ file for file
-// (registry, enqueue, claim, heartbeat, recovery, settle, steps, operator,
-// reads, schedules, tick, retention). `Protocol` is what a provider
+// (registry, wake, enqueue, claim, heartbeat, recovery, settle, steps,
+// operator, reads, schedules, tick, retention). `Protocol` is what a provider
 // implements; `postgresProtocol` is the PostgreSQL one, and the only code
 // in the runtime that sends SQL. Every call is one round trip, parameterised.
 import * as claim from './protocol/claim.js';
@@ -16,6 +16,7 @@ import * as schedules from './protocol/schedules.js';
 import * as settle from './protocol/settle.js';
 import * as steps from './protocol/steps.js';
 import * as tick from './protocol/tick.js';
+import * as wake from './protocol/wake.js';
 
 export type { Queryable } from './queryable.js';
 export * from './protocol/claim.js';
@@ -30,11 +31,14 @@ export * from './protocol/schedules.js';
 export * from './protocol/settle.js';
 export * from './protocol/steps.js';
 export * from './protocol/tick.js';
+export * from './protocol/wake.js';
 
 /** Every protocol call, by stage. A second provider implements this. */
 export interface Protocol {
   registerWorker: typeof registry.registerWorker;
   deregisterWorker: typeof registry.deregisterWorker;
+  refreshWorker: typeof registry.refreshWorker;
+  nextDue: typeof wake.nextDue;
   enqueueMany: typeof enqueue.enqueueMany;
   claimMany: typeof claim.claimMany;
   heartbeatMany: typeof heartbeat.heartbeatMany;
@@ -67,6 +71,7 @@ export interface Protocol {
 
 export const postgresProtocol: Protocol = {
   ...registry,
+  ...wake,
   ...enqueue,
   claimMany: claim.claimMany,
   heartbeatMany: heartbeat.heartbeatMany,

@@ -11,7 +11,6 @@ import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
-import { leaseMsFor } from '../timing.js';
 import { freeRoom } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
@@ -58,7 +57,7 @@ export class WorkerCore {
   constructor(private readonly s: CoreSetup) {
     const { client, options } = s;
     this.protocol = client.protocol;
-    this.leaseMs = leaseMsFor(options.heartbeatMs);
+    this.leaseMs = options.leaseMs;
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs) });
     this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol);
     this.heartbeat = new Heartbeat({
@@ -72,12 +71,7 @@ export class WorkerCore {
       leases: () => this.table.held(),
       active: () => this.table.running,
       onLost: (id) => this.loseLease(id),
-      onResult: async (hb) => {
-        const wasPaused = this.paused;
-        this.operatorPaused = hb.paused;
-        if (wasPaused && !this.paused) s.wake('hint');
-        if (!hb.registered && !this.executor.closed) await this.register();
-      },
+      onResult: (hb) => this.applyRegistry(hb),
       onError: (err) => this.emitError(err),
     });
     this.executor = new Executor({
@@ -138,6 +132,24 @@ export class WorkerCore {
       this.registering = undefined;
     });
     return this.registering;
+  }
+
+  /**
+   * What the registry says (a heartbeat's or a registry refresh's answer):
+   * the operator pause, and whether the row still exists (if not, register
+   * again). Until an answer arrives, the last pause decision stands.
+   */
+  async applyRegistry(r: { registered: boolean; paused: boolean }): Promise<void> {
+    const wasPaused = this.paused;
+    this.operatorPaused = r.paused;
+    if (wasPaused && !this.paused) this.s.wake('hint');
+    if (!r.registered && !this.executor.closed) await this.register();
+  }
+
+  /** When the next delayed job of this worker's queues comes due (ms, at most `withinMs` ahead), or null. */
+  nextDue(withinMs: number): Promise<number | null> {
+    if (this.s.handlers.size === 0) return Promise.resolve(null);
+    return this.protocol.nextDue(this.db, this.s.client.namespace, this.s.options.queues, this.s.handlers.types, withinMs);
   }
 
   /**

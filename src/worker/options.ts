@@ -1,8 +1,9 @@
-// Worker options, parsed once with zod when the worker is built.
+// Worker options, parsed once with zod when the worker is built. Timing
+// (heartbeat, lease, dead threshold) is derived in src/timing.ts.
 import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
-import { DEFAULT_HEARTBEAT_MS } from '../timing.js';
+import { workerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
@@ -17,15 +18,26 @@ export const workerOptionsSchema = z
     concurrency: z.number().int().min(1).max(10_000).default(10),
     /** Extra jobs claimed ahead of free slots (a local buffer). Unstarted ones go back on stop. */
     prefetch: z.number().int().min(0).max(10_000).default(0),
-    /** The one timing knob: lease = 4 heartbeats, dead = 7. */
-    heartbeatMs: z.number().int().min(50).max(3_600_000).default(DEFAULT_HEARTBEAT_MS),
+    /**
+     * How long a claim owns a job before the database may recover it. With
+     * only leaseMs the heartbeat is a third of it; default four heartbeats.
+     */
+    leaseMs: z.number().int().min(150).max(4 * 3_600_000).optional(),
+    /** How often the one background timer refreshes every lease. Default a third of leaseMs, or 45 s. */
+    heartbeatMs: z.number().int().min(50).max(3_600_000).optional(),
+    /** How often the registry row is refreshed and the operator pause read. Default 5 s (or the heartbeat, if shorter). */
+    registryIntervalMs: z.number().int().min(20).max(3_600_000).optional(),
     workerId: workerIdSchema.optional(),
     /** Build id of this deployment, stored in the registry. */
     build: z.string().max(200).default('unversioned'),
-    /** Safety poll under the LISTEN wake hints. */
+    /** Safety poll under the wake hints. */
     pollMs: z.number().int().min(10).max(600_000).default(1000),
+    /** Without an active listener, empty polls back off up to this. Default 5 s (at least pollMs). */
+    maxPollMs: z.number().int().min(10).max(600_000).optional(),
     /** LISTEN for wake hints on a dedicated connection (turn off behind transaction poolers). */
     listen: z.boolean().default(true),
+    /** A claim a wake hint triggers waits a random 0..staggerMs first when other workers share the queues. */
+    staggerMs: z.number().int().min(0).max(10_000).default(10),
     /** Expired leases one heartbeat's recovery pass returns at most. */
     recoverLimit: z.number().int().min(0).max(100_000).default(100),
     /**
@@ -42,7 +54,20 @@ export const workerOptionsSchema = z
       .union([z.number().int().min(0), z.custom<(attempt: number, job: ClaimedJob) => number | undefined>((v) => typeof v === 'function')])
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.heartbeatMs === undefined || o.leaseMs === undefined || o.heartbeatMs < o.leaseMs, {
+    message: 'heartbeatMs must be shorter than leaseMs: every lease is refreshed once per heartbeat',
+    path: ['heartbeatMs'],
+  })
+  .refine((o) => o.maxPollMs === undefined || o.maxPollMs >= o.pollMs, {
+    message: 'maxPollMs must be at least pollMs',
+    path: ['maxPollMs'],
+  });
+
+/** Listener-less idle polls back off up to this unless maxPollMs says otherwise. */
+export const DEFAULT_MAX_POLL_MS = 5_000;
+/** The registry row is refreshed this often unless registryIntervalMs (or a shorter heartbeat) says otherwise. */
+export const DEFAULT_REGISTRY_INTERVAL_MS = 5_000;
 
 export type WorkerOptions = z.input<typeof workerOptionsSchema>;
 
@@ -51,10 +76,14 @@ export interface ResolvedWorkerOptions {
   concurrency: number;
   prefetch: number;
   heartbeatMs: number;
+  leaseMs: number;
+  registryIntervalMs: number;
   workerId: string;
   build: string;
   pollMs: number;
+  maxPollMs: number;
   listen: boolean;
+  staggerMs: number;
   recoverLimit: number;
   retryDelayMs: RetryDelay | undefined;
   scheduleNamespaces: string[] | undefined;
@@ -62,15 +91,20 @@ export interface ResolvedWorkerOptions {
 }
 
 export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): ResolvedWorkerOptions {
+  const timing = workerTiming(o);
   return {
     queues: o.queues ?? [o.queue ?? 'default'],
     concurrency: o.concurrency,
     prefetch: o.prefetch,
-    heartbeatMs: o.heartbeatMs,
+    heartbeatMs: timing.heartbeatMs,
+    leaseMs: timing.leaseMs,
+    registryIntervalMs: o.registryIntervalMs ?? Math.min(DEFAULT_REGISTRY_INTERVAL_MS, timing.heartbeatMs),
     workerId: o.workerId ?? defaultWorkerId(),
     build: o.build,
     pollMs: o.pollMs,
+    maxPollMs: o.maxPollMs ?? Math.max(o.pollMs, DEFAULT_MAX_POLL_MS),
     listen: o.listen,
+    staggerMs: o.staggerMs,
     recoverLimit: o.recoverLimit,
     retryDelayMs: o.retryDelayMs,
     scheduleNamespaces: o.scheduleNamespaces,

@@ -1,16 +1,29 @@
 // The long-lived worker's loop: wait for the database (a worker started
-// while it is down waits for it), register, start the heartbeat, the wake
-// listener and any companions (the schedule runner), then claim whenever
-// enough room is free and sleep until a wake-up or the safety poll; on stop,
-// drain the started handlers and deregister. A database fault never ends
-// the loop: claims back off (capped) and try again.
+// while it is down waits for it), register, start the heartbeat, the
+// registry refresh, the wake listeners (LISTEN, and Redis when the client
+// has it) and any companions (the schedule runner); then look for work
+// whenever enough room is free and sleep until a wake-up, the next delayed
+// job's due time or the safety poll; on stop, drain the started handlers
+// and deregister. A database fault never ends the loop: claims back off
+// (capped) and try again.
+//
+// The wake path: a hint from another process (NOTIFY or Redis) or a due
+// time claims after a short random stagger when peers share the queues, so
+// idle workers do not all hit the same rows at once. A look that finds
+// nothing more to claim reads when the next delayed job comes due (when
+// no hint announced it) and the loop wakes then. Without an active
+// listener, consecutive empty polls back off (capped at maxPollMs) and the
+// first successful claim resets the delay.
 import type pg from 'pg';
 import type { Client } from '../client/client.js';
-import { retryTransient } from '../db/retryTransient.js';
-import { isTransientDbError } from '../db/transient.js';
+import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
+import { GuardedDb } from '../db/guardedDb.js';
+import { Backoff, pause } from '../db/retryTransient.js';
+import { ConfigError, SchemaVersionError, ValidationError } from '../errors.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
 import type { ResolvedWorkerOptions } from './options.js';
+import { RegistryRefresher } from './registryRefresh.js';
 import type { Waiter, WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
 
@@ -30,11 +43,23 @@ export interface RunLoopSetup {
   startCompanion(): Promise<Companion | undefined>;
 }
 
+/** Errors no retry can fix: the loop gives up on them at start-up. */
+function fatalAtStart(err: unknown): boolean {
+  return err instanceof SchemaVersionError || err instanceof ConfigError || err instanceof ValidationError;
+}
+
 export class RunLoop {
   private readonly halt = new AbortController();
-  private listener: WakeListener | undefined;
+  private readonly listeners: WakeSubscription[] = [];
+  private refresher: RegistryRefresher | undefined;
   private companion: Companion | undefined;
   private claimFailures = 0;
+  /** Consecutive empty safety polls (the listener-less backoff). */
+  private emptyPolls = 0;
+  /** Live peers sharing a queue, from the registry refresh; unknown counts as some. */
+  private peers = 1;
+  /** A delayed job may exist that no hint announced: read the next due time after the next look. */
+  private dueUnknown = true;
 
   constructor(private readonly s: RunLoopSetup) {}
 
@@ -44,71 +69,146 @@ export class RunLoop {
     this.s.waiter.wake();
   }
 
+  /** Whether the loop has started and not ended (the liveness probe). */
+  get alive(): boolean {
+    return this.started && !this.ended;
+  }
+
+  private started = false;
+  private ended = false;
+
+  /** A job this worker retried may come due before anyone announces it. */
+  noteRetry(): void {
+    this.dueUnknown = true;
+    this.s.waiter.wake('slot');
+  }
+
   async run(): Promise<void> {
-    const { core, waiter, options } = this.s;
+    const { core, waiter } = this.s;
+    this.started = true;
     try {
       if (!(await this.startPatiently())) return;
       this.companion = await this.s.startCompanion();
       let reason: WakeReason = 'hint';
       while (!this.halt.signal.aborted) {
-        if (!core.paused && core.freeRoom >= claimThreshold(options, reason, core.table.size === 0)) {
-          try {
-            const want = core.freeRoom;
-            const got = await core.claim();
-            this.claimFailures = 0;
-            if (got.length > 0 && got.length === want) {
-              reason = 'slot';
-              continue;
-            }
-          } catch (err) {
-            // A database fault: back off (capped) instead of polling a dead server.
-            const delay = Math.min(CLAIM_BACKOFF_MAX_MS, 100 * 2 ** Math.min(this.claimFailures++, 10));
-            core.emitError(err, `claim failed; retrying in ${delay} ms`);
-            reason = await waiter.wait(Math.max(delay, 1));
-            continue;
-          }
-        }
-        reason = await waiter.wait(options.pollMs);
+        const next = await this.look(reason);
+        reason = next ?? (await waiter.wait(this.pollIntervalMs()));
       }
       await core.drain();
     } finally {
       await this.companion?.stop();
-      await this.listener?.close();
+      await Promise.all(this.listeners.map((l) => l.close()));
+      await this.refresher?.stop();
       await core.shutdown();
+      this.ended = true;
     }
   }
 
   /**
-   * Registers, waiting out database faults (capped backoff with jitter, one
-   * log line per failure) until it succeeds or the loop is stopped. A schema
-   * mismatch or any other error rejects at once. Returns false when stopped
-   * before it could start.
+   * One look at the database: maybe claim, maybe read when the next delayed
+   * job comes due. Returns a reason to look again at once, or undefined to
+   * wait (until a wake-up, a due time or the poll).
+   */
+  private async look(reason: WakeReason): Promise<WakeReason | undefined> {
+    const { core, options, waiter } = this.s;
+    if ((reason === 'notify' || reason === 'due') && this.peers > 0 && options.staggerMs > 0) {
+      await pause(Math.random() * options.staggerMs, this.halt.signal);
+      if (this.halt.signal.aborted) return undefined;
+    }
+    if (core.paused || core.freeRoom < claimThreshold(options, reason, core.table.size === 0)) return undefined;
+    try {
+      const want = core.freeRoom;
+      const got = await core.claim();
+      this.claimFailures = 0;
+      if (got.length > 0) this.emptyPolls = 0;
+      else if (reason === 'timeout') this.emptyPolls++;
+      // Every free slot filled: more may be due; the next freed slots claim again.
+      if (got.length > 0 && got.length === want) return 'slot';
+      if (reason === 'timeout' || reason === 'due' || this.dueUnknown) await this.readNextDue();
+      return undefined;
+    } catch (err) {
+      // A database fault: back off (capped) instead of polling a dead server.
+      const delay = Math.min(CLAIM_BACKOFF_MAX_MS, 100 * 2 ** Math.min(this.claimFailures++, 10));
+      core.emitError(err, `claim failed; retrying in ${delay} ms`);
+      return waiter.wait(Math.max(delay, 1));
+    }
+  }
+
+  /** Sets the due-time wake-up from the database's answer (looking as far ahead as the coming wait). */
+  private async readNextDue(): Promise<void> {
+    const { core, waiter } = this.s;
+    try {
+      const ms = await core.nextDue(this.pollIntervalMs());
+      this.dueUnknown = false;
+      if (ms !== null) waiter.wakeAt(Date.now() + ms);
+    } catch (err) {
+      core.emitError(err, 'could not read when the next delayed job comes due; the safety poll covers it');
+    }
+  }
+
+  /** The safety poll: fixed while a listener is active; otherwise doubled per empty poll, capped. */
+  private pollIntervalMs(): number {
+    const { pollMs, maxPollMs } = this.s.options;
+    if (this.listeners.some((l) => l.active)) return pollMs;
+    return Math.min(maxPollMs, pollMs * 2 ** Math.min(this.emptyPolls, 20));
+  }
+
+  private onHint = (hint: WakeHint): void => {
+    if (hint.dueInMs <= 0) this.s.waiter.wake('notify');
+    else this.s.waiter.wakeAt(Date.now() + hint.dueInMs);
+  };
+
+  private onReconnect = (): void => {
+    this.dueUnknown = true;
+    this.s.waiter.wake('notify');
+  };
+
+  /**
+   * Registers, waiting out any failure but a schema or configuration error
+   * (capped backoff with jitter, one log line per failure) until it
+   * succeeds or the loop is stopped; then starts the timers and listeners.
+   * Returns false when stopped before it could start.
    */
   private async startPatiently(): Promise<boolean> {
-    const { core, client, options, waiter } = this.s;
-    try {
-      await retryTransient(() => core.register(), {
-        signal: this.halt.signal,
-        baseMs: 250,
-        maxMs: 10_000,
-        onRetry: (err, ms) => core.emitError(err, `cannot reach the database; retrying in ${ms} ms`),
-      });
-    } catch (err) {
-      if (this.halt.signal.aborted && isTransientDbError(err)) return false;
-      throw err;
+    const { core, client, options } = this.s;
+    const backoff = new Backoff({ baseMs: 250, maxMs: 10_000 });
+    for (;;) {
+      try {
+        await core.register();
+        break;
+      } catch (err) {
+        if (fatalAtStart(err)) throw err;
+        if (this.halt.signal.aborted) return false;
+        const ms = backoff.next();
+        core.emitError(err, `cannot register; retrying in ${ms} ms`);
+        await pause(ms, this.halt.signal);
+        if (this.halt.signal.aborted) return false;
+      }
     }
     core.startHeartbeat();
+    this.refresher = new RegistryRefresher({
+      protocol: client.protocol,
+      db: new GuardedDb(client.pool, { timeoutMs: Math.max(1_000, options.registryIntervalMs) }),
+      namespace: client.namespace,
+      workerId: options.workerId,
+      intervalMs: options.registryIntervalMs,
+      active: () => core.table.running,
+      onResult: async (r) => {
+        this.peers = r.peers;
+        await core.applyRegistry(r);
+      },
+      onError: (err) => core.emitError(err, 'registry refresh failed; dispatch goes on and the last pause decision stands'),
+    });
+    this.refresher.start();
     if (options.listen) {
       const config = (client.pool as unknown as { options: pg.ClientConfig }).options;
-      this.listener = new WakeListener(
-        config,
-        client.namespace,
-        new Set(options.queues),
-        () => waiter.wake(),
-        (err) => core.emitError(err, 'wake listener cannot connect; the safety poll covers the gap'),
+      const listener = new WakeListener(config, client.namespace, options.queues, this.onHint, this.onReconnect, (err) =>
+        core.emitError(err, 'wake listener cannot connect; the safety poll covers the gap'),
       );
-      this.listener.start();
+      listener.start();
+      this.listeners.push(listener);
     }
+    if (client.wakeHints) this.listeners.push(client.wakeHints.subscribe(client.namespace, options.queues, this.onHint, this.onReconnect));
     return true;
   }
 }

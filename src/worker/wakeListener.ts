@@ -1,30 +1,42 @@
-// LISTEN for wake hints on one dedicated connection. Enqueue, retry,
-// recovery and queue resume NOTIFY `workhorse:<namespace>` with the queue
-// name as payload (once per queue per statement); a hint for one of our
-// queues wakes the run loop early. Hints carry no truth: the safety poll
-// still runs. A connection that fails to open or dies later is replaced
-// with capped backoff, and the loop is woken once it listens again (a hint
-// may have been missed meanwhile).
+// LISTEN for wake hints on one dedicated connection: one channel per queue
+// of the worker (wakeChannel.ts), so activity on another queue never wakes
+// it. Enqueue, recovery, an operator retry, a queue resume and a
+// deregister's hand-back NOTIFY the affected queues once per statement,
+// with how long until the announced job comes due. Hints carry no truth:
+// the safety poll still runs. A connection that fails to open or dies
+// later is replaced with capped backoff, and the worker is told once it
+// listens again (a hint may have been missed meanwhile).
 import pg from 'pg';
+import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { Backoff } from '../db/retryTransient.js';
+import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
-export class WakeListener {
+export class WakeListener implements WakeSubscription {
   private client: pg.Client | undefined;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff({ baseMs: 250, maxMs: 10_000 });
   private opened = 0;
+  private readonly byChannel: Map<string, string>;
 
   constructor(
     private readonly connectionConfig: pg.ClientConfig,
-    private readonly namespace: string,
-    private readonly queues: ReadonlySet<string>,
-    private readonly onWake: () => void,
+    namespace: string,
+    queues: readonly string[],
+    private readonly onHint: (hint: WakeHint) => void,
+    private readonly onReconnect: () => void,
     private readonly onError: (err: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.byChannel = new Map(queues.map((q) => [wakeChannel(namespace, q), q]));
+  }
 
-  get channel(): string {
-    return `workhorse:${this.namespace}`;
+  get channels(): string[] {
+    return [...this.byChannel.keys()];
+  }
+
+  /** Listening right now. */
+  get active(): boolean {
+    return this.client !== undefined;
   }
 
   /** Starts listening; a failure is reported and retried, never thrown. */
@@ -38,12 +50,12 @@ export class WakeListener {
     client.on('error', () => this.replace(client));
     client.on('end', () => this.replace(client));
     client.on('notification', (n) => {
-      if (n.channel !== this.channel) return;
-      if (!n.payload || n.payload === '*' || this.queues.has(n.payload)) this.onWake();
+      const queue = this.byChannel.get(n.channel);
+      if (queue !== undefined) this.onHint({ queue, dueInMs: hintDueInMs(n.payload) });
     });
     try {
       await client.connect();
-      await client.query(`listen ${client.escapeIdentifier(this.channel)}`);
+      await client.query(this.channels.map((c) => `listen ${client.escapeIdentifier(c)}`).join('; '));
     } catch (err) {
       client.end().catch(() => undefined);
       this.onError(err);
@@ -56,7 +68,7 @@ export class WakeListener {
     }
     this.client = client;
     this.backoff.reset();
-    if (this.opened++ > 0) this.onWake();
+    if (this.opened++ > 0) this.onReconnect();
   }
 
   private replace(client: pg.Client): void {

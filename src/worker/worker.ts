@@ -18,6 +18,7 @@ import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, 
 import { RunLoop, type Companion } from './runLoop.js';
 import { addSystemHandlers } from './systemHandlers.js';
 import { Waiter } from './waiter.js';
+import type { JobOutcome } from './settleJob.js';
 import type { RuntimeState, WorkerEvents } from './workerTypes.js';
 
 export type { Handler } from './invokeHandler.js';
@@ -95,7 +96,7 @@ export class Worker {
     return {
       workerId: this.workerId,
       registered: core.registered,
-      running: Boolean(this.running),
+      running: Boolean(this.loop?.alive),
       stopping: this.stopping,
       paused: core.paused,
       localPaused: core.localPaused,
@@ -117,8 +118,11 @@ export class Worker {
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const loop = new RunLoop({ core: this.core, client: this.client, options: this.options, waiter: this.waiter, startCompanion: () => this.startSchedules() });
+    const onSettled = (o: JobOutcome) => o.status === 'retried' && loop.noteRetry();
+    this.events.on('settled', onSettled);
     this.loop = loop;
     this.running = loop.run().finally(() => {
+      this.events.off('settled', onSettled);
       this.running = undefined;
       this.loop = undefined;
     });

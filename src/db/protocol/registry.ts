@@ -1,4 +1,4 @@
-// sql/protocol/registry.sql: register and deregister a worker.
+// sql/protocol/registry.sql: register, refresh and deregister a worker.
 import { mapped } from '../sqlState.js';
 import type { Queryable } from '../queryable.js';
 
@@ -36,5 +36,22 @@ export function deregisterWorker(db: Queryable, ns: string, workerId: string, un
   return mapped({}, async () => {
     const r = await db.query<{ n: number }>('select workhorse.deregister_worker_v1($1, $2, $3::bigint[]) as n', [ns, workerId, unstarted]);
     return r.rows[0]!.n;
+  });
+}
+
+export interface RegistryRefresh {
+  /** false when the registry row is gone: register again. */
+  registered: boolean;
+  /** The operator pause stored in the registry. */
+  paused: boolean;
+  /** Other live workers sharing any of this worker's queues. */
+  peers: number;
+}
+
+/** Refreshes the registry row (last seen, active handlers) and reads the operator pause. */
+export function refreshWorker(db: Queryable, ns: string, workerId: string, active: number): Promise<RegistryRefresh> {
+  return mapped({}, async () => {
+    const r = await db.query<RegistryRefresh>('select * from workhorse.refresh_worker_v1($1, $2, $3)', [ns, workerId, active]);
+    return r.rows[0]!;
   });
 }

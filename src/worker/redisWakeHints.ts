@@ -1,0 +1,155 @@
+// The optional Redis wake-up: wake hints over Redis pub/sub beside (or
+// instead of) PostgreSQL's LISTEN, for deployments where a LISTEN
+// connection is not possible (a transaction pooler) or not wanted. A client
+// given these hints publishes one per queue after each enqueue it commits;
+// workers of that client subscribe to their queues' channels (the same
+// names and payloads as NOTIFY, src/worker/wakeChannel.ts).
+//
+// Redis carries no truth. Publishing never waits and never throws: while
+// Redis is away, hints are dropped (no offline queue), so an outage changes
+// nothing but latency: workers fall back to their safety poll and the
+// database's next-due answers. Both connections reconnect with capped
+// backoff; a subscriber that comes back wakes its worker once (hints may
+// have been missed). `redis` (node-redis) is loaded on first use, so code
+// that never enables the wake-up never loads it.
+import type { WakeHint, WakeHints, WakeSubscription } from '../client/wakeHints.js';
+import { hintDueInMs, wakeChannel } from './wakeChannel.js';
+
+/** The part of a node-redis client this module uses. */
+interface RedisClient {
+  readonly isReady: boolean;
+  on(event: 'error' | 'ready', listener: (err?: unknown) => void): unknown;
+  connect(): Promise<unknown>;
+  publish(channel: string, message: string): Promise<unknown>;
+  subscribe(channels: string[], listener: (message: string, channel: string) => void): Promise<void>;
+  destroy(): void;
+}
+
+export interface RedisWakeHintsOptions {
+  /** redis://[user:password@]host:port[/db] (or rediss:// for TLS). */
+  url: string;
+  /** How long one connection attempt may take. Default 2 s. */
+  connectTimeoutMs?: number;
+  /** Told once per outage (not once per reconnect attempt). Default: one log line. */
+  onError?: (err: unknown) => void;
+}
+
+const RECONNECT_MAX_MS = 10_000;
+
+function reconnectDelay(retries: number): number {
+  return Math.round(Math.min(RECONNECT_MAX_MS, 100 * 2 ** Math.min(retries, 10)) * (0.75 + Math.random() * 0.5));
+}
+
+export class RedisWakeHints implements WakeHints {
+  private publisher: RedisClient | undefined;
+  private opening: Promise<RedisClient> | undefined;
+  private readonly subscriptions = new Set<RedisSubscription>();
+  private closed = false;
+
+  constructor(readonly options: RedisWakeHintsOptions) {}
+
+  /** A connected-or-reconnecting client that reports each outage once; `onReady` runs at every (re)connection. */
+  async connect(name: string, onReady: (client: RedisClient) => void = () => undefined): Promise<RedisClient> {
+    const { createClient } = await import('redis');
+    const client: RedisClient = createClient({
+      url: this.options.url,
+      name,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: this.options.connectTimeoutMs ?? 2_000, reconnectStrategy: reconnectDelay },
+    }) as unknown as RedisClient;
+    let reported = false;
+    client.on('error', (err: unknown) => {
+      if (reported) return;
+      reported = true;
+      (this.options.onError ?? ((e: unknown) => console.error(`[workhorse] redis wake-up (${name}) unavailable; polling covers it:`, String(e))))(err);
+    });
+    client.on('ready', () => {
+      reported = false;
+      onReady(client);
+    });
+    // The first attempt may fail; the reconnect strategy keeps trying.
+    client.connect().catch(() => undefined);
+    return client;
+  }
+
+  publish(namespace: string, hints: WakeHint[]): void {
+    if (this.closed || hints.length === 0) return;
+    const p = this.publisher;
+    if (!p) {
+      this.opening ??= this.connect('workhorse-wake-publisher').then((c) => (this.publisher = c));
+      this.opening.then(() => this.publish(namespace, hints)).catch(() => undefined);
+      return;
+    }
+    if (!p.isReady) return;
+    for (const h of hints) p.publish(wakeChannel(namespace, h.queue), String(Math.max(0, Math.ceil(h.dueInMs)))).catch(() => undefined);
+  }
+
+  subscribe(namespace: string, queues: string[], onHint: (hint: WakeHint) => void, onReconnect: () => void): WakeSubscription {
+    const sub = new RedisSubscription(this, namespace, queues, onHint, onReconnect, () => this.subscriptions.delete(sub));
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    const p = this.publisher ?? (await this.opening?.catch(() => undefined));
+    this.publisher = undefined;
+    if (p) p.destroy();
+  }
+}
+
+class RedisSubscription implements WakeSubscription {
+  private client: RedisClient | undefined;
+  private closed = false;
+  private subscribed = false;
+  private readies = 0;
+
+  constructor(
+    hints: RedisWakeHints,
+    namespace: string,
+    queues: string[],
+    onHint: (hint: WakeHint) => void,
+    onReconnect: () => void,
+    private readonly forget: () => void,
+  ) {
+    const byChannel = new Map(queues.map((q) => [wakeChannel(namespace, q), q]));
+    const onReady = (client: RedisClient) => {
+      if (this.closed) return;
+      if (this.readies++ > 0) onReconnect();
+      // Once subscribed, node-redis subscribes again by itself after a reconnect.
+      if (this.subscribed) return;
+      client
+        .subscribe([...byChannel.keys()], (message, channel) => {
+          const queue = byChannel.get(channel);
+          if (queue !== undefined) onHint({ queue, dueInMs: hintDueInMs(message) });
+        })
+        .then(() => (this.subscribed = true))
+        .catch(() => undefined);
+    };
+    void hints
+      .connect('workhorse-wake-subscriber', onReady)
+      .then((client) => {
+        if (this.closed) client.destroy();
+        else this.client = client;
+      })
+      .catch(() => undefined);
+  }
+
+  get active(): boolean {
+    return this.subscribed && Boolean(this.client?.isReady);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.forget();
+    const c = this.client;
+    this.client = undefined;
+    c?.destroy();
+  }
+}
+
+/** Wake hints over Redis pub/sub: give them to createClient({ wakeHints }) (or createWorkhorseAdapter({ redisUrl })). */
+export function redisWakeHints(options: RedisWakeHintsOptions): RedisWakeHints {
+  return new RedisWakeHints(options);
+}
