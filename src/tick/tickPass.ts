@@ -2,12 +2,18 @@
 // claims stop at `claimUntil` (only jobs that fit the time left before it
 // are claimed) and handlers still running at `abortAt` are aborted. It runs
 // a worker core of kind `tick` built from the app's configured Worker (its
-// handlers, options and events) and claims and runs batches until the
-// queues are empty (or, with untilEmpty off, until the window closes).
-// After the first full batch it decides on fan-out.
+// handlers, options and events). Free slots are refilled as handlers
+// finish (once enough are free for a worthwhile batch, the long-lived
+// worker's rule), so one slow job never holds the others back; the pass
+// ends when a claim finds nothing and nothing is running (or, with
+// untilEmpty off, when the window closes). After the first full batch has
+// finished it decides on fan-out.
 import type { Client } from '../client/client.js';
 import { TickDeadlineError } from '../errors.js';
+import { claimThreshold } from '../worker/claimBatching.js';
 import { WorkerCore } from '../worker/core.js';
+import type { Lease } from '../worker/leaseTable.js';
+import { Waiter, type WakeReason } from '../worker/waiter.js';
 import type { Worker } from '../worker/worker.js';
 import { backlogCap, fanoutCount, invokeTicks } from './fanout.js';
 import type { ResolvedTickOptions } from './options.js';
@@ -25,6 +31,8 @@ export interface TickWindow {
 export class TickPass {
   readonly core: WorkerCore;
   private readonly abortTimer: NodeJS.Timeout;
+  /** Woken when a handler's slot comes free. */
+  private readonly waiter = new Waiter();
   /** Set when the pass fans out; awaited before the tick closes its pool. */
   fanout: Promise<void> = Promise.resolve();
 
@@ -44,7 +52,7 @@ export class TickPass {
       kind: 'tick',
       // Handlers see the instant they are aborted as their deadline.
       deadline: new Date(window.abortAt),
-      wake: () => undefined,
+      wake: (reason) => this.waiter.wake(reason),
     });
     this.abortTimer = setTimeout(() => this.core.abortRunning(new TickDeadlineError()), Math.max(0, window.abortAt - Date.now()));
   }
@@ -55,36 +63,52 @@ export class TickPass {
   }
 
   async run(): Promise<void> {
-    this.core.startHeartbeat();
+    const { core } = this;
+    core.startHeartbeat();
     let decided = false;
+    let reason: WakeReason = 'hint';
     while (Date.now() < this.window.claimUntil) {
-      const t0 = Date.now();
-      const claimed = this.core.paused ? [] : await this.core.claim(this.claimableMs());
-      await Promise.all(claimed.map((l) => l.done()));
-      await this.core.drain();
-      if (claimed.length > 0 && !decided) {
-        decided = true;
-        if (claimed.length >= this.o.concurrency) {
-          this.fanout = this.fanOut(Date.now() - t0).catch((err: unknown) => this.log('[workhorse] tick fan-out failed:', err));
+      const idle = core.table.size === 0;
+      if (!core.paused && core.freeRoom >= claimThreshold(this.worker.options, reason, idle)) {
+        const t0 = Date.now();
+        const claimed = await core.claim(this.claimableMs());
+        // A settled lease wakes the loop too: the last one ends the pass at once.
+        for (const l of claimed) void l.done().then(() => this.waiter.wake('slot'));
+        if (claimed.length > 0 && !decided) {
+          decided = true;
+          if (claimed.length >= this.o.concurrency) this.decideFanout(claimed, t0);
         }
+        if (claimed.length === 0 && core.table.size === 0) {
+          if (this.o.untilEmpty) break;
+          reason = await this.waiter.wait(Math.max(0, Math.min(this.o.pollMs, this.window.claimUntil - Date.now())));
+          continue;
+        }
+      } else if (core.paused && idle && this.o.untilEmpty) {
+        break;
       }
-      if (claimed.length === 0) {
-        if (this.o.untilEmpty) break;
-        await new Promise((r) => setTimeout(r, Math.max(0, Math.min(this.o.pollMs, this.window.claimUntil - Date.now()))));
-      }
+      // Handlers are running: claim again once slots come free (or the window closes).
+      reason = await this.waiter.wait(Math.max(0, Math.min(this.o.pollMs, this.window.claimUntil - Date.now())));
     }
+  }
+
+  /** Once the first full batch has finished, its duration sizes the fan-out (in the background). */
+  private decideFanout(batch: Lease[], t0: number): void {
+    this.fanout = Promise.all(batch.map((l) => l.done()))
+      .then(() => this.fanOut(Date.now() - t0))
+      .catch((err: unknown) => this.log('[workhorse] tick fan-out failed:', err));
   }
 
   /** Drains and deregisters; `hard` aborts handlers and gives settlement retries up. */
   async stop(hard: boolean): Promise<void> {
-    clearTimeout(this.abortTimer);
     this.core.close();
     if (hard) {
       this.core.abandon();
       this.core.abortRunning(new TickDeadlineError());
     } else {
+      // Handlers still running at abortAt are aborted while this waits.
       await this.core.drain();
     }
+    clearTimeout(this.abortTimer);
     await this.core.shutdown();
   }
 

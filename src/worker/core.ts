@@ -34,7 +34,7 @@ export interface CoreSetup {
   /** When handlers are aborted (a tick's abort instant), or null. Handlers see it as ctx.deadline. */
   deadline: Date | null;
   /** Something happened the claim loop may act on. */
-  wake(reason: Exclude<WakeReason, 'timeout'>): void;
+  wake(reason: Extract<WakeReason, 'slot' | 'hint'>): void;
 }
 
 export class WorkerCore {

@@ -1,12 +1,20 @@
-// A dedicated worker process: defineWorkerProcess describes the client and
-// the workers; runWorkerProcess (used by `workhorse worker`) owns their
-// lifecycle. The first SIGTERM/SIGINT drains (no new claims, active handlers
-// finish, workers deregister); a second signal, or the drain deadline,
-// stops hard and exits, leaving any active leases to expire and be recovered.
+// A dedicated worker process: defineWorkerProcess describes the adapter
+// (the database resources), the workers and optional HTTP probes;
+// runWorkerProcess (used by `workhorse worker`) owns their lifecycle. The
+// first SIGTERM/SIGINT stops claims and drains (active handlers finish,
+// workers deregister, the adapter closes); a second signal, or the drain
+// deadline, is a hard stop: the CLI exits at once with a non-zero code,
+// whatever handlers do, leaving PostgreSQL to recover the active leases.
+// Each phase is logged in one line.
+import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { describeDbError } from '../db/transient.js';
+import { ConfigError } from '../errors.js';
+import { parseConfig } from '../validation.js';
+import type { WorkhorseAdapter } from './adapter.js';
 import type { WorkerOptions } from './options.js';
+import { probeOptionsSchema, startProbes, type ProbeOptions, type ProbeServer } from './probes.js';
 import { Worker } from './worker.js';
 
 export interface WorkerSpec {
@@ -15,66 +23,145 @@ export interface WorkerSpec {
 }
 
 export interface WorkerProcessDefinition {
-  /** Builds the client (and its pool). Called once at start. */
-  client: () => Client | Promise<Client>;
+  /** Builds the process's database resources (createWorkhorseAdapter). Called once at start. */
+  adapter?: () => WorkhorseAdapter | Promise<WorkhorseAdapter>;
+  /** Or a client (closed with the process); give exactly one of adapter and client. */
+  client?: () => Client | Promise<Client>;
   workers: WorkerSpec[];
+  /** Liveness and readiness over HTTP (see probes.ts). */
+  probes?: ProbeOptions;
   /** After the first signal, how long to drain before stopping hard. Default 60 s. */
   drainTimeoutMs?: number;
 }
 
+const fn = (what: string) => z.custom<(...a: never[]) => unknown>((v) => typeof v === 'function', `${what} must be a function`);
+
+const definitionSchema = z
+  .object({
+    adapter: fn('adapter').optional(),
+    client: fn('client').optional(),
+    workers: z.array(z.object({ options: z.record(z.string(), z.unknown()).optional(), configure: fn('configure') }).strict()).min(1),
+    probes: probeOptionsSchema.optional(),
+    drainTimeoutMs: z.number().int().min(0).max(86_400_000).default(60_000),
+  })
+  .strict()
+  .refine((d) => Boolean(d.adapter) !== Boolean(d.client), { message: 'give exactly one of adapter and client', path: ['adapter'] });
+
+/** Checks the definition now (a ConfigError naming each problem) and returns it. */
 export function defineWorkerProcess(def: WorkerProcessDefinition): WorkerProcessDefinition {
+  parseConfig(definitionSchema, def, 'worker process definition');
   return def;
 }
 
+/** Exit codes of `workhorse worker`. */
+export const EXIT_DRAINED = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_SECOND_SIGNAL = 130;
+export const EXIT_DRAIN_DEADLINE = 124;
+
 export interface RunningProcess {
   workers: Worker[];
-  /** Resolves when every worker has stopped and the client is closed. */
-  done: Promise<'drained' | 'hard'>;
-  /** What a signal does: first call drains, second stops hard. */
-  shutdown(): void;
+  /** The port the probes listen on, when they are on. */
+  probePort: number | undefined;
+  /** Resolves once every worker has stopped and the adapter is closed (or at a hard stop). */
+  done: Promise<'drained' | 'hard' | 'failed'>;
+  /** What a signal does: the first drains, the second stops hard. */
+  shutdown(signal?: string): void;
 }
 
-export async function runWorkerProcess(
-  def: WorkerProcessDefinition,
-  log: (line: string) => void = (l) => console.error(l),
-): Promise<RunningProcess> {
-  const client = await def.client();
-  // A database that is down at start-up is waited for (one line per try);
-  // a schema mismatch fails at once.
-  await retryTransient(() => client.ready(), {
+export interface RunProcessOptions {
+  log?: (line: string) => void;
+  /** A hard stop (second signal, drain deadline): the CLI passes process.exit. Default: stop the workers hard in-process. */
+  exit?: (code: number) => void;
+}
+
+export async function runWorkerProcess(def: WorkerProcessDefinition, o: RunProcessOptions = {}): Promise<RunningProcess> {
+  const d = parseConfig(definitionSchema, def, 'worker process definition');
+  const log = o.log ?? ((l: string) => console.error(l));
+  const adapter = def.adapter ? await def.adapter() : adapterOf(await def.client!());
+  if (!adapter || typeof adapter !== 'object' || !('client' in adapter)) throw new ConfigError('adapter() must return createWorkhorseAdapter(...)');
+  const workers = def.workers.map((spec) => {
+    const w = new Worker(adapter.client, spec.options);
+    spec.configure(w);
+    return w;
+  });
+  let phase: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
+  let probes: ProbeServer | undefined;
+  if (d.probes) {
+    probes = await startProbes(d.probes, {
+      live: () => (phase === 'stopped' ? { ok: false, reason: 'the worker loops have ended' } : { ok: true }),
+      ready: async (timeoutMs) => {
+        if (phase !== 'running') return { ok: false, reason: phase };
+        const unregistered = workers.filter((w) => !w.runtimeState().registered);
+        if (unregistered.length > 0) return { ok: false, reason: `not registered: ${unregistered.map((w) => w.workerId).join(', ')}` };
+        return adapter.ping(timeoutMs).then(
+          () => ({ ok: true }),
+          (err: unknown) => ({ ok: false, reason: `the database does not answer: ${describeDbError(err)}` }),
+        );
+      },
+      workers: () => workers.map((w) => ({ id: w.workerId, ...pick(w.runtimeState()) })),
+    });
+    log(`[workhorse] probes on ${d.probes.host ?? '0.0.0.0'}:${probes.port} (${d.probes.livenessPath ?? '/livez'}, ${d.probes.readinessPath ?? '/readyz'})`);
+  }
+  // A database that is down at start-up is waited for (one line per try); a schema mismatch fails at once.
+  await retryTransient(() => adapter.client.ready(), {
     baseMs: 250,
     maxMs: 10_000,
     onRetry: (err, ms) => log(`[workhorse] cannot reach the database (${describeDbError(err)}); retrying in ${ms} ms`),
   });
-  const workers = def.workers.map((spec) => {
-    const w = new Worker(client, spec.options);
-    spec.configure(w);
-    return w;
-  });
-  const runs = workers.map((w) => w.run());
   let signals = 0;
-  let hard = false;
+  let failed = false;
   let drainTimer: NodeJS.Timeout | undefined;
-  const stopHard = () => {
-    hard = true;
+  let stopHardNow!: (how: 'hard') => void;
+  const hardStopped = new Promise<'hard'>((resolve) => (stopHardNow = resolve));
+  const stopHard = (code: number, line: string) => {
+    log(line);
+    if (o.exit) return o.exit(code);
     for (const w of workers) void w.stop({ hard: true });
+    stopHardNow('hard');
   };
-  const shutdown = () => {
+  const shutdown = (signal = 'stop') => {
     signals++;
     if (signals === 1) {
-      log(`[workhorse] draining ${workers.length} worker(s); signal again to stop at once`);
+      phase = 'draining';
+      log(`[workhorse] ${signal}: draining ${workers.length} worker(s) (deadline ${d.drainTimeoutMs} ms); signal again to exit at once`);
       for (const w of workers) void w.stop();
-      drainTimer = setTimeout(stopHard, def.drainTimeoutMs ?? 60_000);
-      drainTimer.unref();
-    } else {
-      log('[workhorse] stopping now; active leases will be recovered by other workers');
-      stopHard();
+      drainTimer = setTimeout(
+        () => stopHard(EXIT_DRAIN_DEADLINE, `[workhorse] drain deadline (${d.drainTimeoutMs} ms) passed: exiting now (code ${EXIT_DRAIN_DEADLINE}); active leases will be recovered`),
+        d.drainTimeoutMs,
+      );
+    } else if (signals === 2) {
+      stopHard(EXIT_SECOND_SIGNAL, `[workhorse] second ${signal}: exiting now (code ${EXIT_SECOND_SIGNAL}); active leases will be recovered`);
     }
   };
-  const done = Promise.all(runs).then(async () => {
+  const runs = workers.map((w) =>
+    w.run().catch((err: unknown) => {
+      failed = true;
+      log(`[workhorse] worker ${w.workerId} failed: ${err instanceof Error ? err.message : String(err)}`);
+      if (signals === 0) shutdown('failure');
+    }),
+  );
+  phase = 'running';
+  const stopped = Promise.all(runs).then(async () => {
     if (drainTimer) clearTimeout(drainTimer);
-    await client.close();
-    return hard ? ('hard' as const) : ('drained' as const);
+    phase = 'stopped';
+    await adapter.close();
+    await probes?.close();
+    return failed ? ('failed' as const) : ('drained' as const);
   });
-  return { workers, done, shutdown };
+  return { workers, probePort: probes?.port, done: Promise.race([stopped, hardStopped]), shutdown };
+}
+
+function pick(s: ReturnType<Worker['runtimeState']>) {
+  return { registered: s.registered, running: s.running, stopping: s.stopping, paused: s.paused, active: s.active };
+}
+
+/** A bare client as an adapter (the older `client:` form of the definition). */
+function adapterOf(client: Client): WorkhorseAdapter {
+  return {
+    client,
+    namespace: client.namespace,
+    ping: async () => void (await client.pool.query('select 1')),
+    close: () => client.close(),
+  };
 }

@@ -1,31 +1,48 @@
 // `workhorse worker <module>`: loads a compiled module whose default export
-// is a defineWorkerProcess(...) definition and runs it with signal handling.
+// is a defineWorkerProcess(...) definition and runs it with signal
+// handling. The first SIGTERM/SIGINT drains and exits 0; a second signal,
+// or the drain deadline, exits at once (process.exit) with a non-zero code,
+// whatever the handlers are doing: PostgreSQL recovers their leases. One
+// log line per phase.
 import * as z from 'zod';
 import { ValidationError } from '../../errors.js';
-import { runWorkerProcess, type WorkerProcessDefinition } from '../../worker/process.js';
+import { EXIT_DRAINED, EXIT_FAILED, runWorkerProcess, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { loadUserModule } from '../userModule.js';
 
 export const workerCommand: Command = {
   name: 'worker',
-  summary: 'run the workers a compiled defineWorkerProcess() module describes; SIGTERM drains, a second signal exits',
+  summary: 'run the workers a compiled defineWorkerProcess() module describes; SIGTERM drains, a second signal or the drain deadline exits at once',
   usage: 'workhorse worker <module.js>',
-  help: ['<module.js>   compiled module whose default export is defineWorkerProcess({ client, workers })'],
+  help: [
+    '<module.js>   compiled module whose default export is defineWorkerProcess({ adapter, workers, probes? })',
+    'exit codes    0 drained; 1 a worker failed; 124 the drain deadline passed; 130 a second signal',
+  ],
   async run(argv, _env, io) {
     const { positionals } = parseCommandLine(argv, { options: {}, positionals: ['module.js'], required: 1 }, z.object({}));
     const file = positionals[0]!;
     const def = await loadUserModule(file, 'worker module', async (url) => ((await import(url)) as { default?: WorkerProcessDefinition }).default);
-    if (!def || typeof def.client !== 'function' || !Array.isArray(def.workers)) {
-      throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client, workers })`);
+    if (!def || typeof def !== 'object' || (typeof def.adapter !== 'function' && typeof def.client !== 'function') || !Array.isArray(def.workers)) {
+      throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ adapter, workers })`);
     }
-    const proc = await runWorkerProcess(def, io.err);
-    process.on('SIGTERM', proc.shutdown);
-    process.on('SIGINT', proc.shutdown);
+    io.err(`[workhorse] starting ${def.workers.length} worker(s) from ${file}`);
+    let proc: Awaited<ReturnType<typeof runWorkerProcess>> | undefined;
+    // Before the workers run (waiting for the database) nothing is claimed: a signal just ends the process.
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (proc) return proc.shutdown(signal);
+      io.err(`[workhorse] ${signal} before the workers started: exiting 0`);
+      process.exit(EXIT_DRAINED);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    proc = await runWorkerProcess(def, { log: io.err, exit: (code) => process.exit(code) });
     io.err(`[workhorse] ${proc.workers.length} worker(s) running: ${proc.workers.map((w) => w.workerId).join(', ')}`);
     const how = await proc.done;
-    process.off('SIGTERM', proc.shutdown);
-    process.off('SIGINT', proc.shutdown);
-    return how === 'drained' ? 0 : 130;
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    const code = how === 'drained' ? EXIT_DRAINED : EXIT_FAILED;
+    io.err(how === 'drained' ? '[workhorse] drained; exiting 0' : `[workhorse] stopped after a failure; exiting ${code}`);
+    return code;
   },
 };
