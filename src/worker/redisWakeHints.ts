@@ -45,6 +45,15 @@ export class RedisWakeHints implements WakeHints {
   private opening: Promise<RedisClient> | undefined;
   private readonly subscriptions = new Set<RedisSubscription>();
   private closed = false;
+  /** The publisher's first connection: hints asked for before it wait for it. */
+  private everReady = false;
+  private markReady!: () => void;
+  private readonly firstReady = new Promise<void>((resolve) => {
+    this.markReady = () => {
+      this.everReady = true;
+      resolve();
+    };
+  });
 
   constructor(readonly options: RedisWakeHintsOptions) {}
 
@@ -75,14 +84,23 @@ export class RedisWakeHints implements WakeHints {
   publish(namespace: string, hints: WakeHint[]): void {
     if (this.closed || hints.length === 0) return;
     const p = this.publisher;
-    if (!p) {
-      this.opening ??= this.connect('workhorse-wake-publisher').then((c) => (this.publisher = c));
-      this.opening.then(() => this.publish(namespace, hints)).catch(() => undefined);
+    if (p?.isReady) {
+      for (const h of hints) p.publish(wakeChannel(namespace, h.queue), String(Math.max(0, Math.ceil(h.dueInMs)))).catch(() => undefined);
       return;
     }
-    if (!p.isReady) return;
-    for (const h of hints) p.publish(wakeChannel(namespace, h.queue), String(Math.max(0, Math.ceil(h.dueInMs)))).catch(() => undefined);
+    // Until the first connection is up, hints wait for it (at most one
+    // connect timeout); during an outage afterwards they are dropped.
+    if (this.everReady) return;
+    this.opening ??= this.connect('workhorse-wake-publisher', () => this.markReady()).then((c) => (this.publisher = c));
+    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, this.options.connectTimeoutMs ?? 2_000).unref());
+    const asked = Date.now();
+    void Promise.race([this.firstReady, giveUp]).then(() => {
+      // The due times were relative to when they were asked for.
+      const waited = Date.now() - asked;
+      if (this.publisher?.isReady) this.publish(namespace, hints.map((h) => ({ ...h, dueInMs: Math.max(0, h.dueInMs - waited) })));
+    });
   }
+
 
   subscribe(namespace: string, queues: string[], onHint: (hint: WakeHint) => void, onReconnect: () => void): WakeSubscription {
     const sub = new RedisSubscription(this, namespace, queues, onHint, onReconnect, () => this.subscriptions.delete(sub));

@@ -1,0 +1,129 @@
+// The optional Redis wake-up against real Redis servers: the machine's one
+// at 127.0.0.1:6379 (every test here uses its own namespace, so its
+// channels are its own) and, for an outage, a redis-server this test starts
+// and stops itself. With LISTEN off, a Redis hint wakes an idle worker at
+// once and a delayed job's hint wakes it at the due time. Redis carries no
+// truth: pointed at a closed port, or with its server stopped, enqueues
+// still succeed and workers still find the jobs by their safety poll; once
+// the server is back, hints wake them again.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, defineJob, redisWakeHints, Worker, type Client, type RedisWakeHints } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+const Ping = defineJob({ type: 'redis.ping', queue: 'redis', schema: z.object({ n: z.number() }) });
+const SHARED_REDIS = 'redis://127.0.0.1:6379';
+
+let db: TestDatabase;
+const cleanup: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of this test's own, with no persistence; resolves once it accepts connections. */
+async function ownRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  await waitFor(() => out, (o) => o.includes('Ready to accept connections'), { what: 'redis-server to start' });
+  return child;
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A client with Redis wake hints on a namespace of its own, and an idle LISTEN-less worker on it. */
+async function setup(url: string, pollMs: number): Promise<{ client: Client; hints: RedisWakeHints; worker: Worker; errors: unknown[] }> {
+  const errors: unknown[] = [];
+  const hints = redisWakeHints({ url, onError: (e) => errors.push(e) });
+  const namespace = `redis_${randomBytes(4).toString('hex')}`;
+  const client = createClient({ connectionString: db.url, namespace, jobs: [Ping], poolMax: 3, wakeHints: hints });
+  const worker = new Worker(client, { queues: ['redis'], listen: false, pollMs, maxPollMs: pollMs, heartbeatMs: 60_000 });
+  worker.handle(Ping, ({ n }) => ({ n }));
+  cleanup.push(async () => {
+    await worker.stop();
+    await client.close();
+    await hints.close();
+  });
+  void worker.run();
+  await waitFor(() => worker.runtimeState().registered, Boolean, { what: 'registration' });
+  return { client, hints, worker, errors };
+}
+
+async function timeToSucceed(client: Client, enqueue: () => Promise<{ id: string }>, timeoutMs = 10_000): Promise<number> {
+  const t0 = Date.now();
+  const { id } = await enqueue();
+  await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { timeoutMs, what: `job ${id}` });
+  return Date.now() - t0;
+}
+
+describe('the Redis wake-up', () => {
+  it('wakes an idle worker with LISTEN off at once, long before its poll', async () => {
+    const { client } = await setup(SHARED_REDIS, 60_000);
+    await sleep(300); // subscribed
+    expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 1 }))).toBeLessThan(500);
+  });
+
+  it('wakes it at a delayed job\'s due time', async () => {
+    const { client } = await setup(SHARED_REDIS, 60_000);
+    await sleep(300);
+    const { id } = await client.enqueue(Ping, { n: 2 }, { delayMs: 800 });
+    await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the delayed job' });
+    const r = await db.pool.query<{ ms: number }>(`select extract(epoch from started_at - run_at) * 1000 as ms from workhorse.jobs where id = $1`, [id]);
+    expect(Number(r.rows[0]!.ms)).toBeLessThan(100);
+  });
+
+  it('changes nothing but latency when Redis is not there: enqueues succeed, the poll finds the jobs', async () => {
+    const { client, errors } = await setup(`redis://127.0.0.1:${await freePort()}`, 300);
+    const ms = await timeToSucceed(client, () => client.enqueue(Ping, { n: 3 }));
+    expect(ms).toBeLessThan(2_000);
+    await waitFor(() => errors.length, (n) => n >= 1, { what: 'the outage to be reported' });
+    expect(errors.length).toBeLessThanOrEqual(2); // once per connection, not once per reconnect attempt
+  });
+
+  it('falls back to the poll while its Redis server is stopped, and wakes by hint again once it is back', async () => {
+    const port = await freePort();
+    let redis = await ownRedis(port);
+    cleanup.push(() => stopRedis(redis));
+    const { client } = await setup(`redis://127.0.0.1:${port}`, 1_500);
+    await sleep(300);
+    expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 4 }))).toBeLessThan(500);
+
+    await stopRedis(redis);
+    const during = await timeToSucceed(client, () => client.enqueue(Ping, { n: 5 }));
+    expect(during).toBeLessThan(3_500); // the poll (1.5 s), not the hint
+
+    redis = await ownRedis(port);
+    // Resubscribed (and woken once for what it may have missed) within the reconnect backoff.
+    await sleep(3_000);
+    expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 6 }))).toBeLessThan(500);
+  });
+});
