@@ -1,0 +1,51 @@
+// Worker timing from its options: the fleet defaults (45 s heartbeat, 180 s
+// lease, dead after 315 s), a lease of four heartbeats when only heartbeatMs
+// is given, a heartbeat of a third of leaseMs when only that is given, and
+// the option errors a user gets (a heartbeat not shorter than the lease,
+// a misspelt key, a poll cap below the poll).
+import { describe, expect, it } from 'vitest';
+import { ConfigError, workerTiming } from '../../src/index.js';
+import { resolveWorkerOptions, workerOptionsSchema } from '../../src/worker/options.js';
+import { parseConfig } from '../../src/validation.js';
+
+const resolve = (o: unknown) => resolveWorkerOptions(parseConfig(workerOptionsSchema, o, 'worker options'));
+
+function configError(o: unknown): ConfigError {
+  try {
+    resolve(o);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`accepted ${JSON.stringify(o)}`);
+}
+
+describe('worker timing', () => {
+  it('keeps the fleet defaults: 45 s heartbeat, 180 s lease, dead after 315 s', () => {
+    expect(workerTiming({})).toEqual({ heartbeatMs: 45_000, leaseMs: 180_000, deadAfterMs: 315_000 });
+    expect(resolve({})).toMatchObject({ heartbeatMs: 45_000, leaseMs: 180_000, registryIntervalMs: 5_000, pollMs: 1_000, maxPollMs: 5_000 });
+  });
+
+  it('makes the lease four heartbeats when only heartbeatMs is given', () => {
+    expect(workerTiming({ heartbeatMs: 1_000 })).toEqual({ heartbeatMs: 1_000, leaseMs: 4_000, deadAfterMs: 7_000 });
+    // The registry refresh is never slower than the heartbeat.
+    expect(resolve({ heartbeatMs: 1_000 })).toMatchObject({ registryIntervalMs: 1_000 });
+  });
+
+  it('makes the heartbeat a third of leaseMs when only leaseMs is given; dead after seven of those heartbeats', () => {
+    expect(workerTiming({ leaseMs: 30_000 })).toEqual({ heartbeatMs: 10_000, leaseMs: 30_000, deadAfterMs: 70_000 });
+    expect(resolve({ leaseMs: 30_000, registryIntervalMs: 250 })).toMatchObject({ heartbeatMs: 10_000, leaseMs: 30_000, registryIntervalMs: 250 });
+  });
+
+  it('takes both when the heartbeat is shorter than the lease, and refuses one that is not', () => {
+    expect(workerTiming({ heartbeatMs: 2_000, leaseMs: 30_000 })).toEqual({ heartbeatMs: 2_000, leaseMs: 30_000, deadAfterMs: 14_000 });
+    const err = configError({ heartbeatMs: 30_000, leaseMs: 30_000 });
+    expect(err.issues).toEqual([{ path: ['heartbeatMs'], message: expect.stringMatching(/shorter than leaseMs/) }]);
+  });
+
+  it('refuses a misspelt option and a poll cap below the poll, naming them', () => {
+    expect(configError({ leaseMS: 30_000 }).message).toMatch(/leaseMS/);
+    expect(configError({ pollMs: 1_000, maxPollMs: 500 }).issues[0]).toMatchObject({ path: ['maxPollMs'] });
+    expect(configError({ leaseMs: 100 }).issues[0]).toMatchObject({ path: ['leaseMs'] });
+  });
+});
