@@ -19,6 +19,7 @@ import { measureLatency } from './phases/latency.js';
 import { measureRawCeiling, type RawResult } from './phases/raw.js';
 import { measureScale } from './phases/scale.js';
 import { measureTick } from './phases/tick.js';
+import { measureWake } from './phases/wake.js';
 import type { BenchResults, MachineInfo, SystemResults } from './results.js';
 import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
 import { pgbossLocalConcurrency } from './systems/pgboss.js';
@@ -103,6 +104,10 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
   if (has('scale')) {
     log('scale');
     results.scale = await measureScale(ctx);
+  }
+  if (has('wake')) {
+    log('wake path');
+    results.wake = await measureWake(ctx);
   }
   if (has('bundle')) {
     log('bundle size and import time');

@@ -9,7 +9,7 @@ import { parseInput } from '../src/validation.js';
 export const SYSTEMS = ['workhorse', 'graphile', 'pgboss'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-export const PHASES = ['enqueue', 'drain', 'drain2', 'latency', 'heldxmin', 'raw', 'tick', 'scale', 'bundle'] as const;
+export const PHASES = ['enqueue', 'drain', 'drain2', 'latency', 'heldxmin', 'raw', 'tick', 'scale', 'bundle', 'wake'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 const list = <T extends string>(all: readonly [T, ...T[]]) =>
@@ -39,6 +39,8 @@ const benchFlagsSchema = z
     'pgboss-batch': int(1, 10_000).default(50),
     /** Fresh node processes per probe in the bundle phase (median reported). */
     'import-samples': int(1, 100).default(9),
+    /** The wake phase's Redis (hints only); unreachable means that part is reported as not measured. */
+    'redis-url': z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default('redis://127.0.0.1:6379'),
     json: z.boolean().default(false),
     keep: z.boolean().default(false),
     help: z.boolean().default(false),
@@ -63,6 +65,7 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --pgboss-batch B      pg-boss fetch batch size (default 50)
   --import-samples N    bundle phase: fresh node processes per import probe,
                         median reported (default 9)
+  --redis-url URL       wake phase: Redis for the wake hints (default redis://127.0.0.1:6379)
   --json                print one JSON document instead of the table
   --keep                keep the benchmark databases afterwards`;
 
@@ -87,6 +90,7 @@ export function parseBenchFlags(argv: string[]): BenchFlags {
         rounds: { type: 'string' },
         'pgboss-batch': { type: 'string' },
         'import-samples': { type: 'string' },
+        'redis-url': { type: 'string' },
         json: { type: 'boolean' },
         keep: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },

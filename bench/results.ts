@@ -8,6 +8,7 @@ import type { LatencyResult } from './phases/latency.js';
 import type { RawResult } from './phases/raw.js';
 import type { ScaleResult } from './phases/scale.js';
 import type { TickResult } from './phases/tick.js';
+import type { WakeResult } from './phases/wake.js';
 
 export interface MachineInfo {
   date: string;
@@ -38,5 +39,6 @@ export interface BenchResults {
   tick?: TickResult;
   scale?: ScaleResult;
   bundle?: BundleResult;
+  wake?: WakeResult;
   wallSeconds: number;
 }

@@ -5,6 +5,7 @@ import type { SystemName } from './options.js';
 import type { BenchResults, SystemResults } from './results.js';
 import type { RelationSize } from './benchSql.js';
 import type { BundleResult } from './phases/bundle.js';
+import { wakeLines } from './phases/wake.js';
 import { medianRatio } from './stats.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 
@@ -163,6 +164,7 @@ export function renderTable(r: BenchResults): string {
     out.push(sizeLine('after retention', s.sizesAfterRetention));
     out.push(sizeLine('after VACUUM', s.sizesAfterVacuum));
   }
+  if (r.wake) out.push(...wakeLines(r.wake));
   if (r.bundle) out.push(...bundleLines(r.bundle));
   const configs = systems.map((s) => `  ${DISPLAY_NAME[s]}: ${r.systems[s]!.config}`);
   if (configs.length) out.push('', 'configuration:', ...configs);
