@@ -14,6 +14,7 @@
 // no hint announced it) and the loop wakes then. Without an active
 // listener, consecutive empty polls back off (capped at maxPollMs) and the
 // first successful claim resets the delay.
+import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Client } from '../client/client.js';
 import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
@@ -26,6 +27,8 @@ import type { ResolvedWorkerOptions } from './options.js';
 import { RegistryRefresher } from './registryRefresh.js';
 import type { Waiter, WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
+import type { WorkerEvents } from './workerTypes.js';
+import type { JobOutcome } from './settleJob.js';
 
 /** The longest wait between claims while the database is failing. */
 const CLAIM_BACKOFF_MAX_MS = 5_000;
@@ -40,6 +43,7 @@ export interface RunLoopSetup {
   client: Client;
   options: ResolvedWorkerOptions;
   waiter: Waiter;
+  events: EventEmitter<WorkerEvents>;
   startCompanion(): Promise<Companion | undefined>;
 }
 
@@ -60,6 +64,8 @@ export class RunLoop {
   private peers = 1;
   /** A delayed job may exist that no hint announced: read the next due time after the next look. */
   private dueUnknown = true;
+  private started = false;
+  private ended = false;
 
   constructor(private readonly s: RunLoopSetup) {}
 
@@ -69,23 +75,22 @@ export class RunLoop {
     this.s.waiter.wake();
   }
 
-  /** Whether the loop has started and not ended (the liveness probe). */
+  /** Whether the loop has started and not ended. */
   get alive(): boolean {
     return this.started && !this.ended;
   }
 
-  private started = false;
-  private ended = false;
-
-  /** A job this worker retried may come due before anyone announces it. */
-  noteRetry(): void {
+  /** A job this worker retried comes due later, and nobody announces it: the loop asks when. */
+  private onSettled = (o: JobOutcome): void => {
+    if (o.status !== 'retried') return;
     this.dueUnknown = true;
     this.s.waiter.wake('slot');
-  }
+  };
 
   async run(): Promise<void> {
-    const { core, waiter } = this.s;
+    const { core, waiter, events } = this.s;
     this.started = true;
+    events.on('settled', this.onSettled);
     try {
       if (!(await this.startPatiently())) return;
       this.companion = await this.s.startCompanion();
@@ -100,6 +105,7 @@ export class RunLoop {
       await Promise.all(this.listeners.map((l) => l.close()));
       await this.refresher?.stop();
       await core.shutdown();
+      events.off('settled', this.onSettled);
       this.ended = true;
     }
   }

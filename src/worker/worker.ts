@@ -18,7 +18,6 @@ import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, 
 import { RunLoop, type Companion } from './runLoop.js';
 import { addSystemHandlers } from './systemHandlers.js';
 import { Waiter } from './waiter.js';
-import type { JobOutcome } from './settleJob.js';
 import type { RuntimeState, WorkerEvents } from './workerTypes.js';
 
 export type { Handler } from './invokeHandler.js';
@@ -117,16 +116,12 @@ export class Worker {
     if (this.running) return this.running;
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
-    const loop = new RunLoop({ core: this.core, client: this.client, options: this.options, waiter: this.waiter, startCompanion: () => this.startSchedules() });
-    const onSettled = (o: JobOutcome) => o.status === 'retried' && loop.noteRetry();
-    this.events.on('settled', onSettled);
+    const { core, client, options, waiter, events } = this;
+    const loop = new RunLoop({ core, client, options, waiter, events, startCompanion: () => this.startSchedules() });
     this.loop = loop;
-    this.running = loop.run().finally(() => {
-      this.events.off('settled', onSettled);
-      this.running = undefined;
-      this.loop = undefined;
-    });
-    return this.running;
+    return (this.running = loop.run().finally(() => {
+      this.running = this.loop = undefined;
+    }));
   }
 
   /**
