@@ -23,7 +23,7 @@ import { Backoff, pause } from '../db/retryTransient.js';
 import { ConfigError, SchemaVersionError, ValidationError } from '../errors.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
-import type { ResolvedWorkerOptions } from './options.js';
+import { DEFAULT_REGISTRY_INTERVAL_MS, type ResolvedWorkerOptions } from './options.js';
 import { RegistryRefresher } from './registryRefresh.js';
 import type { Waiter, WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
@@ -45,6 +45,15 @@ export interface RunLoopSetup {
   waiter: Waiter;
   events: EventEmitter<WorkerEvents>;
   startCompanion(): Promise<Companion | undefined>;
+}
+
+/**
+ * The refresh timer's interval. Each heartbeat refreshes the row and reads
+ * the pause too, so when registryIntervalMs is not shorter than the
+ * heartbeat the timer only keeps the peer count fresh, every 5 s.
+ */
+function refreshIntervalMs(o: ResolvedWorkerOptions): number {
+  return o.registryIntervalMs < o.heartbeatMs ? o.registryIntervalMs : Math.max(o.registryIntervalMs, DEFAULT_REGISTRY_INTERVAL_MS);
 }
 
 /** Errors no retry can fix: the loop gives up on them at start-up. */
@@ -197,7 +206,7 @@ export class RunLoop {
       db: new GuardedDb(client.pool, { timeoutMs: Math.max(1_000, options.registryIntervalMs) }),
       namespace: client.namespace,
       workerId: options.workerId,
-      intervalMs: options.registryIntervalMs,
+      intervalMs: refreshIntervalMs(options),
       active: () => core.table.running,
       onResult: async (r) => {
         this.peers = r.peers;
