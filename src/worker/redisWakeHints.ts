@@ -57,7 +57,7 @@ export class RedisWakeHints implements WakeHints {
 
   constructor(readonly options: RedisWakeHintsOptions) {}
 
-  /** A connected-or-reconnecting client that reports each outage once; `onReady` runs at every (re)connection. */
+  /** (Internal) a connected-or-reconnecting client that reports each outage once; `onReady` runs at every (re)connection. */
   async connect(name: string, onReady: (client: RedisClient) => void = () => undefined): Promise<RedisClient> {
     const { createClient } = await import('redis');
     const client: RedisClient = createClient({
@@ -100,7 +100,6 @@ export class RedisWakeHints implements WakeHints {
       if (this.publisher?.isReady) this.publish(namespace, hints.map((h) => ({ ...h, dueInMs: Math.max(0, h.dueInMs - waited) })));
     });
   }
-
 
   subscribe(namespace: string, queues: string[], onHint: (hint: WakeHint) => void, onReconnect: () => void): WakeSubscription {
     const sub = new RedisSubscription(this, namespace, queues, onHint, onReconnect, () => this.subscriptions.delete(sub));
