@@ -17,28 +17,31 @@ begin
      for update skip locked
   ), del as (
     delete from workhorse.job_runtime r using expired e where r.job_id = e.job_id
-    returning r.job_id, r.execution, r.worker_id, r.claimed_at,
+    returning r.job_id, r.execution, r.attempt, r.worker_id, r.claimed_at,
               r.started or (select count(*) from workhorse.job_attempts a
                              where a.job_id = r.job_id and a.outcome = 'orphaned') >= 2 as counted
   ), upd as (
+    -- The job row is still `ready` (a claim does not write it); a counted
+    -- attempt is written to it, and ends it failed when it was the last.
     update workhorse.jobs j
-       set status = case when d.counted and j.attempt >= j.max_attempts then 'failed' else 'ready' end,
-           attempt = case when d.counted then j.attempt else greatest(j.attempt - 1, 0) end,
-           run_at = now(),
-           finished_at = case when d.counted and j.attempt >= j.max_attempts then now() end,
-           started_at = case when d.counted then j.started_at end,
+       set status = case when d.counted and d.attempt >= j.max_attempts then 'failed' else 'ready' end,
+           attempt = case when d.counted then d.attempt else j.attempt end,
+           execution = d.execution,
+           run_at = case when d.counted then now() else j.run_at end,
+           finished_at = case when d.counted and d.attempt >= j.max_attempts then now() end,
+           started_at = case when d.counted then d.claimed_at else j.started_at end,
            last_error = case when d.counted then jsonb_build_object('name', 'LeaseExpired',
                           'message', 'lease expired: worker ' || d.worker_id || ' stopped heartbeating',
-                          'attempt', j.attempt, 'worker', d.worker_id) else j.last_error end,
+                          'attempt', d.attempt, 'worker', d.worker_id) else j.last_error end,
            updated_at = now()
       from del d
-     where j.id = d.job_id and j.execution = d.execution
-    returning j.id, j.execution, j.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
+     where j.id = d.job_id
+    returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, error, started_at)
-    select upd.id, upd.execution, case when upd.counted then upd.attempt else upd.attempt + 1 end, p_namespace,
+    select upd.id, upd.execution, upd.attempt, p_namespace,
            upd.worker_id, case when upd.counted then 'recovered' else 'orphaned' end,
            case when upd.counted then upd.last_error end, upd.claimed_at
       from upd

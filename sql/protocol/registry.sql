@@ -34,18 +34,18 @@ begin
   with rel as (
     delete from workhorse.job_runtime r
      where r.namespace = p_namespace and r.worker_id = p_worker_id and r.job_id = any(p_unstarted)
-    returning r.job_id, r.execution, r.claimed_at
+    returning r.job_id, r.execution, r.attempt, r.claimed_at
   ), upd as (
-    update workhorse.jobs j
-       set status = 'ready', attempt = greatest(j.attempt - 1, 0), updated_at = now(), started_at = null
+    -- The job row is still `ready` (a claim does not write it): only the last execution is recorded.
+    update workhorse.jobs j set execution = rel.execution, updated_at = now()
       from rel
-     where j.id = rel.job_id and j.execution = rel.execution
-    returning j.id, j.execution, j.attempt, rel.claimed_at
+     where j.id = rel.job_id
+    returning j.id, rel.execution, rel.attempt, rel.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
-    select upd.id, upd.execution, upd.attempt + 1, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
+    select upd.id, upd.execution, upd.attempt, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
   )
   select count(*) into v_released from upd;
 

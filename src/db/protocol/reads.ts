@@ -49,7 +49,7 @@ export function toJobRecord(r: any): JobRecord {
     concurrencyKey: r.concurrency_key,
     dedupeKey: r.dedupe_key,
     timeoutMs: r.timeout_ms,
-    execution: r.execution,
+    execution: Number(r.execution),
     result: r.result,
     lastError: r.last_error,
     progress: r.progress,
@@ -132,7 +132,7 @@ export function toLeaseRecord(r: any): LeaseRecord {
   return {
     jobId: String(r.job_id),
     workerId: r.worker_id,
-    execution: r.execution,
+    execution: Number(r.execution),
     expiresAt: r.expires_at,
     expiresInMs: Number(r.expires_in_ms),
   };
