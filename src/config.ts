@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './http/credentials.js';
 import { scopeSchema, type Scope } from './http/scopes.js';
+import { sessionSecretSchema } from './http/ui/session/sessionSecret.js';
 import { namespaceSchema } from './names.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
 import { parseConfig } from './validation.js';
@@ -51,6 +52,9 @@ export const DEFAULT_HTTP_TICK_BUDGET_MS = 10_000;
 /** Request bodies read at the same time unless WORKHORSE_MAX_BODY_READS says otherwise. */
 export const DEFAULT_MAX_BODY_READS = 32;
 
+/** How long a dashboard session lasts unless WORKHORSE_SESSION_TTL_MS says otherwise: 8 hours. */
+export const DEFAULT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+
 /** WORKHORSE_API_TOKENS: a JSON array of `{ name?, token, scopes }`. The parse error never echoes the value. */
 const tokensJsonSchema = z
   .string()
@@ -78,6 +82,8 @@ const httpEnvSchema = z.object({
   WORKHORSE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
   WORKHORSE_MAX_BODY_READS: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_MAX_BODY_READS),
   WORKHORSE_HTTP_TICK_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+  WORKHORSE_SESSION_SECRET: sessionSecretSchema.optional(),
+  WORKHORSE_SESSION_TTL_MS: z.coerce.number().int().min(60_000).max(7 * 24 * 60 * 60 * 1000).default(DEFAULT_SESSION_TTL_MS),
 });
 
 /** The HTTP app's settings (`workhorse serve`, handlers/http.ts). */
@@ -97,6 +103,10 @@ export interface HttpEnvConfig {
   tick: TickEnv['options'];
   /** WORKHORSE_APP: path or file URL of the app module whose jobs the API accepts. */
   appModule: string | undefined;
+  /** Signs the dashboard's session cookies; unset, the dashboard accepts bearer headers only (no sign-in). */
+  sessionSecret: string | undefined;
+  /** How long a dashboard session lasts. */
+  sessionTtlMs: number;
 }
 
 export function loadHttpEnvConfig(env: Record<string, string | undefined> = process.env): HttpEnvConfig {
@@ -115,6 +125,8 @@ export function loadHttpEnvConfig(env: Record<string, string | undefined> = proc
     tickBudgetMs: e.WORKHORSE_HTTP_TICK_BUDGET_MS,
     tick: tick.options,
     appModule: tick.appModule,
+    sessionSecret: e.WORKHORSE_SESSION_SECRET,
+    sessionTtlMs: e.WORKHORSE_SESSION_TTL_MS,
   };
 }
 
