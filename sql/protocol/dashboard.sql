@@ -182,9 +182,11 @@ comment on function workhorse.dashboard_queue_depth_v1(text) is
 create function workhorse.dashboard_throughput_v1(p_namespace text, p_minutes integer)
 returns table (queue text, minute timestamptz, outcome text, attempts bigint)
 language sql stable as $$
-  select j.queue, date_trunc('minute', a.finished_at), a.outcome, count(*)
+  -- Each attempt's queue is looked up by primary key, so the cost follows
+  -- the attempts in the window, never the size of the jobs table. (An
+  -- attempt always has its job: retention deletes them together.)
+  select (select j.queue from workhorse.jobs j where j.id = a.job_id), date_trunc('minute', a.finished_at), a.outcome, count(*)
     from workhorse.job_attempts a
-    join workhorse.jobs j on j.id = a.job_id
    where a.namespace = p_namespace
      and a.finished_at >= date_trunc('minute', now()) - (greatest(p_minutes, 1) - 1) * interval '1 minute'
    group by 1, 2, 3

@@ -117,8 +117,8 @@ describe('the namespace table', () => {
 describe('one job', () => {
   it('reads its lease, attempts ledger and recorded steps, and nothing of another namespace', async () => {
     const { id } = await client.enqueue('report.build', { account: 'steps', rows: 2 }, { queue: 'steps' });
-    const worker = new Worker(client, { queues: ['steps'], listen: false, workerId: 'w-steps' }).handle('report.build', async (p, ctx) => {
-      await ctx.step('load', () => ({ rows: p.rows }));
+    const worker = new Worker(client, { queues: ['steps'], listen: false, workerId: 'w-steps' }).handle('report.build', async (payload, ctx) => {
+      await ctx.step('load', () => ({ rows: (payload as { rows: number }).rows }));
       expect(await dash.jobLease(db.pool, NS, ctx.job.id)).toMatchObject({ workerId: 'w-steps', execution: 1, started: true });
       return 'built';
     });

@@ -107,7 +107,7 @@ describe('signing in', () => {
   });
 
   it('refuses a sign-in posted from another site', async () => {
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
       const res = await post('/ui/sign-in', headers, { token: ADMIN_TOKEN });
       expect(res.status).toBe(403);
       expect(res.headers.get('set-cookie')).toBeNull();

@@ -3,15 +3,17 @@
 // clock wherever the protocol computes them.
 import { html, type Html } from './html.js';
 
-/** 850 ms, 12.3 s, 4 min 5 s, 3 h 2 min, 2 d 4 h. */
+const two = (big: number, bigUnit: string, small: number, smallUnit: string) => `${big} ${bigUnit}${small ? ` ${small} ${smallUnit}` : ''}`;
+
+/** 850 ms, 12.3 s, 4 min 5 s, 1 min, 3 h 2 min, 2 d 4 h. */
 export function duration(ms: number): string {
   const a = Math.abs(ms);
   if (a < 1000) return `${Math.round(a)} ms`;
   if (a < 60_000) return `${(a / 1000).toFixed(1)} s`;
   const s = Math.floor(a / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+  if (s < 3600) return two(Math.floor(s / 60), 'min', s % 60, 's');
+  if (s < 86_400) return two(Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'min');
+  return two(Math.floor(s / 86_400), 'd', Math.floor((s % 86_400) / 3600), 'h');
 }
 
 /** A point in time as `<time>`: `2026-12-01 11:15:35 UTC`. */

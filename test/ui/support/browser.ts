@@ -59,3 +59,36 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   await page.screenshot({ path, fullPage });
   return path;
 }
+
+export interface Transfer {
+  /** Bytes received per path (headers and the encoded body); cached answers are left out. */
+  sizes: Record<string, number>;
+  bytes: number;
+}
+
+/**
+ * What one page load transfers over the network, first with an empty cache
+ * (a new browser context reading with a bearer header, so nothing is
+ * cached yet), then again once its assets are cached. The live refresh is
+ * not part of a load.
+ */
+export async function measureTransfer(browser: Browser, url: string, token: string): Promise<{ transfer: { cold: Transfer; warm: Transfer }; close: () => Promise<void> }> {
+  const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+  const page = await context.newPage();
+  const load = async (): Promise<Transfer> => {
+    const done: Promise<[string, number]>[] = [];
+    const onFinished = (req: import('playwright-core').Request) => {
+      if (req.resourceType() === 'fetch') return;
+      done.push(req.sizes().then((s) => [new URL(req.url()).pathname, s.responseBodySize + s.responseHeadersSize]));
+    };
+    page.on('requestfinished', onFinished);
+    await page.goto(url, { waitUntil: 'load' });
+    await new Promise((r) => setTimeout(r, 300));
+    page.off('requestfinished', onFinished);
+    const sizes = Object.fromEntries((await Promise.all(done)).filter(([, n]) => n > 0));
+    return { sizes, bytes: Object.values(sizes).reduce((a, b) => a + b, 0) };
+  };
+  const cold = await load();
+  const warm = await load();
+  return { transfer: { cold, warm }, close: () => context.close() };
+}

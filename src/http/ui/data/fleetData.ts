@@ -35,6 +35,12 @@ export async function loadWorkers(client: Client, query: FleetQuery): Promise<Wo
 
 export interface QueuesData {
   queues: QueueRecord[];
+  /**
+   * The queues POST /queues/:name/pause accepts (and so the dashboard's
+   * buttons): those listQueues lists and those of the app's job types. A
+   * queue whose jobs have all finished shows, without a button.
+   */
+  pausable: Set<string>;
   depth: Map<string, QueueDepth>;
   throughput: ThroughputPoint[];
   backlog: BacklogPoint[];
@@ -48,7 +54,8 @@ export async function loadQueues(client: Client, query: FleetQuery): Promise<Que
     throughput(client.pool, client.namespace, CHART_MINUTES),
     backlog(client.pool, client.namespace, CHART_MINUTES),
   ]);
-  return { queues, depth: new Map(depth.map((x) => [x.queue, x])), throughput: tp, backlog: bl, query };
+  const pausable = new Set([...queues.map((q) => q.name), ...client.definedTypes.map((t) => client.definition(t).queue)]);
+  return { queues, pausable, depth: new Map(depth.map((x) => [x.queue, x])), throughput: tp, backlog: bl, query };
 }
 
 export interface SchedulesData {

@@ -30,8 +30,10 @@ const HEADERS = [
   { label: 'action' },
 ];
 
-function row(q: QueueRecord, depth: QueueDepth | undefined, viewer: Viewer | null, i: number): Html {
-  const action = q.paused
+function row(q: QueueRecord, depth: QueueDepth | undefined, viewer: Viewer | null, i: number, pausable: boolean): Html {
+  const action = !pausable
+    ? ''
+    : q.paused
     ? actionButton(viewer, { action: `/ui/queues/${q.name}/resume`, label: 'Resume', target: `queue ${q.name}`, id: `queue-${i}-resume` })
     : actionButton(viewer, { action: `/ui/queues/${q.name}/pause`, label: 'Pause', target: `queue ${q.name}`, id: `queue-${i}-pause` });
   const num = (n: number) => html`<td class="num">${count(n)}</td>`;
@@ -57,7 +59,7 @@ function backlogFigure(queue: string, c: LineChart): Html {
 }
 
 export function queuesView(d: QueuesData, viewer: Viewer | null): Page {
-  const names = [...new Set([...d.queues.map((q) => q.name), ...d.depth.keys()])].sort();
+  const names = [...new Set([...d.pausable, ...d.depth.keys(), ...d.throughput.map((p) => p.queue), ...d.backlog.map((p) => p.queue)])].sort();
   const byName = new Map(d.queues.map((q) => [q.name, q]));
   const records = names.map(
     (n): QueueRecord => byName.get(n) ?? { name: n, paused: false, concurrencyLimit: null, rateLimit: null, ratePeriodMs: 1000, ready: 0, running: 0, waiting: 0 },
@@ -71,7 +73,7 @@ export function queuesView(d: QueuesData, viewer: Viewer | null): Page {
     nav: '/ui/queues',
     liveMs: 5000,
     head: html`<h1>Queues</h1><p class="lede">Depth by status, limits and pause state; below, the last hour per queue, drawn from the attempts ledger and the job counts.</p>${notice(d.query.done, d.query.subject)}`,
-    live: html`${records.length ? table(HEADERS, records.map((q, i) => row(q, d.depth.get(q.name), viewer, i)), 'Queues of the namespace') : html`<p id="queues-empty">No queue holds jobs or has a policy yet.</p>`}
+    live: html`${records.length ? table(HEADERS, records.map((q, i) => row(q, d.depth.get(q.name), viewer, i, d.pausable.has(q.name))), 'Queues of the namespace') : html`<p id="queues-empty">No queue holds jobs or has a policy yet.</p>`}
 <h2>The last hour</h2>${charts.length ? html`<div class="charts">${charts}</div>` : html`<p class="muted">No attempts and no backlog in the last hour.</p>`}`,
   };
 }
