@@ -11,7 +11,7 @@ import { CHART_MINUTES, type QueuesData } from '../data/fleetData.js';
 import { count, duration } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { Page } from '../layout.js';
-import type { Viewer } from '../uiEnv.js';
+import { can, type Viewer } from '../uiEnv.js';
 import { backlogChart, minuteLabels, throughputChart, totalOf, type BarChart, type LineChart } from './chartData.js';
 import { actionButton, badge, notice, table } from './common.js';
 
@@ -27,17 +27,17 @@ const HEADERS = [
   { label: 'oldest due' },
   { label: 'concurrency limit', num: true },
   { label: 'rate limit' },
-  { label: 'action' },
 ];
 
 function row(q: QueueRecord, depth: QueueDepth | undefined, viewer: Viewer | null, i: number, pausable: boolean): Html {
+  const acting = can(viewer, 'admin');
   const action = !pausable
     ? ''
     : q.paused
     ? actionButton(viewer, { action: `/ui/queues/${q.name}/resume`, label: 'Resume', target: `queue ${q.name}`, id: `queue-${i}-resume` })
     : actionButton(viewer, { action: `/ui/queues/${q.name}/pause`, label: 'Pause', target: `queue ${q.name}`, id: `queue-${i}-pause` });
   const num = (n: number) => html`<td class="num">${count(n)}</td>`;
-  return html`<tr data-queue="${q.name}"><td><a href="/ui?queue=${encodeURIComponent(q.name)}"><code>${q.name}</code></a></td><td>${q.paused ? badge('paused') : badge('active')}</td>${num(depth?.due ?? 0)}${num(depth?.scheduled ?? 0)}${num(q.running)}${num(q.waiting)}${num(depth?.failed ?? 0)}${num(depth?.cancelled ?? 0)}<td>${depth?.oldestDueMs == null ? '·' : duration(depth.oldestDueMs)}</td><td class="num">${q.concurrencyLimit ?? '·'}</td><td>${q.rateLimit === null ? '·' : `${q.rateLimit} per ${duration(q.ratePeriodMs)}`}</td><td>${action}</td></tr>`;
+  return html`<tr data-queue="${q.name}"><td><a href="/ui?queue=${encodeURIComponent(q.name)}"><code>${q.name}</code></a></td><td>${q.paused ? badge('paused') : badge('active')}</td>${num(depth?.due ?? 0)}${num(depth?.scheduled ?? 0)}${num(q.running)}${num(q.waiting)}${num(depth?.failed ?? 0)}${num(depth?.cancelled ?? 0)}<td>${depth?.oldestDueMs == null ? '·' : duration(depth.oldestDueMs)}</td><td class="num">${q.concurrencyLimit ?? '·'}</td><td>${q.rateLimit === null ? '·' : `${q.rateLimit} per ${duration(q.ratePeriodMs)}`}</td>${acting ? html`<td>${action}</td>` : ''}</tr>`;
 }
 
 function dataTable(caption: string, labels: string[], columns: { name: string; values: number[] }[]): Html {
@@ -73,7 +73,7 @@ export function queuesView(d: QueuesData, viewer: Viewer | null): Page {
     nav: '/ui/queues',
     liveMs: 5000,
     head: html`<h1>Queues</h1><p class="lede">Depth by status, limits and pause state; below, the last hour per queue, drawn from the attempts ledger and the job counts.</p>${notice(d.query.done, d.query.subject)}`,
-    live: html`${records.length ? table(HEADERS, records.map((q, i) => row(q, d.depth.get(q.name), viewer, i, d.pausable.has(q.name))), 'Queues of the namespace') : html`<p id="queues-empty">No queue holds jobs or has a policy yet.</p>`}
+    live: html`${records.length ? table(can(viewer, 'admin') ? [...HEADERS, { label: 'action' }] : HEADERS, records.map((q, i) => row(q, d.depth.get(q.name), viewer, i, d.pausable.has(q.name))), 'Queues of the namespace') : html`<p id="queues-empty">No queue holds jobs or has a policy yet.</p>`}
 <h2>The last hour</h2>${charts.length ? html`<div class="charts">${charts}</div>` : html`<p class="muted">No attempts and no backlog in the last hour.</p>`}`,
   };
 }
