@@ -29,6 +29,8 @@ export interface DashboardJobRow {
   leaseStarted: boolean | null;
   /** The worker whose expired lease the recovery pass last took this job from. */
   recoveredFrom: string | null;
+  /** The other job holding the gate of this job's concurrency key right now. */
+  gateHeldBy: string | null;
 }
 
 export interface DashboardJobPage {
@@ -77,6 +79,7 @@ function toJobRow(r: any): DashboardJobRow {
     leaseExpiresInMs: numOrNull(r.lease_expires_in_ms),
     leaseStarted: r.lease_started,
     recoveredFrom: r.recovered_from,
+    gateHeldBy: r.gate_held_by,
   };
 }
 

@@ -88,6 +88,9 @@ describe('the namespace table', () => {
     expect(running.searchedDownTo).toBeNull();
     expect((await page({ status: 'running', queue: 'default' })).jobs).toEqual([]);
     expect((await page({ status: 'ready', queue: 'lease' })).jobs).toEqual([]);
+    const { id: second } = await client.enqueue('email.send', { to: 'k2@example.com', subject: 's' }, { queue: 'lease', concurrencyKey: 'tenant:7' });
+    expect((await page({ status: 'ready', queue: 'lease' })).jobs).toEqual([expect.objectContaining({ id: second, concurrencyKey: 'tenant:7', gateHeldBy: id })]);
+    expect((await page({ status: 'running' })).jobs[0]!.gateHeldBy).toBeNull();
     const ready = await page({ status: 'ready', queue: 'reports', limit: 500 });
     expect(ready.jobs).toHaveLength(120);
     expect(ready.jobs.every((j) => j.status === 'ready' && j.queue === 'reports')).toBe(true);

@@ -2,7 +2,7 @@
 // page's table (job, status, leased by, lease time left, execution, note)
 // with the attempt and queue beside them, filterable by queue, type and
 // status, newest first, one page at a time. The note says what explains a
-// row: its concurrency key, the worker recovery took it from, a due time
+// row: its concurrency key (and the job holding that gate), the worker recovery took it from, a due time
 // still ahead, a paused queue, a claim not started yet, the last error.
 // Columns are descriptors: one that only some rows have (a durable wait's
 // "waits for", once waits exist) is shown when a row on the page has it.
@@ -29,7 +29,7 @@ function leaseLeft(r: DashboardJobRow): string {
 
 export function jobNotes(r: DashboardJobRow, paused: ReadonlySet<string>): Html[] {
   const notes: Html[] = [];
-  if (r.concurrencyKey) notes.push(html`key <b>${r.concurrencyKey}</b>`);
+  if (r.concurrencyKey) notes.push(html`key <b>${r.concurrencyKey}</b>${r.gateHeldBy ? html`, held by <a href="/ui/jobs/${r.gateHeldBy}">#${r.gateHeldBy}</a>` : ''}`);
   if (r.recoveredFrom) notes.push(html`recovered from <b>${r.recoveredFrom}</b>`);
   if (r.status === 'ready' && r.dueInMs > 0) notes.push(html`due in ${duration(r.dueInMs)}`);
   if (r.status === 'ready' && paused.has(r.queue)) notes.push(html`queue paused`);
@@ -80,8 +80,8 @@ function pager(d: NamespaceData): Html {
   const older = page.nextBeforeId ? html`<a href="${query(filter, page.nextBeforeId)}" id="page-older">${page.jobs.length < PAGE_SIZE ? 'Search older jobs' : 'Older jobs'} →</a>` : '';
   const top = filter.before ? Number(filter.before) - 1 : null;
   const searched =
-    page.searchedDownTo !== null && page.jobs.length < PAGE_SIZE
-      ? html`<span class="muted small">Searched jobs #${page.searchedDownTo}${top !== null ? html`–#${top}` : ' and newer'}${page.nextBeforeId ? '; older jobs were not searched yet.' : '.'}</span>`
+    page.searchedDownTo !== null && page.nextBeforeId !== null && page.jobs.length < PAGE_SIZE
+      ? html`<span class="muted small">Searched jobs #${page.searchedDownTo}${top !== null ? html`–#${top}` : ' and newer'}; older jobs were not searched yet.</span>`
       : '';
   return html`<div class="pager">${first}${older}${searched}</div>`;
 }
