@@ -6,6 +6,7 @@
 // and is compressed when the browser accepts it.
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
+import { NotFoundError } from '../../errors.js';
 import { BodyReader } from '../bodyReader.js';
 import { identify } from '../ui/session/viewerAuth.js';
 import { securityHeaders } from '../ui/securityHeaders.js';
@@ -38,5 +39,9 @@ export function dashboardRoutes(d: RouteDeps): Hono<UiEnv> {
   r.route('/', dashboardSession(s));
   r.route('/', dashboardActions(s));
   r.route('/', dashboardPages(s));
+  // Anything else under /ui is a 404 page, like every other dashboard error.
+  r.all('/*', (c) => {
+    throw new NotFoundError(`no dashboard page at ${c.req.method} ${c.req.path}`);
+  });
   return r;
 }

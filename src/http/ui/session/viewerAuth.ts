@@ -7,13 +7,16 @@
 // and carry the session's CSRF token in its form. A bearer header needs no
 // CSRF token: browsers never attach one on their own.
 import type { Context, MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { getCookie } from 'hono/cookie';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../../errors.js';
 import { tokenPrincipal } from '../../middleware/auth.js';
+import type { ErrorBody } from '../../middleware/errorHandler.js';
 import type { Scope } from '../../scopes.js';
 import { isLiveRequest } from '../liveRequest.js';
 import type { UiEnv, Viewer } from '../uiEnv.js';
 import type { UiSettings } from '../uiSettings.js';
+import { renderUiError } from '../views/errorView.js';
 import { csrfTokenFor, isCsrfTokenOf, readSession, SESSION_COOKIE } from './sessionCookie.js';
 
 export function identify(s: UiSettings): MiddlewareHandler<UiEnv> {
@@ -69,7 +72,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** The request's form fields (application/x-www-form-urlencoded), after reading the body under the form limits. */
 export async function readForm(c: Context<UiEnv>, s: UiSettings): Promise<Response | URLSearchParams> {
   const refused = await s.forms.read(c);
-  if (refused) return refused;
+  // The body reader answers in the API's JSON shape; a page answers as a page.
+  if (refused) return renderUiError(c, refused.status as ContentfulStatusCode, ((await refused.json()) as { error: ErrorBody }).error);
   const bytes = c.get('rawBody');
   if (bytes.length === 0) return new URLSearchParams();
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
