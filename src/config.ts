@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './http/credentials.js';
 import { scopeSchema, type Scope } from './http/scopes.js';
-import { sessionSecretSchema } from './http/ui/session/sessionSecret.js';
+import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from './http/ui/session/sessionSettings.js';
 import { namespaceSchema } from './names.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
 import { parseConfig } from './validation.js';
@@ -52,9 +52,6 @@ export const DEFAULT_HTTP_TICK_BUDGET_MS = 10_000;
 /** Request bodies read at the same time unless WORKHORSE_MAX_BODY_READS says otherwise. */
 export const DEFAULT_MAX_BODY_READS = 32;
 
-/** How long a dashboard session lasts unless WORKHORSE_SESSION_TTL_MS says otherwise: 8 hours. */
-export const DEFAULT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-
 /** WORKHORSE_API_TOKENS: a JSON array of `{ name?, token, scopes }`. The parse error never echoes the value. */
 const tokensJsonSchema = z
   .string()
@@ -83,7 +80,7 @@ const httpEnvSchema = z.object({
   WORKHORSE_MAX_BODY_READS: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_MAX_BODY_READS),
   WORKHORSE_HTTP_TICK_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
   WORKHORSE_SESSION_SECRET: sessionSecretSchema.optional(),
-  WORKHORSE_SESSION_TTL_MS: z.coerce.number().int().min(60_000).max(7 * 24 * 60 * 60 * 1000).default(DEFAULT_SESSION_TTL_MS),
+  WORKHORSE_SESSION_TTL_MS: z.coerce.number().pipe(sessionTtlMsSchema).default(DEFAULT_SESSION_TTL_MS),
 });
 
 /** The HTTP app's settings (`workhorse serve`, handlers/http.ts). */

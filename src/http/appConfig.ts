@@ -4,14 +4,14 @@
 import { z } from 'zod';
 import type { WorkhorseApp } from '../app.js';
 import { Client } from '../client/client.js';
-import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS, DEFAULT_SESSION_TTL_MS } from '../config.js';
+import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
 import { parseConfig } from '../validation.js';
 import { apiTokensSchema, combineTokens, secretSchema as secret, type ApiToken } from './credentials.js';
 import type { HealthCheck } from './healthCheck.js';
 import { scopeSchema } from './scopes.js';
 import type { TickRunner } from './tickRunner.js';
-import { sessionSecretSchema } from './ui/session/sessionSecret.js';
+import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from './ui/session/sessionSettings.js';
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
 
@@ -50,7 +50,7 @@ const httpAppConfigSchema = z
     /** Signs the dashboard's session cookies (WORKHORSE_SESSION_SECRET); without it /ui accepts bearer headers only. */
     sessionSecret: sessionSecretSchema.optional(),
     /** How long a dashboard session lasts (WORKHORSE_SESSION_TTL_MS). */
-    sessionTtlMs: z.number().int().min(60_000).max(7 * 24 * 60 * 60 * 1000).default(DEFAULT_SESSION_TTL_MS),
+    sessionTtlMs: sessionTtlMsSchema.default(DEFAULT_SESSION_TTL_MS),
     /** Where unexpected (500) errors are reported; defaults to console.error. */
     log: fn<(message: string, err: unknown) => void>('log').optional(),
   })

@@ -27,7 +27,6 @@ export function dashboardRoutes(d: RouteDeps): Hono<UiEnv> {
     sessionSecret: d.config.sessionSecret,
     sessionTtlMs: d.config.sessionTtlMs,
     now: d.config.now ?? Date.now,
-    log,
     forms: new BodyReader(FORM_LIMITS),
   };
   const r = new Hono<UiEnv>();

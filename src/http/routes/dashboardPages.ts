@@ -1,7 +1,7 @@
 // The dashboard's views (`read`): Namespace, Job, Workers, Queues and
 // Schedules. Each is a load (client and dashboard reads) and a render; the
 // same route answers the script's live refresh with the live region only.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { readQuery } from '../body.js';
 import { loadJob } from '../ui/data/jobData.js';
 import { loadQueues, loadSchedules, loadWorkers, parseFleetQuery } from '../ui/data/fleetData.js';
@@ -19,12 +19,13 @@ import { workersView } from '../ui/views/workersView.js';
 export function dashboardPages(s: UiSettings): Hono<UiEnv> {
   const { client } = s;
   const ns = client.namespace;
+  const viewer = (c: Context<UiEnv>) => c.get('viewer') ?? null;
   const r = new Hono<UiEnv>();
   r.use(requireView('read'));
   r.get('/', async (c) => renderPage(c, namespaceView(await loadNamespace(client, parseNamespaceQuery(readQuery(c)))), ns));
-  r.get('/jobs/:id', async (c) => renderPage(c, jobView(await loadJob(client, c.req.param(), readQuery(c), s.now()), (c.get('viewer') ?? null)), ns));
-  r.get('/workers', async (c) => renderPage(c, workersView(await loadWorkers(client, parseFleetQuery(readQuery(c))), (c.get('viewer') ?? null)), ns));
-  r.get('/queues', async (c) => renderPage(c, queuesView(await loadQueues(client, parseFleetQuery(readQuery(c))), (c.get('viewer') ?? null)), ns));
+  r.get('/jobs/:id', async (c) => renderPage(c, jobView(await loadJob(client, c.req.param(), readQuery(c), s.now()), viewer(c)), ns));
+  r.get('/workers', async (c) => renderPage(c, workersView(await loadWorkers(client, parseFleetQuery(readQuery(c))), viewer(c)), ns));
+  r.get('/queues', async (c) => renderPage(c, queuesView(await loadQueues(client, parseFleetQuery(readQuery(c))), viewer(c)), ns));
   r.get('/schedules', async (c) => renderPage(c, schedulesView(await loadSchedules(client, parseFleetQuery(readQuery(c)), s.now())), ns));
   return r;
 }

@@ -58,7 +58,7 @@ export function dashboardSession(s: UiSettings): Hono<UiEnv> {
   });
 
   r.post('/sign-out', async (c) => {
-    const viewer = (c.get('viewer') ?? null);
+    const viewer = c.get('viewer') ?? null;
     const form = await readForm(c, s);
     if (form instanceof Response) return form;
     if (viewer?.session) {

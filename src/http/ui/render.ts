@@ -8,5 +8,5 @@ import type { UiEnv } from './uiEnv.js';
 export function renderPage(c: Context<UiEnv>, page: Page, namespace: string): Response {
   c.header('Vary', 'X-Workhorse-Live, Cookie, Authorization');
   if (isLiveRequest(c)) return c.html(page.live.text);
-  return c.html(layout(page, { namespace, viewer: (c.get('viewer') ?? null) }).text);
+  return c.html(layout(page, { namespace, viewer: c.get('viewer') ?? null }).text);
 }

@@ -1,7 +1,7 @@
 // What the dashboard's routes need, gathered once by createApp's `/ui`
 // mount from the API's own settings: the client (every read and every
 // action goes through it), the configured tokens, the session secret and
-// lifetime, the clock and the log.
+// lifetime and the clock.
 import type { Client } from '../../client/client.js';
 import type { ApiToken } from '../credentials.js';
 import type { BodyReader } from '../bodyReader.js';
@@ -13,7 +13,6 @@ export interface UiSettings {
   sessionSecret: string | undefined;
   sessionTtlMs: number;
   now: () => number;
-  log: (message: string, err: unknown) => void;
   /** Reads the small form bodies of sign-in and actions, under their own limits. */
   forms: BodyReader;
 }

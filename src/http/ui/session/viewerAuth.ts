@@ -44,7 +44,7 @@ export function signInUrl(c: Context<UiEnv>): string {
 
 export function requireView(scope: Scope = 'read'): MiddlewareHandler<UiEnv> {
   return async (c, next) => {
-    const viewer = (c.get('viewer') ?? null);
+    const viewer = c.get('viewer') ?? null;
     if (!viewer) {
       if (isLiveRequest(c) || c.req.method !== 'GET') throw new UnauthorizedError('not signed in: sign in at /ui/sign-in or send "Authorization: Bearer <token>"');
       return c.redirect(signInUrl(c), 303);
@@ -90,7 +90,7 @@ export async function readForm(c: Context<UiEnv>, s: UiSettings): Promise<Respon
 /** For an action: `admin`, then (for a session) this site's page and the session's CSRF token. */
 export function requireAction(s: UiSettings): MiddlewareHandler<UiEnv> {
   return async (c, next) => {
-    const viewer = (c.get('viewer') ?? null);
+    const viewer = c.get('viewer') ?? null;
     if (!viewer) throw new UnauthorizedError('not signed in: sign in at /ui/sign-in or send "Authorization: Bearer <token>"');
     if (!viewer.scopes.has('admin')) throw new ForbiddenError(`token "${viewer.name}" lacks the "admin" scope this action needs`);
     const form = await readForm(c, s);

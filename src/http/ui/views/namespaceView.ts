@@ -2,8 +2,9 @@
 // page's table (job, status, leased by, lease time left, execution, note)
 // with the attempt and queue beside them, filterable by queue, type and
 // status, newest first, one page at a time. The note says what explains a
-// row: its concurrency key (and the job holding that gate), the worker recovery took it from, a due time
-// still ahead, a paused queue, a claim not started yet, the last error.
+// row: its concurrency key (and the job holding that gate), the worker
+// recovery took it from, a due time still ahead, a paused queue, a claim not
+// started yet, the last error.
 // Columns are descriptors: one that only some rows have (a durable wait's
 // "waits for", once waits exist) is shown when a row on the page has it.
 import type { DashboardJobRow } from '../../../db/dashboard.js';
@@ -93,7 +94,8 @@ export function namespaceView(d: NamespaceData): Page {
   const body = rows.map((r) => html`<tr data-job="${r.id}">${columns.map((c) => html`<td${c.num ? html` class="num"` : ''}>${c.cell(r, paused)}</td>`)}</tr>`);
   const what = [d.filter.status, d.filter.queue && `in queue ${d.filter.queue}`, d.filter.type && `of type ${d.filter.type}`].filter(Boolean).join(' ');
   const summary = html`<p class="muted small" id="ns-summary">${count(rows.length)} ${what ? `${what} ` : ''}job${rows.length === 1 ? '' : 's'} on this page, newest first, as of ${time(d.page.asOf)}.</p>`;
-  const empty = rows.length === 0 ? html`<p id="ns-empty">No jobs ${what ? `${what} ` : ''}${d.filter.before ? 'in this range' : 'yet'}.</p>` : '';
+  const where = d.page.nextBeforeId ? 'among the jobs searched' : d.filter.before ? 'in this range' : 'yet';
+  const empty = rows.length === 0 ? html`<p id="ns-empty">No jobs ${what ? `${what} ` : ''}${where}.</p>` : '';
   return {
     title: 'Namespace',
     nav: '/ui',
