@@ -18,7 +18,7 @@ export interface Viewer {
 }
 
 export interface UiVariables extends HttpVariables {
-  /** Null (or unset) when the request carries no credentials. Optional so the API's helpers take a dashboard context. */
+  /** Null (or unset) when the request carries no credentials. Optional, so the API's own functions (readQuery, the body reader) take a dashboard context. */
   viewer?: Viewer | null;
 }
 
