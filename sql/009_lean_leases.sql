@@ -53,6 +53,10 @@ update workhorse.jobs j
    set status = 'ready', attempt = greatest(j.attempt - 1, 0), execution = greatest(j.execution - 1, 0), started_at = null
  where j.status = 'running';
 
+-- Who ran the job's last execution (a claim no longer writes the row, and a
+-- first attempt that succeeds writes no ledger row): set when a lease ends.
+alter table workhorse.jobs add column last_worker text;
+
 alter table workhorse.jobs drop constraint jobs_status_check;
 alter table workhorse.jobs add constraint jobs_status_check
   check (status in ('ready', 'waiting', 'succeeded', 'failed', 'cancelled'));

@@ -21,7 +21,8 @@ begin
   update workhorse.jobs j
      set status = 'cancelled', finished_at = now(), updated_at = now(),
          attempt = coalesce(v_lease.attempt, j.attempt), execution = coalesce(v_lease.execution, j.execution),
-         started_at = coalesce(v_lease.claimed_at, j.started_at)
+         started_at = coalesce(v_lease.claimed_at, j.started_at),
+         last_worker = coalesce(v_lease.worker_id, j.last_worker)
    where j.id = p_job_id;
   perform workhorse.release_gates_v1(p_namespace, array[p_job_id]);
   if v_lease.job_id is not null then

@@ -10,11 +10,12 @@ begin
     j.attempt := r.attempt;
     j.execution := r.execution;
     j.started_at := r.claimed_at;
+    j.last_worker := r.worker_id;
   end if;
   return j;
 end $$;
 comment on function workhorse.job_as_seen_v1(workhorse.jobs, workhorse.job_runtime) is
-  'A jobs row as readers see it: with a lease (r not null) it is running, at the lease''s attempt, execution and start; otherwise the row as stored.';
+  'A jobs row as readers see it: with a lease (r not null) it is running, at the lease''s attempt, execution, start and worker; otherwise the row as stored.';
 
 create function workhorse.get_job_v1(p_namespace text, p_job_id bigint)
 returns setof workhorse.jobs language sql stable as $$

@@ -27,6 +27,7 @@ begin
        set status = case when d.counted and d.attempt >= j.max_attempts then 'failed' else 'ready' end,
            attempt = case when d.counted then d.attempt else j.attempt end,
            execution = d.execution,
+           last_worker = d.worker_id,
            run_at = case when d.counted then now() else j.run_at end,
            finished_at = case when d.counted and d.attempt >= j.max_attempts then now() end,
            started_at = case when d.counted then d.claimed_at else j.started_at end,

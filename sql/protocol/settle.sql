@@ -49,7 +49,7 @@ begin
   ), upd as (
     update workhorse.jobs j
        set status = 'succeeded', result = d.result, execution = d.execution, attempt = d.attempt,
-           started_at = d.claimed_at, finished_at = now(), updated_at = now()
+           started_at = d.claimed_at, last_worker = d.worker_id, finished_at = now(), updated_at = now()
       from del d
      where j.id = d.job_id
     returning j.id, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at
@@ -97,7 +97,7 @@ begin
                                  workhorse.backoff_ms_v1(j.backoff_kind, j.backoff_base_ms, j.backoff_max_ms, d.attempt))
                               * interval '1 millisecond' end,
            finished_at = case when d.final or d.attempt >= j.max_attempts then now() end,
-           execution = d.execution, attempt = d.attempt, started_at = d.claimed_at,
+           execution = d.execution, attempt = d.attempt, started_at = d.claimed_at, last_worker = d.worker_id,
            last_error = d.error, updated_at = now()
       from del d
      where j.id = d.job_id

@@ -30,6 +30,8 @@ export interface JobRecord {
   updatedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** The worker of the job's last (or current) execution, or null before the first. */
+  lastWorker: string | null;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -57,6 +59,7 @@ export function toJobRecord(r: any): JobRecord {
     updatedAt: r.updated_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    lastWorker: r.last_worker ?? null,
   };
 }
 
