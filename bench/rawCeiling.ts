@@ -22,6 +22,7 @@ with cand as (
 ), lease as (
   insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, attempt, expires_at)
   select c.id, $1, $4, c.queue, c.execution + 1, c.attempt + 1, now() + interval '3 minutes' from cand c
+  on conflict (job_id) do nothing
   returning job_id, execution
 )
 select c.id, l.execution, c.payload from cand c join lease l on l.job_id = c.id`;

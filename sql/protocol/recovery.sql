@@ -8,18 +8,23 @@ create function workhorse.recover_expired_v1(p_namespace text, p_limit integer d
 returns integer language plpgsql as $$
 declare
   v_recovered integer;
+  v_ids bigint[];
+  v_executions bigint[];
 begin
+  -- Leases are locked first and deleted last, after their job rows are
+  -- written (the order settlements use; see complete_many_v1).
   with expired as (
-    select r.job_id from workhorse.job_runtime r
+    select r.job_id, r.execution, r.attempt, r.worker_id, r.claimed_at, r.started
+      from workhorse.job_runtime r
      where r.namespace = p_namespace and r.expires_at < now()
      order by r.expires_at
      limit p_limit
      for update skip locked
-  ), del as (
-    delete from workhorse.job_runtime r using expired e where r.job_id = e.job_id
-    returning r.job_id, r.execution, r.attempt, r.worker_id, r.claimed_at,
-              r.started or (select count(*) from workhorse.job_attempts a
-                             where a.job_id = r.job_id and a.outcome = 'orphaned') >= 2 as counted
+  ), lapsed as (
+    select e.job_id, e.execution, e.attempt, e.worker_id, e.claimed_at,
+           e.started or (select count(*) from workhorse.job_attempts a
+                          where a.job_id = e.job_id and a.outcome = 'orphaned') >= 2 as counted
+      from expired e
   ), upd as (
     -- The job row is still `ready` (a claim does not write it); a counted
     -- attempt is written to it, and ends it failed when it was the last.
@@ -35,7 +40,7 @@ begin
                           'message', 'lease expired: worker ' || d.worker_id || ' stopped heartbeating',
                           'attempt', d.attempt, 'worker', d.worker_id) else j.last_error end,
            updated_at = now()
-      from del d
+      from lapsed d
      where j.id = d.job_id
     returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
   ), gates as (
@@ -51,7 +56,10 @@ begin
     select pg_notify('workhorse:' || p_namespace, q.queue)
       from (select distinct upd.queue from upd where upd.status = 'ready') q
   )
-  select count(*) into v_recovered from upd, (select count(*) from notified) n;
+  select count(*), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}')
+    into v_recovered, v_ids, v_executions
+    from upd, (select count(*) from notified) n;
+  perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
 
   update workhorse.worker_registry w set state = 'dead'
    where (w.namespace, w.id) in (

@@ -30,11 +30,14 @@ create function workhorse.deregister_worker_v1(p_namespace text, p_worker_id tex
 returns integer language plpgsql as $$
 declare
   v_released integer;
+  v_ids bigint[];
+  v_executions bigint[];
 begin
+  -- Leases are locked first and deleted last (see complete_many_v1).
   with rel as (
-    delete from workhorse.job_runtime r
+    select r.job_id, r.execution, r.attempt, r.claimed_at from workhorse.job_runtime r
      where r.namespace = p_namespace and r.worker_id = p_worker_id and r.job_id = any(p_unstarted)
-    returning r.job_id, r.execution, r.attempt, r.claimed_at
+       for update
   ), upd as (
     -- The job row is still `ready` (a claim does not write it): only the last execution is recorded.
     update workhorse.jobs j set execution = rel.execution, updated_at = now()
@@ -47,7 +50,9 @@ begin
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
     select upd.id, upd.execution, upd.attempt, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
   )
-  select count(*) into v_released from upd;
+  select count(*), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}')
+    into v_released, v_ids, v_executions from upd;
+  perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
 
   update workhorse.job_runtime set expires_at = now()
    where namespace = p_namespace and worker_id = p_worker_id;
