@@ -1,12 +1,14 @@
 // The parts of the benchmark's table that say what a job cost PostgreSQL
 // and how much to trust it: the server's durability settings (a run
 // without them is marked as not for publication), where each job's rows
-// went, table by table, and how each per-job figure is measured.
+// and WAL went, table by table and index by index, and how each per-job
+// figure is measured.
 import { describeDurability } from './durability.js';
 import { fmtPerJob } from './format.js';
 import type { SystemName } from './options.js';
 import type { BenchResults, MachineInfo } from './results.js';
 import type { TableWrites } from './rowsWritten.js';
+import type { RelationWal } from './walBytes.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 
 export const DRAINS = [
@@ -45,6 +47,21 @@ function tablesLine(tables: TableWrites[]): string {
     .join('; ');
 }
 
+const bytes = (n: number) => (n < 10 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
+
+/** `jobs 420 (FPI 31); jobs_pkey 95, 2.00 entries; (commit records) 1.2`; relations under 0.05 bytes a job left out. */
+function relationsLine(relations: RelationWal[]): string {
+  const shown = relations.filter((x) => x.bytes >= 0.05);
+  if (shown.length === 0) return 'no WAL';
+  return shown
+    .map((x) => {
+      const fpi = x.fullPageImageBytes >= 0.5 ? ` (FPI ${bytes(x.fullPageImageBytes)})` : '';
+      const entries = x.indexEntries ? `, ${fmtPerJob(x.indexEntries)} entries` : '';
+      return `${x.relation} ${bytes(x.bytes)}${fpi}${entries}`;
+    })
+    .join('; ');
+}
+
 const HOW_MEASURED = [
   'per-job costs: each the median of its rounds; a cost ratio is the peer\'s figure over workhorse\'s (above 1: workhorse spends less).',
   'Each is taken around one drain, from after the fill until the workers have stopped and their backends have exited:',
@@ -52,19 +69,22 @@ const HOW_MEASURED = [
   '  WAL, server-wide   pg_wal_lsn_diff of pg_current_wal_lsn() after and before: every database on the server counts, other work too',
   '  WAL, this database the same WAL read back with pg_walinspect: records on this database\'s blocks, plus the commit records of the',
   '                     transactions that wrote them; full-page images, commit records and B-tree entries (leaf and posting-list',
-  '                     inserts, leaf splits) counted in the same records; UNLOGGED tables write no WAL and are not in these',
+  '                     inserts, leaf splits) counted in the same records; by relation: the one the record\'s first block belongs to;',
+  '                     UNLOGGED tables write no WAL and are not in these',
   '  rows written       inserts + updates + deletes in pg_stat_user_tables of the system\'s schema; HOT updates are among the updates',
 ];
 
-/** Rows per job by table for every drain and system, the notes on unreadable WAL, and how each figure is measured. */
+/** Rows and WAL per job by table and relation for every drain and system, the notes on unreadable WAL, and how each figure is measured. */
 export function costLines(r: BenchResults, systems: SystemName[]): string[] {
   const byTable: string[] = [];
+  const byRelation: string[] = [];
   const notes: string[] = [];
   for (const [key, label] of DRAINS) {
     for (const s of systems) {
       const d = r.systems[s]![key];
       if (!d) continue;
       byTable.push(`  ${label}, ${DISPLAY_NAME[s]}: ${tablesLine(d.tables)}`);
+      if (d.walByRelation) byRelation.push(`  ${label}, ${DISPLAY_NAME[s]}: ${relationsLine(d.walByRelation)}`);
       if (d.databaseWalNote) notes.push(`  ${label}, ${DISPLAY_NAME[s]}: WAL of this database not measured in ${d.databaseWalNote}`);
     }
   }
@@ -73,6 +93,9 @@ export function costLines(r: BenchResults, systems: SystemName[]): string[] {
     '',
     'rows written per job, by table (median of the rounds):',
     ...byTable,
+    ...(byRelation.length
+      ? ['', 'WAL bytes per job of this database, by relation, with the B-tree entries inserted per job (median of the rounds):', ...byRelation]
+      : []),
     ...(notes.length ? ['', 'notes:', ...notes] : []),
     '',
     ...HOW_MEASURED,

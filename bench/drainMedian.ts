@@ -6,6 +6,7 @@
 import type { DrainCost, DrainResult } from './phases/drain.js';
 import { median, medianRound } from './stats.js';
 import type { TableWrites } from './rowsWritten.js';
+import type { RelationWal } from './walBytes.js';
 
 /** The median of the rounds that have the figure; null when none has it. */
 function medianOf(values: (number | null)[]): number | null {
@@ -13,16 +14,47 @@ function medianOf(values: (number | null)[]): number | null {
   return known.length ? median(known) : null;
 }
 
-/** Per table, the median of each counter over the rounds (a table a round did not write counts 0 there). */
-function medianTables(rounds: DrainCost[]): TableWrites[] {
-  const names = [...new Set(rounds.flatMap((r) => r.tables.map((t) => t.table)))].sort();
-  return names.map((table) => {
-    const of = (pick: (t: TableWrites) => number) => median(rounds.map((r) => pick(r.tables.find((t) => t.table === table) ?? zero(table))));
-    return { table, inserts: of((t) => t.inserts), updates: of((t) => t.updates), hotUpdates: of((t) => t.hotUpdates), deletes: of((t) => t.deletes) };
-  });
+/**
+ * Per named row (a table, a relation), the median of each field over the
+ * rounds; a row missing from a round counts 0 there.
+ */
+function medianRows<T>(rounds: T[][], name: (t: T) => string, make: (name: string, of: (pick: (t: T) => number) => number) => T): T[] {
+  const names = [...new Set(rounds.flatMap((r) => r.map(name)))].sort();
+  return names.map((n) =>
+    make(n, (pick) =>
+      median(
+        rounds.map((r) => {
+          const row = r.find((t) => name(t) === n);
+          return row ? pick(row) : 0;
+        }),
+      ),
+    ),
+  );
 }
 
-const zero = (table: string): TableWrites => ({ table, inserts: 0, updates: 0, hotUpdates: 0, deletes: 0 });
+function medianTables(rounds: DrainCost[]): TableWrites[] {
+  return medianRows(
+    rounds.map((r) => r.tables),
+    (t) => t.table,
+    (table, of) => ({ table, inserts: of((t) => t.inserts), updates: of((t) => t.updates), hotUpdates: of((t) => t.hotUpdates), deletes: of((t) => t.deletes) }),
+  );
+}
+
+/** Over the rounds whose WAL was read; largest first. */
+function medianWalByRelation(rounds: DrainCost[]): RelationWal[] | null {
+  const read = rounds.flatMap((r) => (r.walByRelation ? [r.walByRelation] : []));
+  if (read.length === 0) return null;
+  return medianRows(
+    read,
+    (x) => x.relation,
+    (relation, of) => ({
+      relation,
+      bytes: of((x) => x.bytes),
+      fullPageImageBytes: of((x) => x.fullPageImageBytes),
+      indexEntries: of((x) => x.indexEntries),
+    }),
+  ).sort((x, y) => y.bytes - x.bytes);
+}
 
 function costOf(r: DrainResult): DrainCost {
   const { jobsPerSec: _rate, processes: _p, leftover: _l, rounds: _r, costRounds: _c, ...cost } = r;
@@ -50,6 +82,7 @@ export function medianDrain(rounds: DrainResult[]): DrainResult {
     rowsWrittenPerJob: of((c) => c.rowsWrittenPerJob),
     hotUpdatesPerJob: of((c) => c.hotUpdatesPerJob),
     tables: medianTables(costRounds),
+    walByRelation: medianWalByRelation(costRounds),
     costRounds,
     ...(notes.length ? { databaseWalNote: `${unreadable} of ${rounds.length} rounds: ${notes.join('; ')}` } : {}),
   };

@@ -20,11 +20,23 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
+/** One relation's share of the database's WAL (or the commit records', or the other relations'). */
+export interface RelationWal {
+  /** A table or index of the system's schema, `(commit records)` or `(other relations)`: catalogs, TOAST. */
+  relation: string;
+  bytes: number;
+  fullPageImageBytes: number;
+  /** B-tree entries inserted into it (0 for a table). */
+  indexEntries: number;
+}
+
 export interface DatabaseWal {
   bytes: number;
   fullPageImageBytes: number;
   commits: number;
   indexEntries: number;
+  /** By relation (the one the record's first block belongs to), largest first. */
+  relations: RelationWal[];
 }
 
 /**
@@ -69,42 +81,65 @@ async function waitForFlush(c: pg.Client, lsn: string, timeoutMs = 10_000): Prom
   }
 }
 
+// $3 matches a block of this database and captures its relfilenode.
 const DATABASE_WAL_SQL = `
   with r as (
     select xid::text as xid, resource_manager as rm, record_type as type,
            record_length, fpi_length, description, block_ref
       from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
   ),
-  mine as (select * from r where block_ref ~ $3),
+  mine as (select *, substring(block_ref from $3)::oid as filenode from r where block_ref ~ $3),
   writers as (select distinct xid from mine where xid <> '0'),
   ours as (
-    select * from mine
+    select rm, type, record_length, fpi_length, description, filenode from mine
     union all
-    select * from r where rm = 'Transaction' and xid in (select xid from writers)
+    select rm, type, record_length, fpi_length, description, null from r
+     where rm = 'Transaction' and xid in (select xid from writers)
   )
-  select coalesce(sum(record_length), 0)::bigint as bytes,
-         coalesce(sum(fpi_length), 0)::bigint as fpi_bytes,
-         count(*) filter (where rm = 'Transaction' and type like 'COMMIT%') as commits,
+  select case when o.filenode is null then '(commit records)'
+              when n.nspname = $4 then c.relname::text
+              else '(other relations)' end as relation,
+         sum(o.record_length)::bigint as bytes,
+         sum(o.fpi_length)::bigint as fpi_bytes,
+         count(*) filter (where o.rm = 'Transaction' and o.type like 'COMMIT%') as commits,
          count(*) filter (
-           where rm = 'Btree'
-             and (type in ('INSERT_LEAF', 'INSERT_POST')
-                  or (type in ('SPLIT_L', 'SPLIT_R') and description ~ '^level:? 0,'))
+           where o.rm = 'Btree'
+             and (o.type in ('INSERT_LEAF', 'INSERT_POST')
+                  or (o.type in ('SPLIT_L', 'SPLIT_R') and o.description ~ '^level:? 0,'))
          ) as index_entries
-    from ours`;
+    from ours o
+    left join pg_class c on c.relfilenode = o.filenode
+    left join pg_namespace n on n.oid = c.relnamespace
+   group by 1
+   order by 2 desc`;
 
-/** The window's WAL that belongs to the database `c` is connected to, or the reason it cannot be read. */
-export async function databaseWalBetween(c: pg.Client, from: string, to: string): Promise<DatabaseWal | string> {
+/**
+ * The window's WAL that belongs to the database `c` is connected to, by
+ * relation (names from `schema`), or the reason it cannot be read.
+ */
+export async function databaseWalBetween(c: pg.Client, from: string, to: string, schema: string): Promise<DatabaseWal | string> {
   try {
     await waitForFlush(c, to);
     const oid = await c.query<{ oid: number }>('select oid from pg_database where datname = current_database()');
-    const blockOfThisDatabase = ` rel [0-9]+/${oid.rows[0]!.oid}/`;
-    const r = await c.query<{ bytes: string; fpi_bytes: string; commits: string; index_entries: string }>(DATABASE_WAL_SQL, [
-      from,
-      to,
-      blockOfThisDatabase,
-    ]);
-    const x = r.rows[0]!;
-    return { bytes: Number(x.bytes), fullPageImageBytes: Number(x.fpi_bytes), commits: Number(x.commits), indexEntries: Number(x.index_entries) };
+    const blockOfThisDatabase = ` rel [0-9]+/${oid.rows[0]!.oid}/([0-9]+)`;
+    const r = await c.query<{ relation: string; bytes: string; fpi_bytes: string; commits: string; index_entries: string }>(
+      DATABASE_WAL_SQL,
+      [from, to, blockOfThisDatabase, schema],
+    );
+    const relations = r.rows.map((x) => ({
+      relation: x.relation,
+      bytes: Number(x.bytes),
+      fullPageImageBytes: Number(x.fpi_bytes),
+      indexEntries: Number(x.index_entries),
+    }));
+    const sum = (pick: (x: RelationWal) => number) => relations.reduce((n, x) => n + pick(x), 0);
+    return {
+      bytes: sum((x) => x.bytes),
+      fullPageImageBytes: sum((x) => x.fullPageImageBytes),
+      commits: r.rows.reduce((n, x) => n + Number(x.commits), 0),
+      indexEntries: sum((x) => x.indexEntries),
+      relations,
+    };
   } catch (err) {
     return `WAL not readable: ${(err as Error).message}`;
   }

@@ -7,7 +7,7 @@
 // holds the whole drain: start-up, every claim and settlement, shutdown.
 import pg from 'pg';
 import { readTableWrites, rowsWritten, writesBetween, type TableWrites } from './rowsWritten.js';
-import { currentWalLsn, databaseWalBetween, holdWalForInspection, walBytesBetween, type DatabaseWal } from './walBytes.js';
+import { currentWalLsn, databaseWalBetween, holdWalForInspection, walBytesBetween, type DatabaseWal, type RelationWal } from './walBytes.js';
 
 export interface WriteCost {
   /** WAL the whole server wrote during the window, per job (other databases' WAL included). */
@@ -26,6 +26,8 @@ export interface WriteCost {
   hotUpdatesPerJob: number;
   /** Per table, per job (tables the drain did not write are left out). */
   tables: TableWrites[];
+  /** This database's WAL per job by relation, largest first; null when unreadable. */
+  walByRelation: RelationWal[] | null;
   /** Why the database's WAL figures are null, when they are. */
   databaseWalNote?: string;
 }
@@ -59,7 +61,7 @@ async function readCost(c: pg.Client, schema: string, start: WindowStart, jobs: 
   const tables = writesBetween(start.tables, await readTableWrites(c, schema));
   const toLsn = await currentWalLsn(c);
   const serverWal = await walBytesBetween(c, start.lsn, toLsn);
-  const own = start.walUnreadable ?? (await databaseWalBetween(c, start.lsn, toLsn));
+  const own = start.walUnreadable ?? (await databaseWalBetween(c, start.lsn, toLsn, schema));
   const ownFigure = (pick: (w: DatabaseWal) => number) => (typeof own === 'string' ? null : perJob(pick(own), jobs));
   return {
     serverWalBytesPerJob: perJob(serverWal, jobs),
@@ -79,6 +81,15 @@ async function readCost(c: pg.Client, schema: string, start: WindowStart, jobs: 
       hotUpdates: perJob(t.hotUpdates, jobs),
       deletes: perJob(t.deletes, jobs),
     })),
+    walByRelation:
+      typeof own === 'string'
+        ? null
+        : own.relations.map((x) => ({
+            relation: x.relation,
+            bytes: perJob(x.bytes, jobs),
+            fullPageImageBytes: perJob(x.fullPageImageBytes, jobs),
+            indexEntries: perJob(x.indexEntries, jobs),
+          })),
     ...(typeof own === 'string' ? { databaseWalNote: own } : {}),
   };
 }

@@ -63,6 +63,10 @@ function expectCosts(d: DrainResult, what: string): void {
   expect(d.costRounds, what).toHaveLength(d.rounds!.length);
   for (const c of d.costRounds!) {
     expect(c.tables.reduce((n, t) => n + t.inserts + t.updates + t.deletes, 0), what).toBeCloseTo(c.rowsWrittenPerJob, 9);
+    // The by-relation breakdown adds up to the database's figures.
+    expect(c.walByRelation!.reduce((n, x) => n + x.bytes, 0), what).toBeCloseTo(c.databaseWalBytesPerJob!, 6);
+    expect(c.walByRelation!.reduce((n, x) => n + x.indexEntries, 0), what).toBeCloseTo(c.indexEntriesPerJob!, 6);
+    expect(c.walByRelation!.map((x) => x.relation), what).toContain('(commit records)');
   }
 }
 
@@ -90,6 +94,7 @@ describe('bench statistics', () => {
       rowsWrittenPerJob: cost,
       hotUpdatesPerJob: 0,
       tables: [{ table: 'jobs', inserts: 0, updates: cost, hotUpdates: 0, deletes: 0 }],
+      walByRelation: wal === null ? null : [{ relation: 'jobs', bytes: wal * 10, fullPageImageBytes: 0, indexEntries: 0 }],
       ...(wal === null ? { databaseWalNote: 'WAL not readable: gone' } : {}),
     });
     // Rates 10 / 30 / 20: the median round is the third; its costs (5) are not the median costs (3).
@@ -101,6 +106,7 @@ describe('bench statistics', () => {
     expect(d.tables).toEqual([{ table: 'jobs', inserts: 0, updates: 3, hotUpdates: 0, deletes: 0 }]);
     // A round whose WAL could not be read is left out of that figure's median, and said so.
     expect(d.databaseWalBytesPerJob).toBe(2);
+    expect(d.walByRelation).toEqual([{ relation: 'jobs', bytes: 20, fullPageImageBytes: 0, indexEntries: 0 }]);
     expect(d.databaseWalNote).toBe('1 of 3 rounds: WAL not readable: gone');
     expect(d.costRounds!.map((c) => c.clientCpuUsPerJob)).toEqual([3, 1, 5]);
   });
@@ -146,6 +152,7 @@ describe('npm run bench', () => {
     expect(table).toMatch(/\n {2}rows written per job +[\d.]+ +[\d.]+ +\d+\.\d\dx\n/);
     expect(table).toMatch(/\n {2}drain, held xmin, workhorse: \w+ (ins|upd|del) /);
     expect(table).toContain('pg_walinspect');
+    expect(table).toMatch(/\n {2}drain, 2 processes, graphile-worker: .*\(commit records\) \d+/);
   });
 
   it('says in the header whether the server is durable, and marks a run that is not as not for publication', async () => {
