@@ -37,8 +37,8 @@ type Metric = {
 
 /** A drain's rate and, below it, what each job cost (each cost the median of its rounds). */
 function drainMetrics(key: DrainKey, label: string): Metric[] {
-  const cost = (label: string, pick: (d: DrainResult) => number | null, fmt: Metric['fmt'], ratio = true): Metric => ({
-    label,
+  const cost = (row: string, pick: (d: DrainResult) => number | null, fmt: Metric['fmt'], ratio = true): Metric => ({
+    label: row,
     get: (s) => {
       const d = s[key];
       return d ? (pick(d) ?? undefined) : undefined;
