@@ -56,8 +56,9 @@ export async function vacuumWorkhorse(db: pg.Pool | pg.Client): Promise<void> {
 
 /**
  * Opens a REPEATABLE READ transaction and takes its snapshot (its first
- * query, which also returns the backend's pid), then holds it: no row version deleted after this point can be vacuumed
- * away in this database until release() commits it.
+ * query, which also returns the backend's pid), then holds it: no row
+ * version deleted after this point can be vacuumed away in this database
+ * until release() commits it.
  */
 export async function holdSnapshot(url: string): Promise<{ pid: number; release(): Promise<void> }> {
   const c = new pg.Client({ connectionString: url });
