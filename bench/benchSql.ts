@@ -1,7 +1,9 @@
 // The few statements the benchmark runs outside any queue system's API:
 // a bulk fixture insert (generate_series, far faster than any enqueue
 // path, so a million ready rows take seconds), relation sizes, and the
-// held-xmin transaction. Kept here so no other benchmark module writes SQL.
+// held-xmin transaction. The queries of PostgreSQL's own counters live with
+// the figure each measures (serverCpu.ts, walBytes.ts, rowsWritten.ts,
+// durability.ts).
 import pg from 'pg';
 
 /** Inserts `count` ready no-op jobs straight into workhorse.jobs in one statement. */
@@ -53,16 +55,18 @@ export async function vacuumWorkhorse(db: pg.Pool | pg.Client): Promise<void> {
 }
 
 /**
- * Opens a REPEATABLE READ transaction and takes its snapshot (`select 1`),
- * then holds it: no row version deleted after this point can be vacuumed
- * away in this database until release() commits it.
+ * Opens a REPEATABLE READ transaction and takes its snapshot (its first
+ * query, which also returns the backend's pid), then holds it: no row
+ * version deleted after this point can be vacuumed away in this database
+ * until release() commits it.
  */
-export async function holdSnapshot(url: string): Promise<{ release(): Promise<void> }> {
+export async function holdSnapshot(url: string): Promise<{ pid: number; release(): Promise<void> }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   await c.query('begin isolation level repeatable read');
-  await c.query('select 1');
+  const r = await c.query<{ pid: number }>('select pg_backend_pid() as pid');
   return {
+    pid: r.rows[0]!.pid,
     async release() {
       await c.query('commit').catch(() => undefined);
       await c.end();

@@ -2,15 +2,20 @@
 // each system in its own child processes and its own fresh databases,
 // printed as one table (or one JSON document with --json). A benchmark,
 // not a test: it asserts nothing and its numbers depend on the machine and
-// on whatever else the machine is doing, which the header reports.
+// on whatever else the machine is doing, which the header reports, and on
+// the server's durability settings, which it reports too: without
+// DATABASE_URL it starts the embedded PostgreSQL with durable settings
+// (server.ts), and a run on a server without them is marked as not for
+// publication.
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { loadEnvConfig } from '../src/config.js';
-import { resolveDatabase } from '../src/db/resolveDatabase.js';
 import { runScript } from '../src/cli/runScript.js';
 import { BENCH_USAGE, parseBenchFlags, type BenchFlags, type SystemName } from './options.js';
 import { disposeChildEntry } from './child/spawn.js';
 import { dropLiveDatabases } from './databases.js';
+import { medianDrain } from './drainMedian.js';
+import { readDurability } from './durability.js';
 import { measureBundle } from './phases/bundle.js';
 import type { PhaseContext } from './phases/context.js';
 import { measureDrain, type DrainResult } from './phases/drain.js';
@@ -25,6 +30,7 @@ import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
 import { pgbossLocalConcurrency } from './systems/pgboss.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 import { medianRound } from './stats.js';
+import { openBenchServer, type BenchServer } from './server.js';
 import { renderTable } from './table.js';
 
 function describeConfig(system: SystemName, f: BenchFlags): string {
@@ -38,8 +44,8 @@ function describeConfig(system: SystemName, f: BenchFlags): string {
   return `concurrency ${f.concurrency}, prefetch ${f.prefetch}, heartbeat 30 s (lease 120 s), LISTEN wake-ups, fence + leases + attempts ledger on`;
 }
 
-async function machineInfo(serverUrl: string): Promise<MachineInfo> {
-  const c = new pg.Client({ connectionString: serverUrl });
+async function machineInfo(server: BenchServer): Promise<MachineInfo> {
+  const c = new pg.Client({ connectionString: server.connectionString });
   await c.connect();
   const v = await c.query<{ v: string }>(`select 'PostgreSQL ' || current_setting('server_version') as v`);
   await c.end();
@@ -49,15 +55,17 @@ async function machineInfo(serverUrl: string): Promise<MachineInfo> {
     memGiB: Math.round(totalmem() / 1024 ** 3),
     node: process.versions.node,
     postgres: v.rows[0]!.v,
+    server: server.source,
+    durability: await readDurability(server.connectionString),
     loadBefore: loadavg()[0]!,
     loadAfter: NaN,
   };
 }
 
-async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) => void): Promise<BenchResults> {
+async function runBench(flags: BenchFlags, server: BenchServer, log: (l: string) => void): Promise<BenchResults> {
   const started = performance.now();
-  const ctx: PhaseContext = { serverUrl, flags, log };
-  const results: BenchResults = { machine: await machineInfo(serverUrl), flags, systems: {}, wallSeconds: 0 };
+  const ctx: PhaseContext = { serverUrl: server.connectionString, flags, log };
+  const results: BenchResults = { machine: await machineInfo(server), flags, systems: {}, wallSeconds: 0 };
   const has = (p: BenchFlags['phases'][number]) => flags.phases.includes(p);
   for (const s of flags.systems) results.systems[s] = { config: describeConfig(s, flags) } satisfies SystemResults;
   const each = async (what: string, fn: (s: SystemName, r: SystemResults) => Promise<void>) => {
@@ -68,7 +76,8 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
   };
   // Throughput on a small machine swings from one run to the next; each
   // drain is measured in several rounds, the systems taking turns, and the
-  // median round is reported (every round's rate is kept). The raw ceiling
+  // median round is reported (every round's rate is kept), and each per-job
+  // cost is the median of its rounds (drainMedian.ts). The raw ceiling
   // takes its turn in the one-process rounds, so each round's share of the
   // ceiling compares runs made seconds apart.
   const drains = async (
@@ -83,7 +92,7 @@ async function runBench(flags: BenchFlags, serverUrl: string, log: (l: string) =
       await each(`${what}, round ${i}/${flags.rounds}`, async (s) => void (rounds[s] ??= []).push(await measureDrain(ctx, s, processes, heldXmin)));
       await alsoEachRound?.(i);
     }
-    for (const s of flags.systems) results.systems[s]![key] = medianRound(rounds[s]!);
+    for (const s of flags.systems) results.systems[s]![key] = medianDrain(rounds[s]!);
   };
   const rawRounds: RawResult[] = [];
   const rawRound = async (i: number) => {
@@ -124,14 +133,15 @@ async function main(argv: string[]): Promise<number> {
     console.log(BENCH_USAGE);
     return 0;
   }
-  const db = await resolveDatabase(loadEnvConfig());
+  const db = await openBenchServer(loadEnvConfig());
   const log = (l: string) => console.error(`[bench] ${l}`);
   process.once('SIGINT', () => {
     log('interrupted: dropping the benchmark databases');
     void dropLiveDatabases(db.connectionString).finally(() => process.exit(130));
   });
   try {
-    const results = await runBench(flags, db.connectionString, log);
+    if (db.source === 'embedded') log('no DATABASE_URL: started the embedded PostgreSQL with durable settings');
+    const results = await runBench(flags, db, log);
     console.log(flags.json ? JSON.stringify(results, null, 2) : renderTable(results));
     return 0;
   } finally {

@@ -50,6 +50,8 @@ const benchFlagsSchema = z
 export type BenchFlags = z.output<typeof benchFlagsSchema>;
 
 export const BENCH_USAGE = `usage: npm run bench -- [options]
+  Runs on DATABASE_URL, or without it on the embedded PostgreSQL started with
+  durable settings (fsync, synchronous_commit, full_page_writes on).
   --jobs N              no-op jobs per drain (default 20000)
   --concurrency C       handlers per worker process, every system (default 24)
   --prefetch P          workhorse: jobs claimed ahead of free slots (default 476, a local queue of 500)

@@ -1,47 +1,44 @@
 // The machine's raw ceiling for this design: a loop of bare batch-claim and
 // batch-complete statements in plain pg, no framework around them, on the
 // workhorse tables and indexes. The claim walks the ready partial index
-// with FOR UPDATE SKIP LOCKED, bumps `execution` and writes the lease rows;
-// the settle deletes the leases under the (job, execution, worker) fence,
-// marks the jobs succeeded and appends to the attempts ledger: every
-// guarantee the real protocol keeps, none of its generality (types, gates,
-// rate limits, function calls).
+// with FOR UPDATE SKIP LOCKED, skipping leased rows, and writes only the
+// (UNLOGGED) lease rows with the next execution; the settle deletes the
+// leases under the (job, execution, worker) fence and writes each job row
+// once, succeeded, with the lease's attempt and execution: the protocol's
+// shape (sql/009_lean_leases.sql), none of its generality (types, gates,
+// rate limits, ticks, the lease epoch, the ledger's later-attempt rows,
+// function calls).
 import pg from 'pg';
 import { backendCpuMs } from './serverCpu.js';
 
 const CLAIM = `
 with cand as (
-  select j.id from workhorse.jobs j
+  select j.id, j.execution, j.attempt, j.payload, j.queue from workhorse.jobs j
    where j.namespace = $1 and j.queue = $2 and j.status = 'ready' and j.run_at <= now()
+     and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)
    order by j.priority, j.run_at, j.id
    limit $3
    for update skip locked
-), upd as (
-  update workhorse.jobs j
-     set status = 'running', attempt = j.attempt + 1, execution = j.execution + 1,
-         started_at = now(), updated_at = now()
-    from cand c where j.id = c.id
-  returning j.id, j.execution, j.payload, j.queue
 ), lease as (
-  insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, expires_at)
-  select u.id, $1, $4, u.queue, u.execution, now() + interval '3 minutes' from upd u
+  insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, attempt, expires_at)
+  select c.id, $1, $4, c.queue, c.execution + 1, c.attempt + 1, now() + interval '3 minutes' from cand c
+  on conflict (job_id) do nothing
+  returning job_id, execution
 )
-select u.id, u.execution, u.payload from upd u`;
+select c.id, l.execution, c.payload from cand c join lease l on l.job_id = c.id`;
 
 const COMPLETE = `
 with del as (
   delete from workhorse.job_runtime r
-   using unnest($2::bigint[], $3::integer[]) as t(job_id, execution)
-   where r.job_id = t.job_id and r.execution = t.execution and r.worker_id = $4
-  returning r.job_id, r.execution, r.claimed_at
+   using unnest($2::bigint[], $3::bigint[]) as t(job_id, execution)
+   where r.job_id = t.job_id and r.execution = t.execution and r.worker_id = $4 and r.namespace = $1
+  returning r.job_id, r.execution, r.attempt, r.claimed_at
 ), upd as (
   update workhorse.jobs j
-     set status = 'succeeded', finished_at = now(), updated_at = now()
-    from del d where j.id = d.job_id and j.execution = d.execution
-  returning j.id, j.attempt, d.execution, d.claimed_at
-), ledger as (
-  insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
-  select u.id, u.execution, u.attempt, $1, $4, 'succeeded', u.claimed_at from upd u
+     set status = 'succeeded', execution = d.execution, attempt = d.attempt, started_at = d.claimed_at,
+         finished_at = now(), updated_at = now()
+    from del d where j.id = d.job_id
+  returning j.id
 )
 select count(*)::integer as n from upd`;
 

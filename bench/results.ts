@@ -1,5 +1,6 @@
 // The shape of one benchmark run's results: what `--json` prints and what
 // the table is rendered from.
+import type { Durability } from './durability.js';
 import type { BenchFlags, SystemName } from './options.js';
 import type { BundleResult } from './phases/bundle.js';
 import type { DrainResult } from './phases/drain.js';
@@ -16,6 +17,10 @@ export interface MachineInfo {
   memGiB: number;
   node: string;
   postgres: string;
+  /** DATABASE_URL, or the embedded server started with durable settings. */
+  server: 'DATABASE_URL' | 'embedded';
+  /** fsync, synchronous_commit and full_page_writes as the server runs them; figures are publishable only when `durable`. */
+  durability: Durability;
   /** 1-minute load average when the run started and ended. */
   loadBefore: number;
   loadAfter: number;

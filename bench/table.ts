@@ -6,6 +6,10 @@ import type { BenchResults, SystemResults } from './results.js';
 import type { RelationSize } from './benchSql.js';
 import type { BundleResult } from './phases/bundle.js';
 import { wakeLines } from './phases/wake.js';
+import type { DrainResult } from './phases/drain.js';
+import { DRAINS, NOT_DURABLE, costLines, durabilityLines } from './costLines.js';
+import { describeDurability } from './durability.js';
+import { fmtPerJob } from './format.js';
 import { medianRatio } from './stats.js';
 import { DISPLAY_NAME } from './systems/registry.js';
 
@@ -28,16 +32,40 @@ type Metric = {
   higherIsBetter: boolean;
   /** For measurements taken in rounds: each round's value, so the ratio is the median of per-round ratios. */
   rounds?: (s: SystemResults) => number[] | undefined;
+  /** A part of the row above it, where a ratio says nothing (more HOT updates are not worse). */
+  noRatio?: boolean;
 };
 
+/** A drain's rate and, below it, what each job cost (each cost the median of its rounds). */
+function drainMetrics(key: DrainKey, label: string): Metric[] {
+  const cost = (row: string, pick: (d: DrainResult) => number | null, fmt: Metric['fmt'], ratio = true): Metric => ({
+    label: row,
+    get: (s) => {
+      const d = s[key];
+      return d ? (pick(d) ?? undefined) : undefined;
+    },
+    fmt,
+    higherIsBetter: false,
+    noRatio: !ratio,
+  });
+  return [
+    { label: `${label} (jobs/s)`, get: (s) => s[key]?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s[key]?.rounds },
+    cost('  worker CPU per job (us)', (d) => d.clientCpuUsPerJob, fmtInt),
+    cost('  PostgreSQL CPU per job (us)', (d) => d.serverCpuUsPerJob, fmtInt),
+    cost('  WAL bytes per job, server-wide', (d) => d.serverWalBytesPerJob, fmtInt),
+    cost('  WAL bytes per job, this database', (d) => d.databaseWalBytesPerJob, fmtInt),
+    cost('    of which full-page images', (d) => d.fullPageImageBytesPerJob, fmtInt, false),
+    cost('  commit records per job', (d) => d.commitsPerJob, fmtPerJob),
+    cost('  B-tree entries per job', (d) => d.indexEntriesPerJob, fmtPerJob),
+    cost('  rows written per job', (d) => d.rowsWrittenPerJob, fmtPerJob),
+    cost('    of which HOT updates', (d) => d.hotUpdatesPerJob, fmtPerJob, false),
+  ];
+}
+
 const METRICS: Metric[] = [
-  { label: 'drain, 1 process (jobs/s)', get: (s) => s.drain1?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.drain1?.rounds },
-  { label: '  worker CPU per job (us)', get: (s) => s.drain1?.clientCpuUsPerJob, fmt: fmtInt, higherIsBetter: false },
-  { label: '  PostgreSQL CPU per job (us)', get: (s) => s.drain1?.serverCpuUsPerJob ?? undefined, fmt: fmtInt, higherIsBetter: false },
-  { label: 'drain, 2 processes (jobs/s)', get: (s) => s.drain2?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.drain2?.rounds },
-  { label: '  worker CPU per job (us)', get: (s) => s.drain2?.clientCpuUsPerJob, fmt: fmtInt, higherIsBetter: false },
-  { label: '  PostgreSQL CPU per job (us)', get: (s) => s.drain2?.serverCpuUsPerJob ?? undefined, fmt: fmtInt, higherIsBetter: false },
-  { label: 'drain, held xmin (jobs/s)', get: (s) => s.heldXmin?.jobsPerSec, fmt: fmtInt, higherIsBetter: true, rounds: (s) => s.heldXmin?.rounds },
+  ...drainMetrics('drain1', 'drain, 1 process'),
+  ...drainMetrics('drain2', 'drain, 2 processes'),
+  ...drainMetrics('heldXmin', 'drain, held xmin'),
   { label: 'enqueue, bulk (jobs/s)', get: (s) => s.enqueue?.bulkPerSec, fmt: fmtInt, higherIsBetter: true },
   { label: 'enqueue, one at a time (jobs/s)', get: (s) => s.enqueue?.singlePerSec, fmt: fmtInt, higherIsBetter: true },
   { label: 'enqueue-to-start p50 (ms)', get: (s) => s.latency?.p50, fmt: fmtMs, higherIsBetter: false },
@@ -50,11 +78,7 @@ function sizeLine(label: string, sizes: RelationSize[]): string {
   return `  ${label.padEnd(22)} total ${mib(total)} (${parts})`;
 }
 
-const DRAINS = [
-  ['drain1', 'drain, 1 process'],
-  ['drain2', 'drain, 2 processes'],
-  ['heldXmin', 'drain, held xmin'],
-] as const;
+type DrainKey = (typeof DRAINS)[number][0];
 
 /** One line per drain measurement listing each system's rate per round and workhorse's ratio per round. */
 function roundsLines(r: BenchResults, systems: SystemName[], peers: SystemName[]): string[] {
@@ -104,6 +128,7 @@ export function renderTable(r: BenchResults): string {
     `jobs ${r.flags.jobs.toLocaleString('en-US')}, concurrency ${r.flags.concurrency} per process, ` +
       `wall ${r.wallSeconds.toFixed(0)} s`,
   );
+  out.push(...durabilityLines(m));
   const head = ['', ...systems.map((s) => DISPLAY_NAME[s]), ...(wh ? peers.map((p) => `wh/${p === 'graphile' ? 'gw' : 'pgb'}`) : [])];
   const rows: string[][] = [head];
   for (const metric of METRICS) {
@@ -111,6 +136,7 @@ export function renderTable(r: BenchResults): string {
     if (values.every((v) => v === undefined)) continue;
     const ratios = wh
       ? peers.map((p) => {
+          if (metric.noRatio) return undefined;
           const perRound = medianRatio(metric.rounds?.(wh), metric.rounds?.(r.systems[p]!));
           if (perRound !== undefined) return perRound;
           const a = metric.get(wh);
@@ -130,6 +156,7 @@ export function renderTable(r: BenchResults): string {
       ...roundLines,
     );
   }
+  out.push(...costLines(r, systems));
   if (r.raw) {
     // The median over rounds of workhorse's one-process rate over that round's raw ceiling.
     const share = medianRatio(wh?.drain1?.rounds, r.raw.rounds) ?? (wh?.drain1 ? wh.drain1.jobsPerSec / r.raw.jobsPerSec : undefined);
@@ -174,5 +201,6 @@ export function renderTable(r: BenchResults): string {
       .map((k) => `${DISPLAY_NAME[s]} ${k}: ${r.systems[s]![k]!.leftover} jobs left unsettled`),
   );
   if (leftovers.length) out.push('', 'WARNING:', ...leftovers.map((l) => `  ${l}`));
+  if (!m.durability.durable) out.push('', `${NOT_DURABLE} (${describeDurability(m.durability)})`);
   return out.join('\n');
 }

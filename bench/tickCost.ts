@@ -3,14 +3,14 @@
 // through which every protocol call of the tick goes), and the rate at which
 // one tick drains a backlog of no-op jobs. `npm run bench` calls the two
 // functions; `npx tsx bench/tickCost.ts` prints them on its own, against
-// DATABASE_URL or an embedded PostgreSQL.
+// DATABASE_URL or an embedded PostgreSQL with durable settings.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { z } from 'zod';
 import { createClient, defineApp, defineJob, migrate, runTick, type TickOptions } from '../src/index.js';
 import { loadEnvConfig } from '../src/config.js';
-import { resolveDatabase } from '../src/db/resolveDatabase.js';
+import { openBenchServer } from './server.js';
 import { median } from './stats.js';
 
 const BenchNoop = defineJob({ type: 'bench.tick.noop', schema: z.object({ i: z.number().int() }) });
@@ -101,7 +101,7 @@ function round(ms: number): number {
 }
 
 async function main(): Promise<void> {
-  const db = await resolveDatabase(loadEnvConfig());
+  const db = await openBenchServer(loadEnvConfig());
   try {
     const empty = await measureEmptyTick(db.connectionString);
     console.log(

@@ -13,11 +13,11 @@ export async function createHarnessSchema(db: Db): Promise<void> {
   await db.query(`
     create schema if not exists workhorse_certify;
     create table if not exists workhorse_certify.step_effects (
-      job_id bigint not null, step text not null, execution integer not null,
+      job_id bigint not null, step text not null, execution bigint not null,
       pid integer not null, at timestamptz not null default clock_timestamp());
     create index if not exists step_effects_job_idx on workhorse_certify.step_effects (job_id, step);
     create table if not exists workhorse_certify.tx_effects (
-      job_id bigint not null, step text not null, execution integer not null,
+      job_id bigint not null, step text not null, execution bigint not null,
       pid integer not null, at timestamptz not null default clock_timestamp());
     create index if not exists tx_effects_job_idx on workhorse_certify.tx_effects (job_id, step);`);
 }

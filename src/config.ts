@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './credentials/tokens.js';
 import { scopeSchema, type Scope } from './credentials/scopes.js';
+import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from './http/ui/session/sessionSettings.js';
 import { namespaceSchema } from './names.js';
 import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
@@ -82,6 +83,8 @@ const httpEnvSchema = z.object({
   WORKHORSE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
   WORKHORSE_MAX_BODY_READS: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_MAX_BODY_READS),
   WORKHORSE_HTTP_TICK_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+  WORKHORSE_SESSION_SECRET: sessionSecretSchema.optional(),
+  WORKHORSE_SESSION_TTL_MS: z.coerce.number().pipe(sessionTtlMsSchema).default(DEFAULT_SESSION_TTL_MS),
 });
 
 /** The HTTP app's settings (`workhorse serve`, handlers/http.ts). */
@@ -101,6 +104,10 @@ export interface HttpEnvConfig {
   tick: TickEnv['options'];
   /** WORKHORSE_APP: path or file URL of the app module whose jobs the API accepts. */
   appModule: string | undefined;
+  /** Signs the dashboard's session cookies; unset, the dashboard accepts bearer headers only (no sign-in). */
+  sessionSecret: string | undefined;
+  /** How long a dashboard session lasts. */
+  sessionTtlMs: number;
 }
 
 export function loadHttpEnvConfig(env: Record<string, string | undefined> = process.env): HttpEnvConfig {
@@ -119,6 +126,8 @@ export function loadHttpEnvConfig(env: Record<string, string | undefined> = proc
     tickBudgetMs: e.WORKHORSE_HTTP_TICK_BUDGET_MS,
     tick: tick.options,
     appModule: tick.appModule,
+    sessionSecret: e.WORKHORSE_SESSION_SECRET,
+    sessionTtlMs: e.WORKHORSE_SESSION_TTL_MS,
   };
 }
 

@@ -13,6 +13,7 @@ export const GRAPHILE_LOCAL_QUEUE = 500;
 
 export class GraphileSystem implements QueueSystem {
   readonly name = 'graphile-worker';
+  readonly schema = 'graphile_worker';
   private utils: WorkerUtils | undefined;
   private pool: pg.Pool | undefined;
 

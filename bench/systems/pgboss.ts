@@ -26,6 +26,7 @@ function newBoss(url: string, max: number): PgBoss {
 
 export class PgBossSystem implements QueueSystem {
   readonly name = 'pg-boss';
+  readonly schema = 'pgboss';
   private boss: PgBoss | undefined;
   private pool: pg.Pool | undefined;
 

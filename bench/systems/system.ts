@@ -20,6 +20,8 @@ export interface RunningWorker {
 
 export interface QueueSystem {
   readonly name: string;
+  /** The schema that holds the system's tables (whose row counters the drain reads). */
+  readonly schema: string;
   /** Installs the system's schema in an empty database. */
   install(url: string): Promise<void>;
   /** Opens the producer side (pools, instances). */

@@ -13,6 +13,7 @@ const noopJob = defineJob({ type: NOOP, queue: QUEUE, schema: z.object({ i: z.nu
 
 export class WorkhorseSystem implements QueueSystem {
   readonly name = 'workhorse';
+  readonly schema = 'workhorse';
   private client: Client | undefined;
 
   async install(url: string): Promise<void> {

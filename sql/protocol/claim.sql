@@ -1,12 +1,15 @@
 -- claim: pick due jobs for one worker, in one statement per queue.
 --
 -- The claim walks jobs_ready_idx (a partial index of ready rows only) in
--- claim order (priority, run_at, id), skipping rows other claimers hold
--- (FOR UPDATE SKIP LOCKED), types the worker has no handler for, jobs whose
--- timeout exceeds p_max_timeout_ms (ticks), and jobs whose concurrency key
--- is held (each key's gate is taken at most once per batch; ON CONFLICT DO
--- NOTHING settles races between claimers). It bumps `execution` (the fence)
--- and `attempt`, and writes the lease rows.
+-- claim order (priority, run_at, id), skipping rows that already have a
+-- lease (a running job is a ready job with a lease: see 009_lean_leases),
+-- rows other claimers hold (FOR UPDATE SKIP LOCKED), types the worker has
+-- no handler for, jobs that do not fit a tick's time left, and jobs whose
+-- concurrency key is held (each key's gate is taken at most once per batch;
+-- ON CONFLICT DO NOTHING settles races between claimers). It writes only the
+-- lease rows (UNLOGGED), each with its attempt and its execution (the
+-- fence: the job's last execution + 1, above the lease epoch's floor); the
+-- job row is not touched.
 --
 -- Measured choices: PL/pgSQL rather than SQL, so the statement is parsed
 -- once per session (about 1 ms less per claim, most of an idle worker's
@@ -55,6 +58,27 @@ $$;
 comment on function workhorse.fits_tick_v1(integer, integer, jsonb, bigint) is
   'Claim rule: a job fits a claimer with p_max_timeout_ms left (null = no limit) if its timeout_ms fits, or, without one, unless a tick already cut off a run at least that long.';
 
+-- The lease table is UNLOGGED: a crash or a failover empties it, and with
+-- it lease_marker. The first claim after that starts a new lease epoch, so
+-- every execution issued from then on is above any issued before.
+create function workhorse.begin_lease_epoch_v1()
+returns bigint language plpgsql as $$
+declare
+  v_epoch bigint;
+begin
+  -- Claimers racing here take turns; the ones after the first find its marker.
+  perform 1 from workhorse.lease_epoch for update;
+  select m.epoch into v_epoch from workhorse.lease_marker m;
+  if found then return v_epoch; end if;
+  update workhorse.lease_epoch set epoch = epoch + 1 returning epoch into v_epoch;
+  insert into workhorse.lease_marker (epoch) values (v_epoch)
+  on conflict (id) do update set epoch = greatest(workhorse.lease_marker.epoch, excluded.epoch)
+  returning epoch into v_epoch;
+  return v_epoch;
+end $$;
+comment on function workhorse.begin_lease_epoch_v1() is
+  'Starts a new lease epoch (after the UNLOGGED lease table was emptied by a crash or a failover): increments lease_epoch (logged) and records it in lease_marker (UNLOGGED). Returns the epoch; executions issued in it are at least epoch * 10^12, so none repeats one issued before.';
+
 create function workhorse.claim_many_v1(
   p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_limit integer,
   p_lease_ms integer, p_max_timeout_ms integer default null, p_start integer default null)
@@ -69,6 +93,7 @@ declare
   v_queue text;
   v_limited boolean;
   v_paused boolean;
+  v_epoch bigint;
   q workhorse.queues;
 begin
   select w.operator_paused into v_paused from workhorse.worker_registry w
@@ -77,6 +102,8 @@ begin
     raise exception 'worker % is not registered in namespace %', p_worker_id, p_namespace using errcode = 'WH404';
   end if;
   if v_paused or p_limit <= 0 or cardinality(p_types) = 0 then return; end if;
+  select m.epoch into v_epoch from workhorse.lease_marker m;
+  if not found then v_epoch := workhorse.begin_lease_epoch_v1(); end if;
   foreach v_queue in array p_queues loop
     exit when v_left <= 0;
     select * into q from workhorse.queues where namespace = p_namespace and name = v_queue;
@@ -101,11 +128,13 @@ begin
     if v_allowed > 0 then
       return query
       with cand as (
-        select j.id, j.concurrency_key, j.priority, j.run_at
+        select j.id, j.queue, j.type, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts,
+               j.execution, j.timeout_ms, j.concurrency_key, j.progress, j.created_at
           from workhorse.jobs j
          where j.namespace = p_namespace and j.queue = v_queue and j.status = 'ready'
            and j.run_at <= now()
            and j.type = any(p_types)
+           and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)
            and workhorse.fits_tick_v1(p_max_timeout_ms, j.timeout_ms, j.last_error, j.id)
            and (j.concurrency_key is null or not exists (
                  select 1 from workhorse.job_gates g where g.namespace = p_namespace and g.key = j.concurrency_key))
@@ -120,31 +149,25 @@ begin
         on conflict do nothing
         returning job_id
       ), picked as (
-        select c.id from cand c where c.concurrency_key is null
-        union all
-        select g.job_id from gated g
-      ), upd as (
-        update workhorse.jobs j
-           set status = 'running', attempt = j.attempt + 1, execution = j.execution + 1,
-               started_at = now(), updated_at = now()
-          from picked p
-         where j.id = p.id
-        returning j.id, j.queue, j.type, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts,
-                  j.execution, j.timeout_ms, j.concurrency_key, j.progress, j.created_at
-      ), ranked as (
-        select u.*, row_number() over (order by u.priority, u.run_at, u.id) as rank from upd u
+        select c.*, row_number() over (order by c.priority, c.run_at, c.id) as rank
+          from cand c where c.concurrency_key is null or c.id in (select g.job_id from gated g)
       ), lease as (
-        insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, expires_at, started)
-        select r.id, p_namespace, p_worker_id, r.queue, r.execution, now() + p_lease_ms * interval '1 millisecond',
-               r.rank <= v_start
-          from ranked r
+        -- ON CONFLICT: a claimer whose snapshot predates another's committed
+        -- lease may lock the same row after it; the lease it loses is not returned.
+        insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, attempt, expires_at, started)
+        select p.id, p_namespace, p_worker_id, p.queue, greatest(p.execution + 1, v_epoch * 1000000000000), p.attempt + 1,
+               now() + p_lease_ms * interval '1 millisecond', p.rank <= v_start
+          from picked p
+         order by p.rank
+        on conflict (job_id) do nothing
+        returning job_id, execution
       )
-      select r.id, r.queue, r.type, r.payload, r.priority, date_part('epoch', r.run_at) * 1000,
-             r.attempt, r.max_attempts, r.execution, r.timeout_ms, r.concurrency_key, r.progress,
-             date_part('epoch', r.created_at) * 1000,
+      select p.id, p.queue, p.type, p.payload, p.priority, date_part('epoch', p.run_at) * 1000,
+             p.attempt + 1, p.max_attempts, l.execution, p.timeout_ms, p.concurrency_key, p.progress,
+             date_part('epoch', p.created_at) * 1000,
              date_part('epoch', now() + p_lease_ms * interval '1 millisecond') * 1000
-        from ranked r
-       order by r.rank;
+        from picked p join lease l on l.job_id = p.id
+       order by p.rank;
       get diagnostics v_got = row_count;
       v_left := v_left - v_got;
       v_start := greatest(0, v_start - v_got);
@@ -156,7 +179,7 @@ begin
   end loop;
 end $$;
 comment on function workhorse.claim_many_v1(text, text, text[], text[], integer, integer, integer, integer) is
-  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
+  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. Writes only lease rows: the job row stays ready, and reads report it running. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
 
 create function workhorse.claim_v1(
   p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_lease_ms integer,

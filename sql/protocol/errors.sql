@@ -5,13 +5,13 @@
 --   WH422  invalid arguments (parallel arrays of different lengths, unknown keys, a name over its limit)
 --   WH426  the schema is not the version the caller expects (detail: the version found)
 
-create function workhorse.raise_stale_v1(p_job_id bigint, p_execution integer)
+create function workhorse.raise_stale_v1(p_job_id bigint, p_execution bigint)
 returns void language plpgsql as $$
 begin
   raise exception 'stale lease: job % execution % is no longer leased by this owner', p_job_id, p_execution
     using errcode = 'WH409';
 end $$;
-comment on function workhorse.raise_stale_v1(bigint, integer) is
+comment on function workhorse.raise_stale_v1(bigint, bigint) is
   'Raises WH409 (stale lease) for a write whose (job, execution) lease is gone. Used by every fenced write.';
 
 create function workhorse.check_lengths_v1(p_what text, variadic p_lengths integer[])

@@ -1,7 +1,7 @@
 -- heartbeat: one statement per worker whatever its load, on one timer.
 
 create function workhorse.heartbeat_many_v1(
-  p_namespace text, p_worker_id text, p_job_ids bigint[], p_executions integer[],
+  p_namespace text, p_worker_id text, p_job_ids bigint[], p_executions bigint[],
   p_active integer, p_lease_ms integer, p_recover_limit integer default 100, p_started boolean[] default null)
 returns table (accepted bigint[], registered boolean, paused boolean, recovered integer)
 language plpgsql as $$
@@ -43,5 +43,5 @@ begin
   return query select v_accepted, coalesce(v_registered, false), coalesce(v_paused, false),
     case when p_recover_limit > 0 then workhorse.recover_expired_v1(p_namespace, p_recover_limit) else 0 end;
 end $$;
-comment on function workhorse.heartbeat_many_v1(text, text, bigint[], integer[], integer, integer, integer, boolean[]) is
+comment on function workhorse.heartbeat_many_v1(text, text, bigint[], bigint[], integer, integer, integer, boolean[]) is
   'The worker''s heartbeat: refreshes its registry row (last_seen, active = p_active handlers), extends by p_lease_ms every lease in (p_job_ids, p_executions) that is still this worker''s, marks those flagged in p_started (parallel, optional) as started, and runs recover_expired_v1(p_namespace, p_recover_limit) when the limit is above 0. Returns accepted (the job ids whose lease is still this worker''s at that execution: the worker must abort every other handler), registered (false when its registry row is gone: register again), paused (the operator pause), recovered. Never waits for a lease locked by someone else. Refuses arrays of different lengths with WH422. Call it every heartbeat interval; the lease is 4 intervals.';

@@ -17,13 +17,17 @@ begin
     return query select v_status; return;
   end if;
   delete from workhorse.job_runtime r where r.job_id = p_job_id returning * into v_lease;
-  update workhorse.jobs j set status = 'cancelled', finished_at = now(), updated_at = now()
+  -- A running job's lease carries its attempt and execution: they become the row's.
+  update workhorse.jobs j
+     set status = 'cancelled', finished_at = now(), updated_at = now(),
+         attempt = coalesce(v_lease.attempt, j.attempt), execution = coalesce(v_lease.execution, j.execution),
+         started_at = coalesce(v_lease.claimed_at, j.started_at),
+         last_worker = coalesce(v_lease.worker_id, j.last_worker)
    where j.id = p_job_id;
   perform workhorse.release_gates_v1(p_namespace, array[p_job_id]);
   if v_lease.job_id is not null then
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
-    select j.id, j.execution, j.attempt, p_namespace, v_lease.worker_id, 'cancelled', v_lease.claimed_at
-      from workhorse.jobs j where j.id = p_job_id
+    values (p_job_id, v_lease.execution, v_lease.attempt, p_namespace, v_lease.worker_id, 'cancelled', v_lease.claimed_at)
     on conflict do nothing;
   end if;
   return query select 'cancelled'::text;
@@ -40,6 +44,10 @@ begin
   select j.status, j.queue into v_status, v_queue from workhorse.jobs j
    where j.id = p_job_id and j.namespace = p_namespace for update;
   if not found then return; end if;
+  -- A ready job with a lease is running: it is left alone.
+  if exists (select 1 from workhorse.job_runtime r where r.job_id = p_job_id) then
+    return query select 'running'::text; return;
+  end if;
   if v_status in ('failed', 'cancelled', 'ready') then
     update workhorse.jobs j
        set status = 'ready', attempt = case when v_status = 'ready' then j.attempt else 0 end,

@@ -8,37 +8,46 @@ create function workhorse.recover_expired_v1(p_namespace text, p_limit integer d
 returns integer language plpgsql as $$
 declare
   v_recovered integer;
+  v_ids bigint[];
+  v_executions bigint[];
 begin
+  -- Leases are locked first and deleted last, after their job rows are
+  -- written (the order settlements use; see complete_many_v1).
   with expired as (
-    select r.job_id from workhorse.job_runtime r
+    select r.job_id, r.execution, r.attempt, r.worker_id, r.claimed_at, r.started
+      from workhorse.job_runtime r
      where r.namespace = p_namespace and r.expires_at < now()
      order by r.expires_at
      limit p_limit
      for update skip locked
-  ), del as (
-    delete from workhorse.job_runtime r using expired e where r.job_id = e.job_id
-    returning r.job_id, r.execution, r.worker_id, r.claimed_at,
-              r.started or (select count(*) from workhorse.job_attempts a
-                             where a.job_id = r.job_id and a.outcome = 'orphaned') >= 2 as counted
+  ), lapsed as (
+    select e.job_id, e.execution, e.attempt, e.worker_id, e.claimed_at,
+           e.started or (select count(*) from workhorse.job_attempts a
+                          where a.job_id = e.job_id and a.outcome = 'orphaned') >= 2 as counted
+      from expired e
   ), upd as (
+    -- The job row is still `ready` (a claim does not write it); a counted
+    -- attempt is written to it, and ends it failed when it was the last.
     update workhorse.jobs j
-       set status = case when d.counted and j.attempt >= j.max_attempts then 'failed' else 'ready' end,
-           attempt = case when d.counted then j.attempt else greatest(j.attempt - 1, 0) end,
-           run_at = now(),
-           finished_at = case when d.counted and j.attempt >= j.max_attempts then now() end,
-           started_at = case when d.counted then j.started_at end,
+       set status = case when d.counted and d.attempt >= j.max_attempts then 'failed' else 'ready' end,
+           attempt = case when d.counted then d.attempt else j.attempt end,
+           execution = d.execution,
+           last_worker = d.worker_id,
+           run_at = case when d.counted then now() else j.run_at end,
+           finished_at = case when d.counted and d.attempt >= j.max_attempts then now() end,
+           started_at = case when d.counted then d.claimed_at else j.started_at end,
            last_error = case when d.counted then jsonb_build_object('name', 'LeaseExpired',
                           'message', 'lease expired: worker ' || d.worker_id || ' stopped heartbeating',
-                          'attempt', j.attempt, 'worker', d.worker_id) else j.last_error end,
+                          'attempt', d.attempt, 'worker', d.worker_id) else j.last_error end,
            updated_at = now()
-      from del d
-     where j.id = d.job_id and j.execution = d.execution
-    returning j.id, j.execution, j.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
+      from lapsed d
+     where j.id = d.job_id
+    returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, error, started_at)
-    select upd.id, upd.execution, case when upd.counted then upd.attempt else upd.attempt + 1 end, p_namespace,
+    select upd.id, upd.execution, upd.attempt, p_namespace,
            upd.worker_id, case when upd.counted then 'recovered' else 'orphaned' end,
            case when upd.counted then upd.last_error end, upd.claimed_at
       from upd
@@ -47,7 +56,10 @@ begin
     select workhorse.notify_wake_v1(p_namespace, q.queue, 0)
       from (select distinct upd.queue from upd where upd.status = 'ready') q
   )
-  select count(*) into v_recovered from upd, (select count(*) from notified) n;
+  select count(*), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}')
+    into v_recovered, v_ids, v_executions
+    from upd, (select count(*) from notified) n;
+  perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
 
   update workhorse.worker_registry w set state = 'dead'
    where (w.namespace, w.id) in (

@@ -32,24 +32,29 @@ returns integer language plpgsql as $$
 declare
   v_released integer;
   v_queues text[];
+  v_ids bigint[];
+  v_executions bigint[];
 begin
+  -- Leases are locked first and deleted last (see complete_many_v1).
   with rel as (
-    delete from workhorse.job_runtime r
+    select r.job_id, r.execution, r.attempt, r.claimed_at from workhorse.job_runtime r
      where r.namespace = p_namespace and r.worker_id = p_worker_id and r.job_id = any(p_unstarted)
-    returning r.job_id, r.execution, r.claimed_at
+       for update
   ), upd as (
-    update workhorse.jobs j
-       set status = 'ready', attempt = greatest(j.attempt - 1, 0), updated_at = now(), started_at = null
+    -- The job row is still `ready` (a claim does not write it): only the last execution is recorded.
+    update workhorse.jobs j set execution = rel.execution, updated_at = now()
       from rel
-     where j.id = rel.job_id and j.execution = rel.execution
-    returning j.id, j.execution, j.attempt, j.queue, rel.claimed_at
+     where j.id = rel.job_id
+    returning j.id, rel.execution, rel.attempt, j.queue, rel.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
-    select upd.id, upd.execution, upd.attempt + 1, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
+    select upd.id, upd.execution, upd.attempt, p_namespace, p_worker_id, 'released', upd.claimed_at from upd
   )
-  select count(*), array_agg(distinct upd.queue) into v_released, v_queues from upd;
+  select count(*), array_agg(distinct upd.queue), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}')
+    into v_released, v_queues, v_ids, v_executions from upd;
+  perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
 
   update workhorse.job_runtime set expires_at = now()
    where namespace = p_namespace and worker_id = p_worker_id;

@@ -2,20 +2,20 @@
 -- checkpoints (a recorded step never runs again) and the opening of a
 -- transactional step.
 
-create function workhorse.set_progress_v1(p_namespace text, p_job_id bigint, p_execution integer, p_progress jsonb)
+create function workhorse.set_progress_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_progress jsonb)
 returns void language plpgsql as $$
 begin
   update workhorse.jobs j set progress = p_progress, updated_at = now()
-   where j.id = p_job_id and j.namespace = p_namespace and j.status = 'running'
+   where j.id = p_job_id and j.namespace = p_namespace
      and exists (select 1 from workhorse.job_runtime r
                   where r.job_id = p_job_id and r.execution = p_execution);
   if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
 end $$;
-comment on function workhorse.set_progress_v1(text, bigint, integer, jsonb) is
+comment on function workhorse.set_progress_v1(text, bigint, bigint, jsonb) is
   'Stores a progress value on a running job. Refused with WH409 (nothing written) unless the lease (job id, execution) still exists.';
 
 create function workhorse.record_step_v1(
-  p_namespace text, p_job_id bigint, p_execution integer, p_name text, p_result jsonb)
+  p_namespace text, p_job_id bigint, p_execution bigint, p_name text, p_result jsonb)
 returns jsonb language plpgsql as $$
 declare
   v_result jsonb;
@@ -30,10 +30,10 @@ begin
   select s.result into v_result from workhorse.job_steps s where s.job_id = p_job_id and s.name = p_name;
   return v_result;
 end $$;
-comment on function workhorse.record_step_v1(text, bigint, integer, text, jsonb) is
+comment on function workhorse.record_step_v1(text, bigint, bigint, text, jsonb) is
   'Records step p_name''s JSON result for the job under the fence (KEY SHARE on the lease until commit). Refused with WH409 when the lease (job id, execution) is gone. An earlier record wins: returns the recorded result, which the client must use. Safe to repeat.';
 
-create function workhorse.begin_tx_step_v1(p_namespace text, p_job_id bigint, p_execution integer, p_name text)
+create function workhorse.begin_tx_step_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_name text)
 returns table (recorded boolean, result jsonb) language plpgsql as $$
 begin
   perform 1 from workhorse.job_runtime r
@@ -43,5 +43,5 @@ begin
   return query select true, s.result from workhorse.job_steps s where s.job_id = p_job_id and s.name = p_name;
   if not found then return query select false, null::jsonb; end if;
 end $$;
-comment on function workhorse.begin_tx_step_v1(text, bigint, integer, text) is
+comment on function workhorse.begin_tx_step_v1(text, bigint, bigint, text) is
   'Opens a transactional step inside the caller''s transaction: locks the lease row KEY SHARE (heartbeats may still extend it; recovery, settlement and cancel wait) so the fence cannot move before the caller commits, and returns (recorded, result): recorded = true with the stored result if step p_name already ran (the caller must not run it again). Refused with WH409 when the lease is gone. Outside a transaction it is a fenced read, which plain steps use before running their body.';

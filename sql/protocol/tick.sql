@@ -55,6 +55,7 @@ returns integer language sql stable as $$
     select 1 from workhorse.jobs j
      where j.namespace = p_namespace and j.queue = any(p_queues) and j.status = 'ready'
        and j.run_at <= now() and j.type = any(p_types)
+       and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)
        and workhorse.fits_tick_v1(p_max_timeout_ms, j.timeout_ms, j.last_error, j.id)
      limit p_cap) c
 $$;
@@ -77,6 +78,7 @@ language sql stable as $$
       from workhorse.jobs j
      where j.namespace = p_namespace and j.queue = any(p_queues) and j.status = 'ready'
        and j.run_at <= now() and j.type = any(p_types)
+       and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)
      limit p_scan
   ), judged as (
     select d.type,

@@ -11,7 +11,7 @@ create type workhorse.claimed_job as (
   run_at_ms       double precision,
   attempt         integer,
   max_attempts    integer,
-  execution       integer,
+  execution       bigint,
   timeout_ms      integer,
   concurrency_key text,
   progress        jsonb,
@@ -19,4 +19,4 @@ create type workhorse.claimed_job as (
   expires_at_ms   double precision
 );
 comment on type workhorse.claimed_job is
-  'One claimed job as claim_many_v1 returns it, in this column order; *_ms columns are epoch milliseconds; execution is the fence every later write must carry.';
+  'One claimed job as claim_many_v1 returns it, in this column order; *_ms columns are epoch milliseconds; execution (the job''s last execution + 1, above the lease epoch''s floor) is the fence every later write must carry.';

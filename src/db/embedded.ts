@@ -4,8 +4,10 @@
 // project-local folder (ignored by git); the first start initialises it. As
 // root, PostgreSQL runs as the `postgres` user. The server lives no longer
 // than this process (see embeddedProcess.ts) and installs no exit hooks.
-// Caveat: it runs with fsync, synchronous_commit and full_page_writes off,
-// fine for development and tests, never for data you want to keep.
+// Caveat: by default it runs with fsync, synchronous_commit and
+// full_page_writes off, fine for development and tests, never for data you
+// want to keep or figures you want to publish; `durable: true` turns them on
+// (PostgreSQL's own defaults), as the benchmark does.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -34,6 +36,12 @@ export interface EmbeddedOptions {
   port?: number;
   database?: string;
   log?: (line: string) => void;
+  /**
+   * Run with fsync, synchronous_commit and full_page_writes on, as a
+   * production server does (and as benchmark figures need). Default off:
+   * faster for tests and development, and nothing it holds survives a crash.
+   */
+  durable?: boolean;
 }
 
 const USER = 'postgres';
@@ -44,10 +52,9 @@ const SERVER_SETTINGS = {
   // TCP only: no socket file left in /tmp, no clash with a system server.
   unix_socket_directories: '',
   max_connections: '300',
-  fsync: 'off',
-  synchronous_commit: 'off',
-  full_page_writes: 'off',
 };
+const FAST_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+const DURABLE_SETTINGS = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -74,7 +81,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
   if (user) await checkUserCanRun(bins.postgres, user);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await initialise(bins.initdb, dataDir, user, log);
 
-  const settings = Object.entries(SERVER_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  const chosen = { ...SERVER_SETTINGS, ...(options.durable ? DURABLE_SETTINGS : FAST_SETTINGS) };
+  const settings = Object.entries(chosen).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
   const server = spawnWatched(bins.postgres, ['-D', dataDir, '-p', String(port), ...settings], user, log);
   try {
     await waitUntilReady(server, port);

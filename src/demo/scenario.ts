@@ -15,19 +15,40 @@ export interface DemoOptions {
   out: (line: string) => void;
   heartbeatMs?: number;
   workMs?: number;
+  /** The namespace to tell the story in (default: a new demo-<time> one). */
+  namespace?: string;
+  /** A pause after each step, so a person watching the dashboard can follow. */
+  stepPauseMs?: number;
 }
 
 const NOTES: Record<string, string> = { J4: 'key rebuild:acme', J5: 'key rebuild:acme', J6: 'handler in build 1 only' };
+
+/** A namespace of its own for each run. */
+export function demoNamespace(): string {
+  return `demo-${Date.now().toString(36)}`;
+}
 
 function workerScript(): string {
   const here = fileURLToPath(import.meta.url);
   return here.replace(/scenario\.(ts|js)$/, 'demoWorker.$1');
 }
 
+/**
+ * Node's arguments for a worker process: this process's own, plus tsx's
+ * loader when the worker is TypeScript and this process got its loader
+ * another way (bin/workhorse.js registers tsx through its API in a
+ * checkout, which child processes do not inherit).
+ */
+function workerNodeArgs(script: string): string[] {
+  const hasLoader = process.execArgv.some((a) => a.includes('tsx'));
+  return script.endsWith('.ts') && !hasLoader ? ['--import', 'tsx', ...process.execArgv] : process.execArgv;
+}
+
 export async function runDemo(o: DemoOptions): Promise<void> {
   const heartbeatMs = o.heartbeatMs ?? 400;
   const workMs = o.workMs ?? 2500;
-  const namespace = `demo-${Date.now().toString(36)}`;
+  const namespace = o.namespace ?? demoNamespace();
+  const stepPauseMs = o.stepPauseMs ?? 0;
   await migrate({ connectionString: o.connectionString });
   const client = createClient({ connectionString: o.connectionString, namespace, jobs: demoJobs, poolMax: 2 });
   const procs = new Map<string, ChildProcess>();
@@ -35,7 +56,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
 
   const startWorker = (workerId: string, build: string) => {
     const args = JSON.stringify({ connectionString: o.connectionString, namespace, workerId, build, heartbeatMs, workMs });
-    const child = spawn(process.execPath, [...process.execArgv, workerScript(), args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const script = workerScript();
+    const child = spawn(process.execPath, [...workerNodeArgs(script), script, args], { stdio: ['ignore', 'ignore', 'inherit'] });
     procs.set(workerId, child);
   };
   const exited = (workerId: string) =>
@@ -66,6 +88,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       };
     });
     o.out(`\n${heading}\n${renderTable(rows)}`);
+    if (stepPauseMs > 0) await new Promise((r) => setTimeout(r, stepPauseMs));
   };
   const until = async (what: string, cond: (s: { jobs: JobRecord[]; leases: LeaseRecord[] }) => boolean, timeoutMs = 30_000) => {
     const start = Date.now();

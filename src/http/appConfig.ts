@@ -1,6 +1,6 @@
 // The settings createApp takes, validated once with zod: the client (with
 // the job definitions enqueues are checked against), the credentials, the
-// limits and the tick runner.
+// limits, the tick runner and the dashboard's session secret.
 import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { Client } from '../client/client.js';
@@ -11,6 +11,7 @@ import { apiTokensSchema, combineTokens, secretSchema as secret, type ApiToken }
 import type { HealthCheck } from './healthCheck.js';
 import { scopeSchema } from '../credentials/scopes.js';
 import type { TickRunner } from './tickRunner.js';
+import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from './ui/session/sessionSettings.js';
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
 
@@ -46,6 +47,10 @@ const httpAppConfigSchema = z
     listSchedules: fn<() => Promise<unknown[]>>('listSchedules').optional(),
     /** The verifier's clock in ms (defaults to Date.now); lets tests move time. */
     now: fn<() => number>('now').optional(),
+    /** Signs the dashboard's session cookies (WORKHORSE_SESSION_SECRET); without it /ui accepts bearer headers only. */
+    sessionSecret: sessionSecretSchema.optional(),
+    /** How long a dashboard session lasts (WORKHORSE_SESSION_TTL_MS). */
+    sessionTtlMs: sessionTtlMsSchema.default(DEFAULT_SESSION_TTL_MS),
     /** Where unexpected (500) errors are reported; defaults to console.error. */
     log: fn<(message: string, err: unknown) => void>('log').optional(),
   })

@@ -11,6 +11,7 @@ import type { HttpEnv } from './env.js';
 import { createHealthCheck } from './healthCheck.js';
 import { requireScope, requireSignature, type AuthSettings } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errorHandler.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import type { RouteDeps } from './routes/deps.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -48,5 +49,6 @@ export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
   app.route('/queues', queueRoutes(deps));
   app.route('/workers', workerRoutes(deps));
   app.route('/schedules', scheduleRoutes(deps));
+  app.route('/ui', dashboardRoutes(deps));
   return app;
 }

@@ -46,6 +46,8 @@ export function createHttpService(options: HttpServiceOptions = {}): HttpService
     tickBudgetMs: http.tickBudgetMs,
     tick: tickRunnerFor(client, options.app, http.tick),
     health,
+    sessionSecret: http.sessionSecret,
+    sessionTtlMs: http.sessionTtlMs,
     ...options.overrides,
   });
   return {

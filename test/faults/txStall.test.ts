@@ -78,7 +78,7 @@ describe('a transactional step whose worker stalls', () => {
     const stalledAt = Date.now();
     try {
       const job = await waitFor(
-        () => pool.query<{ status: string; execution: number }>('select status, execution from workhorse.jobs where id = $1', [id]).then((r) => r.rows[0]!),
+        () => pool.query<{ status: string; execution: number }>('select status, execution::int as execution from workhorse.jobs where id = $1', [id]).then((r) => r.rows[0]!),
         (j) => j.status === 'succeeded',
         { what: 'a peer to finish the job', timeoutMs: 30_000 },
       );

@@ -1,5 +1,5 @@
-// The README's curl example works as printed: `workhorse serve` runs with the
-// settings the README's "Running it" gives, bash runs the README's own lines
+// The curl example of docs/http.md works as printed: `workhorse serve` runs
+// with the settings its "Running it" gives, bash runs the page's own lines
 // (enqueue with the bearer token, then a POST /tick signed with openssl and
 // sent with curl), and the tick claims and runs the README's SendEmail
 // (timeoutMs 30 s). The same lines with a 10 s budget claim nothing and say
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/http.md', import.meta.url), 'utf8');
 const SECRET = 'readme-signing-secret-0123456789';
 const TOKEN = 'readme-api-token-0123456789';
 
@@ -21,17 +21,17 @@ let server: ChildProcess;
 let url: string;
 let output = '';
 
-/** The lines of the README's curl block from the comment starting with `heading` to the next blank line. */
+/** The lines of docs/http.md's curl block from the comment starting with `heading` to the next blank line. */
 function snippet(heading: string): string {
-  const block = readme.slice(readme.indexOf('### curl'));
+  const block = readme.slice(readme.indexOf('## curl'));
   const lines = block.slice(block.indexOf('```sh') + 6, block.indexOf('```', block.indexOf('```sh') + 6)).split('\n');
   const start = lines.findIndex((l) => l.startsWith(`# ${heading}`));
-  if (start < 0) throw new Error(`README curl block has no "# ${heading}" section`);
+  if (start < 0) throw new Error(`docs/http.md curl block has no "# ${heading}" section`);
   const end = lines.findIndex((l, i) => i > start && l.trim() === '');
   return lines.slice(start, end < 0 ? undefined : end).join('\n');
 }
 
-/** The first `# {...}` output line the README prints in a snippet. */
+/** The first `# {...}` output line the page prints in a snippet. */
 function printedOutput(text: string): Record<string, unknown> {
   const line = text.split('\n').find((l) => l.startsWith('# {'));
   return JSON.parse(line!.slice(2)) as Record<string, unknown>;
@@ -60,7 +60,7 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   db = await createTestDatabase();
   const budget = /WORKHORSE_HTTP_TICK_BUDGET_MS=(\d+)[^\n]*\n\s*npx workhorse serve/.exec(readme)?.[1];
-  if (!budget) throw new Error('the README\'s "Running it" command sets no WORKHORSE_HTTP_TICK_BUDGET_MS');
+  if (!budget) throw new Error('the "Running it" command of docs/http.md sets no WORKHORSE_HTTP_TICK_BUDGET_MS');
   const port = await freePort();
   server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/fixtures/readme-app.ts'], {
     cwd: root,
@@ -95,8 +95,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe("the README's curl example", () => {
-  it('enqueues SendEmail and a signed POST /tick runs it, answering the summary the README prints', () => {
+describe("the curl example of docs/http.md", () => {
+  it('enqueues SendEmail and a signed POST /tick runs it, answering the summary the page prints', () => {
     const enqueue = snippet('Enqueue one job');
     const tick = snippet('Kick a tick');
     const r = bash(`${enqueue}\necho\n${tick}`);

@@ -61,7 +61,7 @@ describe('a worker killed with SIGKILL mid-handler', () => {
 
     const running = await jobRow(db.pool, id);
     expect(running).toMatchObject({ status: 'running', attempt: 1, execution: 1 });
-    const lease = await db.pool.query('select worker_id, execution from workhorse.job_runtime where job_id = $1', [id]);
+    const lease = await db.pool.query('select worker_id, execution::int as execution from workhorse.job_runtime where job_id = $1', [id]);
     expect(lease.rows).toEqual([{ worker_id: 'victim', execution: 1 }]);
 
     process.kill(victim.pid, 'SIGKILL');

@@ -78,9 +78,14 @@ async function loseLease(jobId: string): Promise<void> {
 }
 
 async function snapshot(jobId: string) {
-  const job = await db.pool.query('select * from workhorse.jobs where id = $1', [jobId]);
-  const lease = await db.pool.query('select * from workhorse.job_runtime where job_id = $1', [jobId]);
-  const steps = await db.pool.query('select * from workhorse.job_steps where job_id = $1', [jobId]);
+  // The job as the protocol reports it (running while leased); executions read as numbers (the last column wins).
+  const job = await db.pool.query(
+    `select s.*, s.execution::int as execution from workhorse.jobs j left join workhorse.job_runtime l on l.job_id = j.id,
+            lateral workhorse.job_as_seen_v1(j, l) s where j.id = $1`,
+    [jobId],
+  );
+  const lease = await db.pool.query('select *, execution::int as execution from workhorse.job_runtime where job_id = $1', [jobId]);
+  const steps = await db.pool.query('select *, execution::int as execution from workhorse.job_steps where job_id = $1', [jobId]);
   const side = await db.pool.query('select * from fx_side');
   return { job: job.rows, lease: lease.rows, steps: steps.rows, side: side.rows, attempts: await attemptsOf(db.pool, jobId) };
 }

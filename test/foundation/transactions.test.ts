@@ -111,7 +111,7 @@ describe('durable steps', () => {
     expect(done.result).toEqual({ quote: { rate: 1.5, attempt: 1 }, booked: { booked: 500 } });
     expect(counters).toEqual({ step: 1, tx: 1 });
     expect((await db.pool.query('select cents from fx_ledger where job_id = $1', [id])).rows).toEqual([{ cents: 500 }]);
-    const steps = await db.pool.query('select name, execution from workhorse.job_steps where job_id = $1 order by name', [id]);
+    const steps = await db.pool.query('select name, execution::int as execution from workhorse.job_steps where job_id = $1 order by name', [id]);
     expect(steps.rows).toEqual([
       { name: 'book', execution: 1 },
       { name: 'quote', execution: 1 },

@@ -43,7 +43,7 @@ describe('a tick killed mid-run', () => {
     const exited = new Promise<NodeJS.Signals | null>((resolve) => tick.on('exit', (_code, signal) => resolve(signal)));
 
     await waitFor(
-      async () => (await db.pool.query<{ n: number }>("select count(*)::int as n from workhorse.jobs where status = 'running'")).rows[0]!.n,
+      async () => (await db.pool.query<{ n: number }>("select count(*)::int as n from workhorse.job_runtime")).rows[0]!.n,
       (n) => n === 4,
       { timeoutMs: 30_000, what: `the child tick to claim all 4 jobs (child output: ${output})` },
     );

@@ -62,7 +62,8 @@ describe('sys.retention', () => {
     const oldCancelled = await jobIn('cancelled', 3);
     const recentSucceeded = await jobIn('succeeded', 0);
     const oldReady = await jobIn('ready', null);
-    const oldRunning = await jobIn('running', null);
+    // A running job is a ready row with a lease (below).
+    const oldRunning = await jobIn('ready', null);
     const oldWaiting = await jobIn('waiting', null);
     // The running job is leased by a live worker.
     await worker('live-worker', 'active', 0);

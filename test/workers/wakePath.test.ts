@@ -221,8 +221,13 @@ describe('stagger and backoff', () => {
     const { id } = await client.enqueue(A, { n: 1 });
     await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { timeoutMs: 5_000, what: 'the polled job' });
     const found = Date.now();
-    await sleep(450);
-    // Reset: 40, 80, 160 ms polls follow the claim.
-    expect(claims.at.filter((t) => t > found).length).toBeGreaterThanOrEqual(3);
+    // Reset: 40, 80, 160 ms polls follow the claim (280 ms for three); still
+    // backed off, three would take 1,200 ms. Waited for, not slept on, so a
+    // loaded machine only makes it slower, not wrong.
+    const after = await waitFor(() => claims.at.filter((t) => t > found), (at) => at.length >= 3, {
+      timeoutMs: 5_000,
+      what: 'three polls after the claim',
+    });
+    expect(after[2]! - found).toBeLessThan(1_200);
   });
 });

@@ -61,7 +61,7 @@ function listen(service: HttpService, port: number, hostname: string, io: CliIo)
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'serve the HTTP API (signed POST /tick, /jobs, /queues, /workers, /schedules, /healthz) on Node',
+  summary: 'serve the HTTP API (signed POST /tick, /jobs, /queues, /workers, /schedules, /healthz) and the dashboard (/ui) on Node',
   usage: 'workhorse serve [--port 8080] [--host 127.0.0.1] [--app module.js]',
   help: [
     '--port N         port to listen on (default 8080; 0 picks a free one)',
@@ -81,6 +81,7 @@ export const serveCommand: Command = {
       if (http.signingSecrets.length === 0) io.err('workhorse serve: no WORKHORSE_SIGNING_SECRET: POST /tick refuses every request');
       const signaturesOnApi = http.signedScopes.length > 0 && http.signingSecrets.length > 0;
       if (http.apiTokens.length === 0 && !signaturesOnApi) io.err('workhorse serve: no WORKHORSE_API_TOKEN or WORKHORSE_API_TOKENS: the API routes refuse every request');
+      if (!http.sessionSecret) io.err('workhorse serve: no WORKHORSE_SESSION_SECRET: the dashboard at /ui has no sign-in (bearer headers only)');
       const server = await listen(service, flags.port, flags.host, io);
       await new Promise<void>((resolve) => {
         const stop = () => {

@@ -46,7 +46,7 @@ export function toClaimedJob(r: unknown[]): ClaimedJob {
     runAt: new Date(r[5] as number),
     attempt: r[6] as number,
     maxAttempts: r[7] as number,
-    execution: r[8] as number,
+    execution: Number(r[8]),
     timeoutMs: r[9] as number | null,
     concurrencyKey: r[10] as string | null,
     progress: r[11],

@@ -34,7 +34,7 @@ export function heartbeatMany(
 ): Promise<HeartbeatResult> {
   return mapped({}, async () => {
     const r = await db.query<{ accepted: string[]; registered: boolean; paused: boolean; recovered: number }>(
-      'select * from workhorse.heartbeat_many_v1($1, $2, $3::bigint[], $4::integer[], $5, $6, $7, $8::boolean[])',
+      'select * from workhorse.heartbeat_many_v1($1, $2, $3::bigint[], $4::bigint[], $5, $6, $7, $8::boolean[])',
       [
         ns,
         workerId,

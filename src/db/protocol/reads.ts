@@ -30,6 +30,8 @@ export interface JobRecord {
   updatedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** The worker of the job's last (or current) execution, or null before the first. */
+  lastWorker: string | null;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -49,7 +51,7 @@ export function toJobRecord(r: any): JobRecord {
     concurrencyKey: r.concurrency_key,
     dedupeKey: r.dedupe_key,
     timeoutMs: r.timeout_ms,
-    execution: r.execution,
+    execution: Number(r.execution),
     result: r.result,
     lastError: r.last_error,
     progress: r.progress,
@@ -57,6 +59,7 @@ export function toJobRecord(r: any): JobRecord {
     updatedAt: r.updated_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    lastWorker: r.last_worker ?? null,
   };
 }
 
@@ -132,7 +135,7 @@ export function toLeaseRecord(r: any): LeaseRecord {
   return {
     jobId: String(r.job_id),
     workerId: r.worker_id,
-    execution: r.execution,
+    execution: Number(r.execution),
     expiresAt: r.expires_at,
     expiresInMs: Number(r.expires_in_ms),
   };

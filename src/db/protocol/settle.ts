@@ -37,7 +37,7 @@ export function resultJson(value: unknown): string {
 export function completeMany(db: Queryable, ns: string, items: Completion[]): Promise<Set<string>> {
   if (items.length === 0) return Promise.resolve(new Set());
   return mapped({}, async () => {
-    const r = await db.query<{ id: string }>('select id from workhorse.complete_many_v1($1, $2::bigint[], $3::integer[], $4::jsonb[]) as id', [
+    const r = await db.query<{ id: string }>('select id from workhorse.complete_many_v1($1, $2::bigint[], $3::bigint[], $4::jsonb[]) as id', [
       ns,
       integerArrayLiteral(items.map((i) => i.id)),
       integerArrayLiteral(items.map((i) => i.execution)),
@@ -52,7 +52,7 @@ export function failMany(db: Queryable, ns: string, items: Failure[]): Promise<M
   if (items.length === 0) return Promise.resolve(new Map());
   return mapped({}, async () => {
     const r = await db.query<{ id: string; status: 'ready' | 'failed'; run_at: Date }>(
-      'select * from workhorse.fail_many_v1($1, $2::bigint[], $3::integer[], $4::jsonb[], $5::integer[], $6::boolean[])',
+      'select * from workhorse.fail_many_v1($1, $2::bigint[], $3::bigint[], $4::jsonb[], $5::integer[], $6::boolean[])',
       [
         ns,
         items.map((i) => i.id),

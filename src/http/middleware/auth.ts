@@ -62,7 +62,7 @@ function digest(s: string): Buffer {
 }
 
 /** The principal of a bearer token. Every configured token is compared, in constant time. */
-function tokenPrincipal(header: string, tokens: readonly ApiToken[]): Principal {
+export function tokenPrincipal(header: string, tokens: readonly ApiToken[]): Principal {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!m) throw new UnauthorizedError('malformed Authorization header: expected "Bearer <token>"');
   if (tokens.length === 0) throw new UnauthorizedError('bearer tokens are not configured on this server');

@@ -15,7 +15,7 @@ import type { RouteDeps } from './deps.js';
 
 const nameParams = z.object({ name: queueNameSchema });
 
-async function existingQueue(client: Client, param: Record<string, string>): Promise<string> {
+export async function existingQueue(client: Client, param: Record<string, string>): Promise<string> {
   const { name } = parseInput(nameParams, param, 'path');
   if (client.definedTypes.some((t) => client.definition(t).queue === name)) return name;
   if ((await client.admin.listQueues()).some((q) => q.name === name)) return name;

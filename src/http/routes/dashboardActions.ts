@@ -1,0 +1,59 @@
+// The dashboard's actions (`admin`, and for a session: this site's page and
+// its CSRF token). Each is one call of the client or its admin API — the
+// same calls POST /queues/:name/pause, /workers/:id/pause, /jobs/:id/retry
+// and /jobs/:id/cancel make — then a redirect back to the page it came from
+// with a notice. A refused action (no such queue, a job that cannot be
+// retried) is the error page with the API's status and message.
+import { Hono } from 'hono';
+import * as z from 'zod';
+import { ConflictError } from '../../errors.js';
+import { jobIdStringSchema, workerIdSchema } from '../../names.js';
+import { parseInput } from '../../validation.js';
+import { requireAction } from '../ui/session/viewerAuth.js';
+import type { UiEnv } from '../ui/uiEnv.js';
+import type { UiSettings } from '../ui/uiSettings.js';
+import { noticeUrl } from '../ui/views/common.js';
+import { existingQueue } from './queues.js';
+
+const jobParams = z.object({ id: jobIdStringSchema });
+const workerParams = z.object({ id: workerIdSchema });
+
+export function dashboardActions(s: UiSettings): Hono<UiEnv> {
+  const { client } = s;
+  const { admin } = client;
+  const r = new Hono<UiEnv>();
+  const act = requireAction(s);
+
+  r.post('/queues/:name/pause', act, async (c) => {
+    const name = await existingQueue(client, c.req.param());
+    await admin.pauseQueue(name);
+    return c.redirect(noticeUrl('/ui/queues', 'queue-paused', name), 303);
+  });
+  r.post('/queues/:name/resume', act, async (c) => {
+    const name = await existingQueue(client, c.req.param());
+    await admin.resumeQueue(name);
+    return c.redirect(noticeUrl('/ui/queues', 'queue-resumed', name), 303);
+  });
+  r.post('/workers/:id/pause', act, async (c) => {
+    const { id } = parseInput(workerParams, c.req.param(), 'path');
+    await admin.setWorkerPaused(id, true);
+    return c.redirect(noticeUrl('/ui/workers', 'worker-paused', id), 303);
+  });
+  r.post('/workers/:id/resume', act, async (c) => {
+    const { id } = parseInput(workerParams, c.req.param(), 'path');
+    await admin.setWorkerPaused(id, false);
+    return c.redirect(noticeUrl('/ui/workers', 'worker-resumed', id), 303);
+  });
+  r.post('/jobs/:id/retry', act, async (c) => {
+    const { id } = parseInput(jobParams, c.req.param(), 'path');
+    await client.retry(id);
+    return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-retried', id), 303);
+  });
+  r.post('/jobs/:id/cancel', act, async (c) => {
+    const { id } = parseInput(jobParams, c.req.param(), 'path');
+    const job = await client.cancel(id);
+    if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
+    return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-cancelled', id), 303);
+  });
+  return r;
+}

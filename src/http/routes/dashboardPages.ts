@@ -1,0 +1,31 @@
+// The dashboard's views (`read`): Namespace, Job, Workers, Queues and
+// Schedules. Each is a load (client and dashboard reads) and a render; the
+// same route answers the script's live refresh with the live region only.
+import { Hono, type Context } from 'hono';
+import { readQuery } from '../body.js';
+import { loadJob } from '../ui/data/jobData.js';
+import { loadQueues, loadSchedules, loadWorkers, parseFleetQuery } from '../ui/data/fleetData.js';
+import { loadNamespace, parseNamespaceQuery } from '../ui/data/namespaceData.js';
+import { renderPage } from '../ui/render.js';
+import { requireView } from '../ui/session/viewerAuth.js';
+import type { UiEnv } from '../ui/uiEnv.js';
+import type { UiSettings } from '../ui/uiSettings.js';
+import { jobView } from '../ui/views/jobView.js';
+import { namespaceView } from '../ui/views/namespaceView.js';
+import { queuesView } from '../ui/views/queuesView.js';
+import { schedulesView } from '../ui/views/schedulesView.js';
+import { workersView } from '../ui/views/workersView.js';
+
+export function dashboardPages(s: UiSettings): Hono<UiEnv> {
+  const { client } = s;
+  const ns = client.namespace;
+  const viewer = (c: Context<UiEnv>) => c.get('viewer') ?? null;
+  const r = new Hono<UiEnv>();
+  r.use(requireView('read'));
+  r.get('/', async (c) => renderPage(c, namespaceView(await loadNamespace(client, parseNamespaceQuery(readQuery(c)))), ns));
+  r.get('/jobs/:id', async (c) => renderPage(c, jobView(await loadJob(client, c.req.param(), readQuery(c), s.now()), viewer(c)), ns));
+  r.get('/workers', async (c) => renderPage(c, workersView(await loadWorkers(client, parseFleetQuery(readQuery(c))), viewer(c)), ns));
+  r.get('/queues', async (c) => renderPage(c, queuesView(await loadQueues(client, parseFleetQuery(readQuery(c))), viewer(c)), ns));
+  r.get('/schedules', async (c) => renderPage(c, schedulesView(await loadSchedules(client, parseFleetQuery(readQuery(c)), s.now())), ns));
+  return r;
+}

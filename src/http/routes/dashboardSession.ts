@@ -1,0 +1,73 @@
+// Signing in and out of the dashboard. POST /ui/sign-in takes a bearer
+// token from the form (from this site's own page only), checks it like the
+// API does, and answers a session cookie — HttpOnly, Secure,
+// SameSite=Strict, `__Host-` — carrying its name, scopes and expiry,
+// signed with the session secret; the token is not kept. A wrong token is
+// 401, one without `read` 403, both on the sign-in page again. POST
+// /ui/sign-out (with the session's CSRF token) clears the cookie.
+import { Hono, type Context } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import * as z from 'zod';
+import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+import { tokenPrincipal } from '../middleware/auth.js';
+import { issueSession, isCsrfTokenOf, SESSION_COOKIE } from '../ui/session/sessionCookie.js';
+import { fromThisSite, readForm } from '../ui/session/viewerAuth.js';
+import type { UiEnv } from '../ui/uiEnv.js';
+import type { UiSettings } from '../ui/uiSettings.js';
+import { signInPage } from '../ui/views/signInView.js';
+
+/** Only a path of the dashboard itself: never another site. */
+const nextSchema = z.string().regex(/^\/ui(?:[/?][^\s\\]*)?$/).catch('/ui');
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Plain http from a host browsers do not treat as secure: they will not keep a Secure cookie. */
+function insecure(c: Context): boolean {
+  const url = new URL(c.req.url);
+  const forwarded = c.req.header('x-forwarded-proto');
+  return url.protocol === 'http:' && forwarded !== 'https' && !LOOPBACK.has(url.hostname) && !url.hostname.endsWith('.localhost');
+}
+
+export function dashboardSession(s: UiSettings): Hono<UiEnv> {
+  const r = new Hono<UiEnv>();
+  const page = (c: Context<UiEnv>, next: string, status: 200 | 401 | 403, problem?: string) =>
+    c.html(signInPage({ next, problem, disabled: !s.sessionSecret, insecure: insecure(c) }).text, status);
+
+  r.get('/sign-in', (c) => page(c, nextSchema.parse(c.req.query('next') ?? '/ui'), 200));
+
+  r.post('/sign-in', async (c) => {
+    if (!s.sessionSecret) return page(c, '/ui', 403, 'Sign-in is off on this server.');
+    if (!fromThisSite(c)) throw new ForbiddenError('sign-in came from another site');
+    const form = await readForm(c, s);
+    if (form instanceof Response) return form;
+    const next = nextSchema.parse(form.get('next') ?? '/ui');
+    const presented = (form.get('token') ?? '').trim();
+    let name: string;
+    try {
+      if (!/^\S{1,512}$/.test(presented)) throw new UnauthorizedError('invalid bearer token');
+      name = tokenPrincipal(`Bearer ${presented}`, s.tokens).name;
+    } catch (err) {
+      if (err instanceof UnauthorizedError) return page(c, next, 401, 'That token is not valid on this server.');
+      throw err;
+    }
+    const token = s.tokens.find((t) => t.name === name)!;
+    if (!token.scopes.includes('read')) return page(c, next, 403, `Token "${token.name}" lacks the "read" scope the dashboard needs.`);
+    const { value } = issueSession(s.sessionSecret, token, s.sessionTtlMs, s.now());
+    setCookie(c, SESSION_COOKIE, value, { path: '/', secure: true, httpOnly: true, sameSite: 'Strict', maxAge: Math.floor(s.sessionTtlMs / 1000) });
+    return c.redirect(next, 303);
+  });
+
+  r.post('/sign-out', async (c) => {
+    const viewer = c.get('viewer') ?? null;
+    const form = await readForm(c, s);
+    if (form instanceof Response) return form;
+    if (viewer?.session) {
+      if (!fromThisSite(c) || !isCsrfTokenOf(s.sessionSecret!, viewer.session, form.get('csrf') ?? '')) {
+        throw new ForbiddenError('the form\'s CSRF token does not belong to this session: reload the page and try again');
+      }
+    }
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true, httpOnly: true, sameSite: 'Strict' });
+    return c.redirect('/ui/sign-in', 303);
+  });
+  return r;
+}

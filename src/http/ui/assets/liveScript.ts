@@ -1,0 +1,65 @@
+// Live updates without reloading: every few seconds (the page's
+// data-live-ms) the script asks for the same URL again with the live
+// header, gets the page's live region back as HTML and swaps it in,
+// keeping keyboard focus and open <details> where they were. Short
+// polling, not server-sent events, so it works the same behind a Lambda
+// Function URL (which buffers responses) as under `workhorse serve`. A
+// button pauses it (and it rests while the tab is hidden). Plain browser
+// JavaScript kept as text: no backtick, no dollar-brace.
+export const LIVE_SCRIPT = String.raw`
+function startLive() {
+  var live = document.getElementById('live');
+  var bar = document.getElementById('live-bar');
+  if (!live || !bar) return;
+  var status = document.getElementById('live-status');
+  var toggle = document.getElementById('live-toggle');
+  var every = Number(live.getAttribute('data-live-ms')) || 2000;
+  var paused = false, timer = 0, busy = false, last = null;
+  bar.hidden = false;
+  function say(text) { status.textContent = text; }
+  function schedule() {
+    clearTimeout(timer);
+    if (!paused && !document.hidden) timer = setTimeout(refresh, every);
+  }
+  function swap(text) {
+    if (text === last) return;
+    last = text;
+    var active = document.activeElement;
+    var focusId = active && active.id && live.contains(active) ? active.id : '';
+    var open = [];
+    live.querySelectorAll('details[open][id]').forEach(function (d) { open.push(d.id); });
+    live.innerHTML = text;
+    open.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
+    drawCharts(live);
+    if (focusId) { var again = document.getElementById(focusId); if (again) again.focus({ preventScroll: true }); }
+  }
+  function refresh() {
+    if (busy || paused) return;
+    busy = true;
+    fetch(location.href, { headers: { 'X-Workhorse-Live': '1' }, credentials: 'same-origin', cache: 'no-store' })
+      .then(function (res) {
+        if (res.status === 401) { paused = true; say('Signed out: reload the page to sign in again.'); return null; }
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.text();
+      })
+      .then(function (text) {
+        if (text === null) return;
+        swap(text);
+        say('Live: updated ' + new Date().toLocaleTimeString());
+      })
+      .catch(function (err) { say('Live update failed (' + err.message + '); retrying.'); })
+      .then(function () { busy = false; schedule(); });
+  }
+  toggle.addEventListener('click', function () {
+    paused = !paused;
+    toggle.setAttribute('aria-pressed', String(paused));
+    toggle.textContent = paused ? 'Resume live updates' : 'Pause live updates';
+    say(paused ? 'Live updates paused.' : 'Live');
+    if (paused) clearTimeout(timer); else refresh();
+  });
+  document.addEventListener('visibilitychange', function () {
+    if (document.hidden) clearTimeout(timer); else if (!paused) refresh();
+  });
+  schedule();
+}
+`;

@@ -1,0 +1,61 @@
+// Pieces every view uses: status badges, the action buttons (only for a
+// viewer holding `admin`, each a form carrying the session's CSRF token and
+// a name that says what it acts on), and the one-line notice an action
+// leaves on the page it returns to.
+import * as z from 'zod';
+import { storableText } from '../../../storable.js';
+import { html, type Html, type HtmlValue } from '../html.js';
+import { can, type Viewer } from '../uiEnv.js';
+
+export function badge(text: string, kind = text): Html {
+  return html`<span class="badge s-${kind}">${text}</span>`;
+}
+
+export interface ActionButton {
+  /** Where the form posts (a /ui action route). */
+  action: string;
+  label: string;
+  /** Said to screen readers after the label: what it acts on ("queue reports"). */
+  target: string;
+  /** Unique on the page, so focus survives a live refresh. */
+  id: string;
+  danger?: boolean;
+}
+
+export function actionButton(viewer: Viewer | null, b: ActionButton): Html | '' {
+  if (!can(viewer, 'admin')) return '';
+  const csrf = viewer!.csrf ? html`<input type="hidden" name="csrf" value="${viewer!.csrf}">` : '';
+  return html`<form class="inline" method="post" action="${b.action}">${csrf}<button type="submit" id="${b.id}"${b.danger ? html` class="danger"` : ''}>${b.label}<span class="visually-hidden"> ${b.target}</span></button></form>`;
+}
+
+const NOTICES = {
+  'queue-paused': (s: string) => `Queue ${s} paused: no worker claims from it until it is resumed.`,
+  'queue-resumed': (s: string) => `Queue ${s} resumed.`,
+  'worker-paused': (s: string) => `Worker ${s} paused by the operator: it stops claiming at its next registry refresh.`,
+  'worker-resumed': (s: string) => `Worker ${s} resumed.`,
+  'job-retried': (s: string) => `Job #${s} is ready again with a fresh attempt budget.`,
+  'job-cancelled': (s: string) => `Job #${s} cancelled.`,
+} as const;
+
+export type NoticeCode = keyof typeof NOTICES;
+
+/** The query parameters an action's redirect adds: what was done, and to what. */
+export const noticeQuery = {
+  done: z.enum(Object.keys(NOTICES) as [NoticeCode, ...NoticeCode[]]).optional(),
+  subject: storableText(z.string().max(200)).optional(),
+};
+
+export function noticeUrl(path: string, done: NoticeCode, subject: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}done=${done}&subject=${encodeURIComponent(subject)}`;
+}
+
+export function notice(done: NoticeCode | undefined, subject: string | undefined): Html | '' {
+  if (!done || subject === undefined) return '';
+  return html`<p class="notice" role="status">${NOTICES[done](subject)}</p>`;
+}
+
+export function table(headers: readonly { label: string; num?: boolean }[], rows: readonly HtmlValue[], caption: string): Html {
+  return html`<div class="table-wrap"><table><caption class="visually-hidden">${caption}</caption><thead><tr>${headers.map(
+    (h) => html`<th scope="col"${h.num ? html` class="num"` : ''}>${h.label}</th>`,
+  )}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}

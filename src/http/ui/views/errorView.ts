@@ -1,0 +1,35 @@
+// What a failed dashboard request answers. A page gets an HTML page with the
+// status its typed error stands for and the error's message (a bad filter is
+// a 400 naming the field, a missing job a 404, a refused action a 401, 403
+// or 409); a live refresh gets the API's JSON error shape instead. Anything
+// unexpected is a 500 that says nothing about internals, logged like the
+// API's.
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { describeError, errorResponse, type ErrorBody } from '../../middleware/errorHandler.js';
+import { html } from '../html.js';
+import { document } from '../layout.js';
+import { isLiveRequest } from '../liveRequest.js';
+
+/** The error page (or, for a live refresh, the JSON error) of a status and error body. */
+export function renderUiError(c: Context, status: ContentfulStatusCode, body: ErrorBody): Response {
+  if (isLiveRequest(c)) return errorResponse(c, status, body);
+  const signIn = status === 401 ? html` <a href="/ui/sign-in">Sign in</a>.` : '';
+  const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 401 ? 'Not signed in' : 'That did not work';
+  const page = document(
+    `Error ${status}`,
+    html`<main id="main" class="signin"><h1>${title}</h1>
+<p class="problem" role="alert" id="error-message">${body.message}${signIn}</p>
+<p class="muted small">Code <code>${body.code}</code> (HTTP ${status}). <a href="/ui">Back to the dashboard</a></p></main>`,
+  );
+  return c.html(page.text, status);
+}
+
+export function uiErrorHandler(log: (message: string, err: unknown) => void) {
+  return (err: unknown, c: Context): Response => {
+    const known = describeError(err);
+    if (known) return renderUiError(c, known.status, known.body);
+    log(`[workhorse ui] ${c.req.method} ${c.req.path} failed`, err);
+    return renderUiError(c, 500, { code: 'internal', message: 'internal error' });
+  };
+}
