@@ -2,10 +2,11 @@
 // batch-complete statements in plain pg, no framework around them, on the
 // workhorse tables and indexes. The claim walks the ready partial index
 // with FOR UPDATE SKIP LOCKED, skipping leased rows, and writes only the
-// (UNLOGGED) lease rows with the next execution; the settle deletes the
-// leases under the (job, execution, worker) fence and writes each job row
-// once, succeeded, with the lease's attempt and execution: the protocol's
-// shape (sql/009_lean_leases.sql), none of its generality (types, gates,
+// (UNLOGGED) lease rows with the next execution; the settle locks the
+// leases under the (job, execution, worker) fence, writes each job row
+// once, succeeded, with the lease's attempt and execution, and deletes the
+// leases last: the protocol's shape (sql/009_lean_leases.sql,
+// protocol/settle.sql), none of its generality (types, gates,
 // rate limits, ticks, the lease epoch, the ledger's later-attempt rows,
 // function calls).
 import pg from 'pg';
@@ -23,22 +24,27 @@ with cand as (
   insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, attempt, expires_at)
   select c.id, $1, $4, c.queue, c.execution + 1, c.attempt + 1, now() + interval '3 minutes' from cand c
   on conflict (job_id) do nothing
-  returning job_id, execution
+  returning job_id
 )
-select c.id, l.execution, c.payload from cand c join lease l on l.job_id = c.id`;
+select c.id, c.execution + 1 as execution, c.payload from cand c
+ where coalesce(c.id in (select l.job_id from lease l), false)`;
 
 const COMPLETE = `
-with del as (
-  delete from workhorse.job_runtime r
-   using unnest($2::bigint[], $3::bigint[]) as t(job_id, execution)
-   where r.job_id = t.job_id and r.execution = t.execution and r.worker_id = $4 and r.namespace = $1
-  returning r.job_id, r.execution, r.attempt, r.claimed_at
+with held as (
+  select r.job_id, r.execution, r.attempt, r.claimed_at from workhorse.job_runtime r
+    join unnest($2::bigint[], $3::bigint[]) as t(job_id, execution)
+      on r.job_id = t.job_id and r.execution = t.execution
+   where r.worker_id = $4 and r.namespace = $1
+     for update of r
 ), upd as (
   update workhorse.jobs j
      set status = 'succeeded', execution = d.execution, attempt = d.attempt, started_at = d.claimed_at,
          finished_at = now(), updated_at = now()
-    from del d where j.id = d.job_id
+    from held d where j.id = d.job_id
   returning j.id
+), gone as (
+  -- Not read by the main query, so it runs after it (after upd): the lease goes last.
+  delete from workhorse.job_runtime r using held h where r.job_id = h.job_id
 )
 select count(*)::integer as n from upd`;
 
