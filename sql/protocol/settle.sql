@@ -47,6 +47,9 @@ returns setof bigint language plpgsql
 -- PL/pgSQL with a generic plan: planned once per session, not on every batch.
 set plan_cache_mode = force_generic_plan
 as $$
+declare
+  v_ids bigint[];
+  v_parents bigint[];
 begin
   perform workhorse.check_lengths_v1('complete_many_v1', cardinality(p_job_ids), cardinality(p_executions), cardinality(p_results));
   -- The leases are locked first and deleted last, after the job rows are
@@ -54,7 +57,6 @@ begin
   -- (FOR UPDATE) while its ON CONFLICT waits on that lease. A lease merely
   -- locked makes it give up at once; one already deleted would make it wait
   -- for us while we wait for it (a deadlock).
-  return query
   with held as (
     select r.job_id, r.execution, r.attempt, r.worker_id, r.claimed_at, t.result
       from workhorse.job_runtime r
@@ -68,7 +70,7 @@ begin
            started_at = d.claimed_at, last_worker = d.worker_id, finished_at = now(), updated_at = now()
       from held d
      where j.id = d.job_id
-    returning j.id, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at
+    returning j.id, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at
   ), gates as (
     delete from workhorse.job_gates g using upd
      where upd.concurrency_key is not null and g.namespace = p_namespace and g.key = upd.concurrency_key
@@ -78,11 +80,15 @@ begin
     select upd.id, upd.execution, upd.attempt, p_namespace, upd.worker_id, 'succeeded', upd.claimed_at
       from upd where upd.attempt > 1
   )
-  select upd.id from upd;
+  select array_agg(upd.id), array_agg(upd.parent_id) filter (where upd.parent_id is not null)
+    into v_ids, v_parents from upd;
+  return query select unnest(v_ids);
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
+  -- Children that ended wake a parent joining them (parents locked after our leases are gone).
+  if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
 end $$;
 comment on function workhorse.complete_many_v1(text, bigint[], bigint[], jsonb[]) is
-  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate unless it was the first attempt, appends a succeeded row to the attempts ledger, and deletes the lease (locked first, deleted last). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate unless it was the first attempt, appends a succeeded row to the attempts ledger, and deletes the lease (locked first, deleted last); a completed child wakes a parent joining it (wake_parents_v1). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
 
 create function workhorse.fail_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_errors jsonb[],
@@ -91,11 +97,15 @@ returns table (id bigint, status text, run_at timestamptz) language plpgsql
 set plan_cache_mode = force_generic_plan
 as $$
 #variable_conflict use_column
+declare
+  v_ids bigint[];
+  v_statuses text[];
+  v_run_ats timestamptz[];
+  v_parents bigint[];
 begin
   perform workhorse.check_lengths_v1('fail_many_v1', cardinality(p_job_ids), cardinality(p_executions), cardinality(p_errors),
                                      coalesce(cardinality(p_retry_delays_ms), cardinality(p_job_ids)),
                                      coalesce(cardinality(p_final), cardinality(p_job_ids)));
-  return query
   with input as (
     select t.job_id, t.execution, t.error, t.delay_ms, coalesce(t.final, false) as final
       from unnest(p_job_ids, p_executions, p_errors,
@@ -120,7 +130,7 @@ begin
            last_error = d.error, updated_at = now()
       from held d
      where j.id = d.job_id
-    returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at, d.error
+    returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at, d.error
   ), gates as (
     delete from workhorse.job_gates g using upd
      where upd.concurrency_key is not null and g.namespace = p_namespace and g.key = upd.concurrency_key
@@ -131,8 +141,12 @@ begin
            case when upd.status = 'failed' then 'failed' else 'retried' end, upd.error, upd.claimed_at
       from upd
   )
-  select upd.id, upd.status, upd.run_at from upd;
+  select array_agg(upd.id), array_agg(upd.status), array_agg(upd.run_at),
+         array_agg(upd.parent_id) filter (where upd.parent_id is not null and upd.status = 'failed')
+    into v_ids, v_statuses, v_run_ats, v_parents from upd;
+  return query select * from unnest(v_ids, v_statuses, v_run_ats);
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
+  if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
 end $$;
 comment on function workhorse.fail_many_v1(text, bigint[], bigint[], jsonb[], integer[], boolean[]) is
-  'Fails a batch under the fence: for each (job id, execution, error JSON) whose lease still exists, deletes the lease and either makes the job ready again after its backoff (or p_retry_delays_ms[i] when not null) while attempts remain, or ends it failed (at once when p_final[i]); releases its gate and appends a retried or failed ledger row. Returns (id, status, run_at) for the accepted ones; an id missing was refused by the fence. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Fails a batch under the fence: for each (job id, execution, error JSON) whose lease still exists, deletes the lease and either makes the job ready again after its backoff (or p_retry_delays_ms[i] when not null) while attempts remain, or ends it failed (at once when p_final[i]); releases its gate and appends a retried or failed ledger row; a child that ended failed wakes a parent joining it (wake_parents_v1). Returns (id, status, run_at) for the accepted ones; an id missing was refused by the fence. Refuses arrays of different lengths with WH422. Safe to repeat.';

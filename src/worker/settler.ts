@@ -12,10 +12,12 @@
 // accepted). A lease has no expiry in the fence, so a settlement written
 // after a long outage still counts unless recovery took the job meanwhile.
 import { postgresProtocol, type Completion, type Failure, type FailOutcome, type Protocol, type Queryable } from '../db/protocol.js';
+import type { LeaseRef } from '../db/protocol/heartbeat.js';
 import { retryTransient } from '../db/retryTransient.js';
+import { StaleLeaseError } from '../errors.js';
 
 export type SettleOutcome =
-  | { accepted: true; status: 'succeeded' | 'ready' | 'failed'; runAt?: Date }
+  | { accepted: true; status: 'succeeded' | 'ready' | 'failed' | 'waiting'; runAt?: Date }
   | { accepted: false };
 
 /** Called once per settlement: with the outcome, or with the error that made the write give up. Must not throw. */
@@ -33,6 +35,7 @@ export class Settler {
   private completions: Pending<Completion>[] = [];
   private failures: Pending<Failure>[] = [];
   private flushing: Promise<void> | undefined;
+  private readonly suspending = new Set<Promise<void>>();
   private readonly abandoned = new AbortController();
 
   constructor(
@@ -58,11 +61,25 @@ export class Settler {
     this.schedule();
   }
 
+  /**
+   * Suspends a job on its durable wait: written at once, one statement, not
+   * batched (a suspension is rare next to completions), with the same retries.
+   */
+  suspend(item: LeaseRef & { wait: string }, done: SettleCallback): void {
+    const writing = this.withRetries(() => this.protocol.suspend(this.db, this.namespace, item, item.wait)).then(
+      (s) => done({ accepted: true, status: s.status, runAt: s.runAt }),
+      (err: unknown) => done(err instanceof StaleLeaseError ? REFUSED : undefined, err),
+    );
+    this.suspending.add(writing);
+    void writing.finally(() => this.suspending.delete(writing));
+  }
+
   /** Resolves when everything queued so far is written. */
   async drain(): Promise<void> {
-    while (this.flushing || this.completions.length || this.failures.length) {
+    while (this.flushing || this.completions.length || this.failures.length || this.suspending.size) {
       this.schedule();
       await this.flushing;
+      await Promise.all([...this.suspending]);
     }
   }
 
