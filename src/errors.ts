@@ -181,8 +181,13 @@ export class SecretUnavailableError extends WorkhorseError {
   }
 }
 
-/** A `ctx.waitForSignal` whose timeout passed before the signal came. Recorded: a replay throws it again. */
+/**
+ * A `ctx.waitForSignal` whose timeout passed before the signal came. The
+ * timeout is recorded, so a retry would throw it again: uncaught, it fails
+ * the job without retries.
+ */
 export class SignalTimeoutError extends WorkhorseError {
+  readonly retryable = false;
   readonly wait: string;
   constructor(jobId: string, wait: string) {
     super('signal_timeout', `job ${jobId}: no signal "${wait}" arrived before its timeout`);
@@ -190,8 +195,9 @@ export class SignalTimeoutError extends WorkhorseError {
   }
 }
 
-/** A `ctx.waitForDecision` whose timeout passed before anyone decided. */
+/** A `ctx.waitForDecision` whose timeout passed before anyone decided (recorded: not retried, like SignalTimeoutError). */
 export class DecisionTimeoutError extends WorkhorseError {
+  readonly retryable = false;
   readonly wait: string;
   constructor(jobId: string, wait: string) {
     super('decision_timeout', `job ${jobId}: no decision "${wait}" was made before its timeout`);
@@ -207,8 +213,13 @@ export interface ChildOutcome {
   error?: unknown;
 }
 
-/** `ctx.join` found a child that failed or was cancelled. `children` holds every child's outcome, in order. */
+/**
+ * `ctx.join` found a child that failed or was cancelled. `children` holds
+ * every child's outcome, in order. The outcomes are recorded: uncaught, it
+ * fails the parent without retries.
+ */
 export class ChildJobFailedError extends WorkhorseError {
+  readonly retryable = false;
   readonly wait: string;
   readonly children: ChildOutcome[];
   constructor(wait: string, children: ChildOutcome[]) {
