@@ -25,6 +25,7 @@ import { measureRawCeiling, type RawResult } from './phases/raw.js';
 import { measureScale } from './phases/scale.js';
 import { measureTick } from './phases/tick.js';
 import { measureWake } from './phases/wake.js';
+import { measureSuspend } from './phases/suspend.js';
 import type { BenchResults, MachineInfo, SystemResults } from './results.js';
 import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
 import { pgbossLocalConcurrency } from './systems/pgboss.js';
@@ -117,6 +118,10 @@ async function runBench(flags: BenchFlags, server: BenchServer, log: (l: string)
   if (has('wake')) {
     log('wake path');
     results.wake = await measureWake(ctx);
+  }
+  if (has('suspend') && flags.systems.includes('workhorse')) {
+    log('durable waits: suspend/resume round trip');
+    results.suspend = await measureSuspend(ctx);
   }
   if (has('bundle')) {
     log('bundle size and import time');

@@ -10,6 +10,7 @@ import type { RawResult } from './phases/raw.js';
 import type { ScaleResult } from './phases/scale.js';
 import type { TickResult } from './phases/tick.js';
 import type { WakeResult } from './phases/wake.js';
+import type { SuspendResult } from './phases/suspend.js';
 
 export interface MachineInfo {
   date: string;
@@ -45,5 +46,6 @@ export interface BenchResults {
   scale?: ScaleResult;
   bundle?: BundleResult;
   wake?: WakeResult;
+  suspend?: SuspendResult;
   wallSeconds: number;
 }
