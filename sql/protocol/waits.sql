@@ -89,6 +89,19 @@ language plpgsql as $$
 declare
   v_kind text;
 begin
+  -- A replay reaching a wait that already resolved: a fenced read, no lock
+  -- (its outcome is fixed; the owner's next write is fenced anyway).
+  if exists (select 1 from workhorse.job_waits w
+              where w.job_id = p_job_id and w.name = p_name and w.resolved_at is not null and w.kind = p_kind) then
+    if not exists (select 1 from workhorse.job_runtime r
+                    where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace) then
+      perform workhorse.raise_stale_v1(p_job_id, p_execution);
+    end if;
+    return query
+    select true, w.outcome, w.value, w.wake_at, w.started_at
+      from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
+    return;
+  end if;
   perform 1 from workhorse.job_runtime r
    where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
    for key share;
@@ -111,7 +124,7 @@ begin
     from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any); for the last three the wake time is the timeout (null: none). A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any); for the last three the wake time is the timeout (null: none). A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
 
 -- Makes a waiting job ready now and wakes its queue. Callers hold its row.
 create function workhorse.wake_job_v1(p_job_id bigint)
@@ -130,49 +143,84 @@ end $$;
 comment on function workhorse.wake_job_v1(bigint) is
   'Makes a waiting job ready now and sends its queue a wake hint (notify_wake_v1, due now). Returns false when the job was not waiting. The caller holds the job row (FOR UPDATE).';
 
-create function workhorse.suspend_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_wait text)
-returns table (status text, run_at timestamptz) language plpgsql as $$
+-- Suspends a batch of running jobs, each on its open wait, in one
+-- statement (the settler's group commit). Each job in job-id order: its
+-- lease is locked first (the fence: a lease gone or at another execution is
+-- skipped, nothing written for it), then its row, the lease deleted last
+-- (the order every function that ends a lease keeps: see complete_many_v1).
+create function workhorse.suspend_many_v1(
+  p_namespace text, p_job_ids bigint[], p_executions bigint[], p_waits text[])
+returns table (id bigint, status text, run_at timestamptz) language plpgsql as $$
+#variable_conflict use_column
 declare
+  v_item record;
   v_lease workhorse.job_runtime;
   v_queue text;
   v_resolved boolean;
   v_wake timestamptz;
   v_status text;
   v_run_at timestamptz;
+  v_queues text[] := '{}';
+  v_due_ms bigint[] := '{}';
+  v_due bigint;
+  v_i integer;
 begin
-  -- Lease first (the fence), then the job row, the lease deleted last: the
-  -- order every function that ends a lease keeps (see complete_many_v1).
-  select * into v_lease from workhorse.job_runtime r
-   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
-   for update;
+  perform workhorse.check_lengths_v1('suspend_many_v1', cardinality(p_job_ids), cardinality(p_executions), cardinality(p_waits));
+  for v_item in
+    select t.job_id, t.execution, t.wait from unnest(p_job_ids, p_executions, p_waits) as t(job_id, execution, wait) order by t.job_id
+  loop
+    select * into v_lease from workhorse.job_runtime r
+     where r.job_id = v_item.job_id and r.execution = v_item.execution and r.namespace = p_namespace
+     for update;
+    continue when not found;
+    -- Only a wait begin_wait_v1 opened can suspend a job (one without is
+    -- skipped like a stale one, so it cannot fail the rest of the batch).
+    continue when not exists (select 1 from workhorse.job_waits w where w.job_id = v_item.job_id and w.name = v_item.wait);
+    select j.queue into v_queue from workhorse.jobs j where j.id = v_item.job_id for update;
+    -- What arrived since the wait opened (a signal, a decision, a child's
+    -- end) is found here: senders lock the job row, so one of us sees the other.
+    v_resolved := workhorse.resolve_wait_v1(v_item.job_id, v_item.wait);
+    select w.wake_at into v_wake from workhorse.job_waits w where w.job_id = v_item.job_id and w.name = v_item.wait;
+    v_status := case when v_resolved then 'ready' else 'waiting' end;
+    v_run_at := case when v_resolved then now() else coalesce(v_wake, workhorse.never_v1()) end;
+    -- The attempt stays as stored: a wake-up is not an attempt.
+    update workhorse.jobs j
+       set status = v_status, run_at = v_run_at, execution = v_lease.execution,
+           started_at = v_lease.claimed_at, last_worker = v_lease.worker_id, updated_at = now()
+     where j.id = v_item.job_id;
+    delete from workhorse.job_gates g where g.namespace = p_namespace and g.job_id = v_item.job_id;
+    delete from workhorse.job_runtime r where r.job_id = v_item.job_id and r.execution = v_item.execution;
+    -- Idle workers learn when it comes due (or that it is due now): one hint
+    -- per queue, with the earliest due time of the batch.
+    v_due := case when v_resolved then 0
+                  when v_wake is null then null
+                  else ceil(greatest(0, date_part('epoch', v_wake - now()) * 1000))::bigint end;
+    if v_due is not null then
+      v_i := array_position(v_queues, v_queue);
+      if v_i is null then
+        v_queues := v_queues || v_queue;
+        v_due_ms := v_due_ms || v_due;
+      elsif v_due < v_due_ms[v_i] then
+        v_due_ms[v_i] := v_due;
+      end if;
+    end if;
+    return query select v_item.job_id, v_status, v_run_at;
+  end loop;
+  perform workhorse.notify_wake_v1(p_namespace, u.q, u.d) from unnest(v_queues, v_due_ms) as u(q, d);
+end $$;
+comment on function workhorse.suspend_many_v1(text, bigint[], bigint[], text[]) is
+  'Suspends a batch of running jobs, each on its open wait p_waits[i], under the fence: for each (in job-id order) whose lease (job id, execution) still exists it locks the lease, then the job row; resolves the wait if what it waits for arrived meanwhile; writes the row waiting until the wait''s wake time (never_v1() without one), or ready now when resolved, with the lease''s execution and the attempt left as it was (a wake-up is not an attempt); releases the gate; deletes the lease last. Then wakes each queue once with the time until its earliest suspended job is due. Returns (id, status waiting | ready, run_at) for the accepted ones; an id missing was refused by the fence (or has no such open wait: nothing written for it). WH422 for arrays of different lengths.';
+
+create function workhorse.suspend_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_wait text)
+returns table (status text, run_at timestamptz) language plpgsql as $$
+#variable_conflict use_column
+begin
+  return query select s.status, s.run_at
+    from workhorse.suspend_many_v1(p_namespace, array[p_job_id], array[p_execution], array[p_wait]) s;
   if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
-  select j.queue into v_queue from workhorse.jobs j where j.id = p_job_id for update;
-  if not exists (select 1 from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_wait) then
-    raise exception 'suspend_v1: job % has no wait "%"', p_job_id, p_wait using errcode = 'WH422';
-  end if;
-  -- What arrived since the wait opened (a signal, a decision, a child's end)
-  -- is found here: senders lock the job row, so one of us sees the other.
-  v_resolved := workhorse.resolve_wait_v1(p_job_id, p_wait);
-  select w.wake_at into v_wake from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_wait;
-  v_status := case when v_resolved then 'ready' else 'waiting' end;
-  v_run_at := case when v_resolved then now() else coalesce(v_wake, workhorse.never_v1()) end;
-  -- The attempt stays as stored: a wake-up is not an attempt.
-  update workhorse.jobs j
-     set status = v_status, run_at = v_run_at, execution = v_lease.execution,
-         started_at = v_lease.claimed_at, last_worker = v_lease.worker_id, updated_at = now()
-   where j.id = p_job_id;
-  perform workhorse.release_gates_v1(p_namespace, array[p_job_id]);
-  perform workhorse.drop_leases_v1(p_namespace, array[p_job_id], array[p_execution]);
-  -- Idle workers learn when it comes due (or that it is due now).
-  if v_resolved then
-    perform workhorse.notify_wake_v1(p_namespace, v_queue, 0);
-  elsif v_wake is not null then
-    perform workhorse.notify_wake_v1(p_namespace, v_queue, ceil(greatest(0, date_part('epoch', v_wake - now()) * 1000))::bigint);
-  end if;
-  return query select v_status, v_run_at;
 end $$;
 comment on function workhorse.suspend_v1(text, bigint, bigint, text) is
-  'Suspends a running job on its open wait p_wait, under the fence: locks the lease (WH409 when stale, nothing written), then the job row; resolves the wait if what it waits for arrived meanwhile; writes the row waiting until the wait''s wake time (never_v1() without one), or ready now when resolved, with the lease''s execution and the attempt left as it was (a wake-up is not an attempt); releases the gate; deletes the lease last; wakes the queue with the time until the job is due. Returns (status waiting | ready, run_at). WH422 when the job has no such wait.';
+  'The single-job form of suspend_many_v1: returns (status, run_at), or raises WH409 (nothing written) when the lease (job id, execution) is gone.';
 
 -- The claim's promotion: waiting jobs whose wake time passed become ready
 -- (keeping run_at, their wake time, so they run before newer jobs). What

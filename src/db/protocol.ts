@@ -56,6 +56,7 @@ export interface Protocol {
   beginTxStep: typeof steps.beginTxStep;
   beginWait: typeof waits.beginWait;
   suspend: typeof waits.suspend;
+  suspendMany: typeof waits.suspendMany;
   currentWait: typeof waits.currentWait;
   signalJob: typeof signals.signalJob;
   signalKey: typeof signals.signalKey;
@@ -96,6 +97,7 @@ export const postgresProtocol: Protocol = {
   ...steps,
   beginWait: waits.beginWait,
   suspend: waits.suspend,
+  suspendMany: waits.suspendMany,
   currentWait: waits.currentWait,
   signalJob: signals.signalJob,
   signalKey: signals.signalKey,

@@ -1,7 +1,7 @@
 // sql/protocol/waits.sql: a running handler's durable waits (opened under
 // the fence, resolved once, replayed from the record) and the suspension
 // of a job that waits. A refused write (WH409) is a StaleLeaseError.
-import { integerArrayLiteral } from '../arrayLiteral.js';
+import { integerArrayLiteral, textArrayLiteral } from '../arrayLiteral.js';
 import type { Queryable } from '../queryable.js';
 import { mapped } from '../sqlState.js';
 import type { LeaseRef } from './heartbeat.js';
@@ -73,6 +73,28 @@ export function suspend(db: Queryable, ns: string, lease: LeaseRef, wait: string
     ]);
     const x = r.rows[0]!;
     return { status: x.status, runAt: x.run_at };
+  });
+}
+
+/** One suspension of a batch: the lease and the wait it suspends on. */
+export interface Suspension extends LeaseRef {
+  wait: string;
+}
+
+/** Suspends a batch in one statement; the accepted ones by id (the others were refused by the fence). */
+export function suspendMany(db: Queryable, ns: string, items: Suspension[]): Promise<Map<string, Suspended>> {
+  if (items.length === 0) return Promise.resolve(new Map());
+  return mapped({}, async () => {
+    const r = await db.query<{ id: string; status: Suspended['status']; run_at: Date }>(
+      'select * from workhorse.suspend_many_v1($1, $2::bigint[], $3::bigint[], $4::text[])',
+      [
+        ns,
+        integerArrayLiteral(items.map((i) => i.id)),
+        integerArrayLiteral(items.map((i) => i.execution)),
+        textArrayLiteral(items.map((i) => i.wait)),
+      ],
+    );
+    return new Map(r.rows.map((x) => [String(x.id), { status: x.status, runAt: x.run_at }]));
   });
 }
 
