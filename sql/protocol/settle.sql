@@ -39,7 +39,7 @@ returns void language sql as $$
    where r.job_id = t.job_id and r.execution = t.execution and r.namespace = p_namespace
 $$;
 comment on function workhorse.drop_leases_v1(text, bigint[], bigint[]) is
-  'Deletes the leases (job id, execution) of a settlement, after its job rows are written (see complete_many_v1 for why last).';
+  'Deletes the leases (job id, execution) of a settlement, a recovery pass or a deregistration, after their job rows are written (see complete_many_v1 for why last).';
 
 create function workhorse.complete_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_results jsonb[])
@@ -88,7 +88,7 @@ begin
   if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
 end $$;
 comment on function workhorse.complete_many_v1(text, bigint[], bigint[], jsonb[]) is
-  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate unless it was the first attempt, appends a succeeded row to the attempts ledger, and deletes the lease (locked first, deleted last); a completed child wakes a parent joining it (wake_parents_v1). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate, appends a succeeded row to the attempts ledger unless it was the first attempt (the job row itself records a first success), and deletes the lease (locked first, deleted last); a completed child wakes a parent joining it (wake_parents_v1). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
 
 create function workhorse.fail_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_errors jsonb[],
