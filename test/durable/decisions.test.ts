@@ -22,6 +22,7 @@ const Approval = defineJob({ type: 'dx.approval', schema: z.object({ order: z.nu
 const DECIDE = 'decide-token-0123456789abcd';
 const READ = 'read-token-0123456789abcdef';
 const SIGNAL = 'signal-token-0123456789abcd';
+const ADMIN = 'admin-token-0123456789abcdef';
 
 let db: TestDatabase;
 let client: Client;
@@ -43,6 +44,7 @@ beforeAll(async () => {
       { name: 'approvers', token: DECIDE, scopes: ['decide'] },
       { name: 'dashboard', token: READ, scopes: ['read'] },
       { name: 'webhooks', token: SIGNAL, scopes: ['signal'] },
+      { name: 'ops', token: ADMIN, scopes: ['admin'] },
     ],
     tick: fakeTick().fn,
     log: () => undefined,
@@ -131,6 +133,24 @@ describe('a decision over HTTP', () => {
     ]);
     // Made once: a second decision is a conflict, and the list is empty.
     expect((await call('POST', `/jobs/${id}/decisions/approve`, DECIDE, { choice: 'reject' })).status).toBe(409);
+    expect(((await (await call('GET', '/decisions', DECIDE)).json()) as { decisions: unknown[] }).decisions).toEqual([]);
+  });
+
+  it('lists, signals and cancels waiting jobs over HTTP', async () => {
+    const { id } = await client.enqueue(Approval, { order: 7 });
+    await waitFor(() => client.getJob(id), (j) => j?.status === 'waiting', { what: 'the job to wait' });
+    const list = (await (await call('GET', '/jobs?status=waiting', READ)).json()) as { jobs: { id: string; status: string }[] };
+    expect(list.jobs.map((j) => [j.id, j.status])).toEqual([[id, 'waiting']]);
+    // A signal over HTTP, kept (the job waits for a decision, not for this signal).
+    const sig = await call('POST', `/jobs/${id}/signals/note`, SIGNAL, { payload: { hi: 1 } });
+    expect(sig.status).toBe(202);
+    expect(await sig.json()).toEqual({ outcome: 'kept', jobId: id });
+    expect((await call('POST', `/jobs/${id}/signals/note`, SIGNAL, { payload: { hi: 2 } })).status).toBe(409);
+    expect((await call('POST', `/signals/order%3A7/paid`, SIGNAL, {})).status).toBe(202);
+    // Cancelling a waiting job.
+    const cancelled = await call('POST', `/jobs/${id}/cancel`, ADMIN);
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as { status: string }).status).toBe('cancelled');
     expect(((await (await call('GET', '/decisions', DECIDE)).json()) as { decisions: unknown[] }).decisions).toEqual([]);
   });
 });
