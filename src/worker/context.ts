@@ -109,6 +109,7 @@ export class JobContext implements HandlerContext {
   }
 
   async progress(value: unknown): Promise<void> {
+    if (this.suspension) throw this.suspension;
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 

@@ -76,5 +76,5 @@ describe('a sleep under SIGKILL', () => {
     expect(ledger.rows.map((r) => r.outcome)).toEqual(['recovered', 'succeeded']);
     third.child.kill('SIGTERM');
     await third.exited;
-  });
+  }, 150_000);
 });

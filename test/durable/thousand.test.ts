@@ -87,5 +87,5 @@ describe('a thousand sleeping, signalled jobs', () => {
     expect(rows.rows[0]!.attempts).toEqual([1]);
     expect((await db.pool.query('select count(*)::int as n from workhorse.job_runtime')).rows[0].n).toBe(0);
     expect((await db.pool.query('select count(*)::int as n from workhorse.job_signals where consumed_at is null')).rows[0].n).toBe(0);
-  });
+  }, 180_000);
 });
