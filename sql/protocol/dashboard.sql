@@ -107,7 +107,9 @@ begin
            'lease_expires_in_ms', (extract(epoch from r.expires_at - now()) * 1000)::bigint,
            'lease_started', r.started,
            'recovered_from', rec.worker_id,
-           'gate_held_by', gate.job_id::text) order by j.id desc), '[]'::jsonb),
+           'gate_held_by', gate.job_id::text,
+           'wait_kind', wt.kind, 'wait_name', wt.name, 'wait_key', wt.key,
+           'wait_wake_in_ms', (extract(epoch from wt.wake_at - now()) * 1000)::bigint) order by j.id desc), '[]'::jsonb),
          v_next, v_floor, now()
     from workhorse.jobs j
     left join workhorse.job_runtime r on r.job_id = j.id
@@ -117,10 +119,15 @@ begin
        order by a.execution desc limit 1) rec on true
     left join workhorse.job_gates gate
       on gate.namespace = j.namespace and gate.key = j.concurrency_key and gate.job_id <> j.id
+    -- A waiting job's open wait, through the waits' primary key (job_id, name).
+    left join lateral (
+      select w.kind, w.name, w.key, w.wake_at from workhorse.job_waits w
+       where j.status = 'waiting' and w.job_id = j.id and w.resolved_at is null
+       order by w.started_at desc limit 1) wt on true
    where j.id = any (v_ids);
 end $$;
 comment on function workhorse.dashboard_jobs_v1(text, text, text, text, integer, bigint, integer) is
-  'One page of the namespace table, newest first: jobs of p_namespace filtered by status, queue and type when not null, at most p_limit (1..500), keyset-paginated by id below p_before_id. A status other than succeeded walks the structure holding only its rows (ready, waiting and dead-job indexes, the lease table); every job (no status) and succeeded ones read a window of at most p_span ids below the cursor (the newest id when there is none), so a sparse filter costs a bounded range. Returns one row: jobs (a JSON array of the jobs'' columns without payload, result or progress, ids as strings, plus due_in_ms: run_at against the database clock; the lease: leased_by, lease_expires_in_ms, lease_started; recovered_from: the worker whose expired lease the recovery pass last took the job from; gate_held_by: the other job holding the gate of its concurrency key; error_message: the first 200 characters of last_error.message), next_before_id (the cursor of the next page: the last id of a full page, or the bottom of the window searched; null when nothing older exists), searched_down_to (the bottom of that window, null for status pages) and as_of (the database clock). Refuses an unknown status, a limit outside 1..500 or a span below 1 with SQLSTATE 22023.';
+  'One page of the namespace table, newest first: jobs of p_namespace filtered by status, queue and type when not null, at most p_limit (1..500), keyset-paginated by id below p_before_id. A status other than succeeded walks the structure holding only its rows (ready, waiting and dead-job indexes, the lease table); every job (no status) and succeeded ones read a window of at most p_span ids below the cursor (the newest id when there is none), so a sparse filter costs a bounded range. Returns one row: jobs (a JSON array of the jobs'' columns without payload, result or progress, ids as strings, plus due_in_ms: run_at against the database clock; the lease: leased_by, lease_expires_in_ms, lease_started; recovered_from: the worker whose expired lease the recovery pass last took the job from; gate_held_by: the other job holding the gate of its concurrency key; error_message: the first 200 characters of last_error.message; a waiting job''s open wait: wait_kind, wait_name, wait_key, wait_wake_in_ms: its wake time or timeout against the database clock, null when it has none), next_before_id (the cursor of the next page: the last id of a full page, or the bottom of the window searched; null when nothing older exists), searched_down_to (the bottom of that window, null for status pages) and as_of (the database clock). Refuses an unknown status, a limit outside 1..500 or a span below 1 with SQLSTATE 22023.';
 
 create function workhorse.dashboard_job_lease_v1(p_namespace text, p_job_id bigint)
 returns table (worker_id text, execution bigint, claimed_at timestamptz, expires_at timestamptz,
@@ -166,6 +173,30 @@ language sql stable as $$
 $$;
 comment on function workhorse.dashboard_job_steps_v1(text, bigint) is
   'The recorded steps of one job in the order they were recorded: name, result, the execution that recorded it and when. No rows for a job of another namespace.';
+
+create function workhorse.dashboard_job_family_v1(p_namespace text, p_job_id bigint, p_limit integer)
+returns table (relation text, name text, job_id bigint, type text, status text, detached boolean)
+language sql stable as $$
+  -- The parent through job_children's unique child_id, the children through
+  -- its primary key (parent_id, name); each job by its primary key.
+  (select 'parent'::text, c.name, p.id, p.type,
+          case when r.job_id is null then p.status else 'running' end, c.detached
+     from workhorse.job_children c
+     join workhorse.jobs p on p.id = c.parent_id and p.namespace = p_namespace
+     left join workhorse.job_runtime r on r.job_id = p.id
+    where c.child_id = p_job_id)
+  union all
+  (select 'child'::text, c.name, k.id, k.type,
+          case when r.job_id is null then k.status else 'running' end, c.detached
+     from workhorse.job_children c
+     join workhorse.jobs k on k.id = c.child_id and k.namespace = p_namespace
+     left join workhorse.job_runtime r on r.job_id = k.id
+    where c.parent_id = p_job_id
+    order by c.name
+    limit greatest(p_limit, 1))
+$$;
+comment on function workhorse.dashboard_job_family_v1(text, bigint, integer) is
+  'The parent of one job (relation parent: the name it was spawned under) and its children (relation child, by spawn name, at most p_limit): id, type, status as readers see it (running when leased), detached. No rows for a job of another namespace or one without either. Walks job_children''s primary key and child_id index and the jobs'' primary key.';
 
 create function workhorse.dashboard_queue_depth_v1(p_namespace text)
 returns table (queue text, due bigint, scheduled bigint, oldest_due_ms bigint, failed bigint, cancelled bigint)

@@ -2,7 +2,7 @@
 // sql/protocol/dashboard.sql, parameterised, one round trip each, mapped to
 // camelCase records. Read-only; the dashboard's actions go through the
 // client and its admin API like every other caller's.
-import type { JobStatus } from './protocol.js';
+import type { JobStatus, WaitKind } from './protocol.js';
 import type { Queryable } from './queryable.js';
 
 /** One row of the namespace table: the job without payload, result or progress, with its lease. */
@@ -31,6 +31,17 @@ export interface DashboardJobRow {
   recoveredFrom: string | null;
   /** The other job holding the gate of this job's concurrency key right now. */
   gateHeldBy: string | null;
+  /** A waiting job's open wait: what it waits for (null for any other job). */
+  wait: DashboardWait | null;
+}
+
+/** What a waiting job of the table waits for. */
+export interface DashboardWait {
+  kind: WaitKind;
+  name: string;
+  key: string | null;
+  /** Its wake time or timeout against the database clock; null when it has none. */
+  wakeInMs: number | null;
 }
 
 export interface DashboardJobPage {
@@ -80,6 +91,7 @@ function toJobRow(r: any): DashboardJobRow {
     leaseStarted: r.lease_started,
     recoveredFrom: r.recovered_from,
     gateHeldBy: r.gate_held_by,
+    wait: r.wait_kind ? { kind: r.wait_kind, name: r.wait_name, key: r.wait_key, wakeInMs: numOrNull(r.wait_wake_in_ms) } : null,
   };
 }
 
@@ -155,6 +167,31 @@ export interface StepRecord {
 export async function jobSteps(db: Queryable, ns: string, jobId: string): Promise<StepRecord[]> {
   const r = await db.query('select * from workhorse.dashboard_job_steps_v1($1, $2)', [ns, jobId]);
   return r.rows.map((x: any) => ({ name: x.name, result: x.result, execution: Number(x.execution), createdAt: x.created_at }));
+}
+
+/** The parent of a job, or one of its children. */
+export interface FamilyMember {
+  /** The name the child was spawned under (for the parent: this job's name). */
+  name: string;
+  jobId: string;
+  type: string;
+  status: JobStatus;
+  /** A detached child is not cancelled with its parent. */
+  detached: boolean;
+}
+
+export interface JobFamily {
+  parent: FamilyMember | null;
+  children: FamilyMember[];
+}
+
+export async function jobFamily(db: Queryable, ns: string, jobId: string, limit: number): Promise<JobFamily> {
+  const r = await db.query('select * from workhorse.dashboard_job_family_v1($1, $2, $3)', [ns, jobId, limit]);
+  const member = (x: any): FamilyMember => ({ name: x.name, jobId: String(x.job_id), type: x.type, status: x.status, detached: x.detached });
+  return {
+    parent: r.rows.filter((x: any) => x.relation === 'parent').map(member)[0] ?? null,
+    children: r.rows.filter((x: any) => x.relation === 'child').map(member),
+  };
 }
 
 export interface QueueDepth {

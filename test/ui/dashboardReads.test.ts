@@ -1,7 +1,8 @@
 // The dashboard's reads (sql/protocol/dashboard.sql through
 // src/db/dashboard.ts) against a real database: pages of the namespace
 // table with their cursors and bounded windows, leases and recovery notes,
-// one job's lease, ledger and steps, queue depth, throughput per minute,
+// one job's lease, ledger and steps, a waiting row's wait, a job's parent
+// and children, queue depth, throughput per minute,
 // the backlog over the last hour and the registry's heartbeat ages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -133,6 +134,57 @@ describe('one job', () => {
     expect(a).toMatchObject({ execution: 1, attempt: 1, workerId: 'w-steps', outcome: 'succeeded', error: null });
     expect(a!.durationMs).toBeGreaterThanOrEqual(0);
     expect(await dash.jobSteps(db.pool, 'elsewhere', id)).toEqual([]);
+  });
+});
+
+describe('durable waits and families', () => {
+  it('reads a parent\'s children by name (at most the limit) and a child\'s parent, and nothing of another namespace', async () => {
+    const { id } = await client.enqueue('report.build', { account: 'family', rows: 1 }, { queue: 'family' });
+    const worker = new Worker(client, { queues: ['family'], listen: false, workerId: 'w-family' }).handle('report.build', async (_p, ctx) => {
+      const b = await ctx.spawn('b-mail', 'email.send', { to: 'b@example.com', subject: 'b' }, { queue: 'family-kids' });
+      const a = await ctx.spawn('a-mail', 'email.send', { to: 'a@example.com', subject: 'a' }, { queue: 'family-kids', detached: true });
+      return ctx.join('kids', [a, b]);
+    });
+    await worker.runOnce();
+    await worker.stop();
+    const family = await dash.jobFamily(db.pool, NS, id, 100);
+    expect(family.parent).toBeNull();
+    expect(family.children).toEqual([
+      { name: 'a-mail', jobId: expect.any(String), type: 'email.send', status: 'ready', detached: true },
+      { name: 'b-mail', jobId: expect.any(String), type: 'email.send', status: 'ready', detached: false },
+    ]);
+    expect((await dash.jobFamily(db.pool, NS, id, 1)).children.map((c) => c.name)).toEqual(['a-mail']);
+    const child = family.children[1]!.jobId;
+    expect(await dash.jobFamily(db.pool, NS, child, 100)).toEqual({
+      parent: { name: 'b-mail', jobId: id, type: 'report.build', status: 'waiting', detached: false },
+      children: [],
+    });
+    expect(await dash.jobFamily(db.pool, 'elsewhere', id, 100)).toEqual({ parent: null, children: [] });
+    // The table row of the waiting parent says what it waits for; its children's rows say nothing.
+    const rows = (await page({ status: 'waiting', queue: 'family' })).jobs;
+    expect(rows.map((r) => [r.id, r.wait])).toEqual([[id, { kind: 'join', name: 'kids', key: null, wakeInMs: null }]]);
+    expect((await page({ queue: 'family-kids' })).jobs.map((r) => r.wait)).toEqual([null, null]);
+  });
+
+  it('gives a sleeping row its wake time against the database clock, and a signal wait its key', async () => {
+    const ids = [(await client.enqueue('report.build', { account: 'nap', rows: 1 }, { queue: 'napping' })).id, (await client.enqueue('report.build', { account: 'sig', rows: 2 }, { queue: 'napping' })).id];
+    const worker = new Worker(client, { queues: ['napping'], listen: false, workerId: 'w-nap' }).handle('report.build', async (p, ctx) => {
+      if ((p as { account: string }).account === 'nap') await ctx.sleep('nap', 120_000);
+      else await ctx.waitForSignal('paid', { key: 'order-9', timeoutMs: 60_000 });
+      return 'done';
+    });
+    await worker.runOnce();
+    await worker.runOnce();
+    await worker.stop();
+    const rows = new Map((await page({ status: 'waiting', queue: 'napping' })).jobs.map((r) => [r.id, r.wait]));
+    const nap = rows.get(ids[0]!)!;
+    expect(nap).toMatchObject({ kind: 'sleep', name: 'nap', key: null });
+    expect(nap.wakeInMs).toBeGreaterThan(100_000);
+    expect(nap.wakeInMs).toBeLessThanOrEqual(120_000);
+    const sig = rows.get(ids[1]!)!;
+    expect(sig).toMatchObject({ kind: 'signal', name: 'paid', key: 'order-9' });
+    expect(sig.wakeInMs).toBeGreaterThan(40_000);
+    expect(sig.wakeInMs).toBeLessThanOrEqual(60_000);
   });
 });
 

@@ -1,6 +1,6 @@
 // The dashboard with 100,000 jobs in the namespace: every read it makes is
-// index-backed (no sequential scan of jobs or the attempts ledger anywhere
-// in the plans, the statements inside the protocol functions included), a
+// index-backed (no sequential scan of jobs, the attempts ledger, the waits
+// or the child links anywhere in the plans, the statements inside the protocol functions included), a
 // page is 50 rows however big the table, paging and sparse filters work,
 // and the Queues view draws its charts. The plans and timings are written
 // to .workhorse/plans/dashboard-plans.txt, screenshots to
@@ -25,6 +25,14 @@ let browser: Browser;
 beforeAll(async () => {
   db = await createTestDatabase();
   await seedNamespace(db.pool, JOBS);
+  // Durable waits and families at the same scale: every even job a child
+  // of the one before it, every job a resolved wait, so their reads are
+  // planned against tables too big to scan.
+  await db.pool.query(`insert into workhorse.job_children (parent_id, name, child_id) select id - 1, 'kid', id from workhorse.jobs where id % 2 = 0`);
+  await db.pool.query(
+    `insert into workhorse.job_waits (job_id, name, namespace, kind, wake_at, started_at, resolved_at, outcome)
+     select id, 'nap', namespace, 'sleep', created_at, created_at, created_at, 'done' from workhorse.jobs`,
+  );
   await registerWorkerRow(db.pool, 'default', 'w-scale', ['email.send', 'report.build', 'misc.task']);
   await db.pool.query(`select count(*) from workhorse.claim_many_v1('default', 'w-scale', '{email,reports,default}', '{email.send,report.build,misc.task}', 20, 600000, null, 20)`);
   await db.pool.query('analyze');
@@ -54,6 +62,9 @@ const READS: [string, string, unknown[]][] = [
   ['one job: attempts', 'select * from workhorse.dashboard_job_attempts_v1($1, 50000)', ['default']],
   ['one job: steps', 'select * from workhorse.dashboard_job_steps_v1($1, 50000)', ['default']],
   ['one job: the row', 'select * from workhorse.get_job_v1($1, 50000)', ['default']],
+  ['one job: its open wait (current_wait_v1)', 'select * from workhorse.current_wait_v1($1, 50000)', ['default']],
+  ['one job: parent and children', 'select * from workhorse.dashboard_job_family_v1($1, 50000, 100)', ['default']],
+  ['decisions (list_decisions_v1)', 'select * from workhorse.list_decisions_v1($1, null, null, 100)', ['default']],
   ['queue depth', 'select * from workhorse.dashboard_queue_depth_v1($1)', ['default']],
   ['queues (list_queues_v1)', 'select * from workhorse.list_queues_v1($1)', ['default']],
   ['throughput, last hour', 'select * from workhorse.dashboard_throughput_v1($1, 60)', ['default']],
@@ -62,13 +73,13 @@ const READS: [string, string, unknown[]][] = [
 ];
 
 describe(`the dashboard with ${JOBS.toLocaleString('en-US')} jobs`, () => {
-  it('reads through indexes only: no sequential scan of jobs or the attempts ledger in any plan', async () => {
+  it('reads through indexes only: no sequential scan of jobs, the attempts ledger, the waits or the child links in any plan', async () => {
     const report: string[] = [`Dashboard reads, ${JOBS} jobs in the namespace (seeded over the last day), PostgreSQL plans via auto_explain (nested statements)\n`];
     const scans: string[] = [];
     for (const [name, sql, params] of READS) {
       const { plans, text, ms } = await explainCall(db.url, sql, params);
       expect(plans.length, name).toBeGreaterThan(0);
-      scans.push(...seqScansOf(plans, ['jobs', 'job_attempts']).map((s) => `${name}: ${s}`));
+      scans.push(...seqScansOf(plans, ['jobs', 'job_attempts', 'job_waits', 'job_children']).map((s) => `${name}: ${s}`));
       report.push(`===== ${name}: ${sql} ${JSON.stringify(params)} (${ms.toFixed(1)} ms)\n${text}\n`);
     }
     mkdirSync(PLAN_DIR, { recursive: true });

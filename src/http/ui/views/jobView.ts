@@ -1,14 +1,16 @@
 // The Job view: one job as the database holds it — its facts and live
 // lease, then its sections: payload, result or last error, progress, the
-// attempts ledger and the recorded steps. Sections are descriptors shown
-// when the job has their data; a durable wait's "waits for", its children
-// and a trace id join the list once the schema stores them. Cancel and
-// retry are buttons for viewers holding `admin`, each the client's own
-// cancel() or retry().
-import type { AttemptRecord, StepRecord } from '../../../db/dashboard.js';
-import type { JobData } from '../data/jobData.js';
+// attempts ledger, the recorded steps, what a waiting job waits for (kind,
+// name, since, wake time or timeout, key, a decision's prompt and choices)
+// and its parent and children. Sections are descriptors shown when the job
+// has their data; a trace id joins the list once the schema stores it.
+// Cancel and retry are buttons for viewers holding `admin`, each the
+// client's own cancel() or retry().
+import type { AttemptRecord, FamilyMember, StepRecord } from '../../../db/dashboard.js';
+import type { WaitRecord } from '../../../db/protocol.js';
+import { CHILDREN_SHOWN, type JobData } from '../data/jobData.js';
 import { duration, prettyJson, relative, time } from '../format.js';
-import { html, type Html } from '../html.js';
+import { html, join, type Html } from '../html.js';
 import type { Page } from '../layout.js';
 import type { Viewer } from '../uiEnv.js';
 import { actionButton, badge, notice, table } from './common.js';
@@ -42,7 +44,49 @@ function stepRow(s: StepRecord): Html {
   return html`<tr><td><code>${s.name}</code></td><td class="num">${s.execution}</td><td>${time(s.createdAt)}</td><td><details id="step-${encodeURIComponent(s.name)}"><summary>result</summary>${jsonBlock(s.result, `result of step ${s.name}`)}</details></td></tr>`;
 }
 
+const WAIT_KINDS: Record<WaitRecord['kind'], string> = {
+  sleep: 'sleeping',
+  signal: 'a signal',
+  decision: 'a decision by a person',
+  join: 'its children',
+};
+
+function waitFacts(w: WaitRecord, nowMs: number): Html {
+  const row = (k: string, v: Html | string) => html`<dt>${k}</dt><dd>${v}</dd>`;
+  const at = w.wakeAt ? html`${time(w.wakeAt)} <span class="muted small">(${relative(w.wakeAt, nowMs)})</span>` : 'never';
+  return html`<dl class="facts" id="job-wait">${[
+    row('waits for', html`${WAIT_KINDS[w.kind]} <code>${w.name}</code>`),
+    row('since', html`${time(w.since)} <span class="muted small">(${relative(w.since, nowMs)})</span>`),
+    row(w.kind === 'sleep' ? 'wakes at' : 'times out at', at),
+    w.key !== null ? row('key', html`<code>${w.key}</code>`) : '',
+    w.prompt !== null ? row('prompt', w.prompt) : '',
+    w.choices !== null ? row('choices', join(w.choices.map((c) => html`<code>${c}</code>`), ', ')) : '',
+    w.children !== null ? row('children', join(w.children.map((id) => html`<a href="/ui/jobs/${id}">#${id}</a>`), ', ')) : '',
+  ]}</dl>${w.kind === 'decision' ? html`<p><a href="/ui/decisions" id="job-decide">Decide on the Decisions page →</a></p>` : ''}`;
+}
+
+function memberRow(m: FamilyMember, relation: string): Html {
+  return html`<tr><td>${relation}</td><td><code>${m.name}</code></td><td><a href="/ui/jobs/${m.jobId}" id="family-${m.jobId}">#${m.jobId}</a> <span class="muted small">${m.type}</span></td><td>${badge(m.status)}</td><td>${m.detached ? 'detached' : ''}</td></tr>`;
+}
+
 export const JOB_SECTIONS: readonly Section[] = [
+  {
+    id: 'wait',
+    title: 'Waits for',
+    shown: (d) => d.job.status === 'waiting' && !!d.job.wait,
+    body: (d) => waitFacts(d.job.wait!, d.nowMs),
+  },
+  {
+    id: 'family',
+    title: 'Parent and children',
+    shown: (d) => d.family.parent !== null || d.family.children.length > 0,
+    body: (d) =>
+      html`${table(
+        [{ label: 'relation' }, { label: 'spawned as' }, { label: 'job' }, { label: 'status' }, { label: '' }],
+        [d.family.parent ? memberRow(d.family.parent, 'parent') : '', d.family.children.map((c) => memberRow(c, 'child'))],
+        'Parent and children of this job',
+      )}${d.family.children.length >= CHILDREN_SHOWN ? html`<p class="muted small">The first ${CHILDREN_SHOWN} children by name.</p>` : ''}`,
+  },
   { id: 'payload', title: 'Payload', shown: () => true, body: (d) => jsonBlock(d.job.payload, 'payload') },
   { id: 'result', title: 'Result', shown: (d) => d.job.status === 'succeeded', body: (d) => jsonBlock(d.job.result, 'result') },
   { id: 'error', title: 'Last error', shown: (d) => d.job.lastError !== null && d.job.lastError !== undefined, body: (d) => jsonBlock(d.job.lastError, 'last error') },
@@ -71,6 +115,13 @@ export const JOB_SECTIONS: readonly Section[] = [
   },
 ];
 
+/** A waiting job without a wake time or timeout is stored as due in 9999: it runs when what it waits for arrives. */
+function runAt(d: JobData): Html {
+  const j = d.job;
+  if (j.status === 'waiting' && !j.wait?.wakeAt) return html`<span class="muted">when what it waits for arrives</span>`;
+  return html`${time(j.runAt)} <span class="muted small">(${relative(j.runAt, d.nowMs)})</span>`;
+}
+
 function facts(d: JobData): Html {
   const j = d.job;
   const lease = d.lease
@@ -84,7 +135,7 @@ function facts(d: JobData): Html {
     row('execution', j.execution),
     row('leased by', lease),
     row('priority', j.priority),
-    row('run at', html`${time(j.runAt)} <span class="muted small">(${relative(j.runAt, d.nowMs)})</span>`),
+    row('run at', runAt(d)),
     row('created', time(j.createdAt)),
     row('started', time(j.startedAt)),
     row('finished', time(j.finishedAt)),

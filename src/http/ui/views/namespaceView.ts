@@ -4,10 +4,11 @@
 // status, newest first, one page at a time. The note says what explains a
 // row: its concurrency key (and the job holding that gate), the worker
 // recovery took it from, a due time still ahead, a paused queue, a claim not
-// started yet, the last error.
-// Columns are descriptors: one that only some rows have (a durable wait's
-// "waits for", once waits exist) is shown when a row on the page has it.
-import type { DashboardJobRow } from '../../../db/dashboard.js';
+// started yet, the last error, and what a waiting job waits for (a sleep's
+// wake time, a signal, a decision or its children, with the timeout).
+// Columns are descriptors: one that only some rows have is shown when a row
+// on the page has it.
+import type { DashboardJobRow, DashboardWait } from '../../../db/dashboard.js';
 import { JOB_STATUSES } from '../../../db/protocol.js';
 import { PAGE_SIZE, type NamespaceData, type NamespaceFilter } from '../data/namespaceData.js';
 import { count, duration, time } from '../format.js';
@@ -28,8 +29,18 @@ function leaseLeft(r: DashboardJobRow): string {
   return r.leaseExpiresInMs >= 0 ? `${duration(r.leaseExpiresInMs)} left` : `expired ${duration(-r.leaseExpiresInMs)} ago`;
 }
 
+const WAITS_FOR: Record<DashboardWait['kind'], string> = { sleep: 'sleeps', signal: 'waits for signal', decision: 'waits for decision', join: 'waits for children' };
+
+/** What a waiting row waits for: "waits for decision approve, times out in 5 min". */
+function waitNote(w: DashboardWait): Html {
+  const at = w.wakeInMs === null ? '' : w.wakeInMs > 0 ? `in ${duration(w.wakeInMs)}` : 'now';
+  const when = at ? `, ${w.kind === 'sleep' ? 'wakes' : 'times out'} ${at}` : '';
+  return html`${WAITS_FOR[w.kind]} <b>${w.name}</b>${w.key !== null ? html` on key <b>${w.key}</b>` : ''}${when}`;
+}
+
 export function jobNotes(r: DashboardJobRow, paused: ReadonlySet<string>): Html[] {
   const notes: Html[] = [];
+  if (r.wait) notes.push(waitNote(r.wait));
   if (r.concurrencyKey) notes.push(html`key <b>${r.concurrencyKey}</b>${r.gateHeldBy ? html`, held by <a href="/ui/jobs/${r.gateHeldBy}">#${r.gateHeldBy}</a>` : ''}`);
   if (r.recoveredFrom) notes.push(html`recovered from <b>${r.recoveredFrom}</b>`);
   if (r.status === 'ready' && r.dueInMs > 0) notes.push(html`due in ${duration(r.dueInMs)}`);
