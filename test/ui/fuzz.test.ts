@@ -34,6 +34,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/ui/queues'],
   ['GET', '/ui/workers'],
   ['GET', '/ui/schedules'],
+  ['GET', '/ui/decisions'],
   ['GET', '/ui/sign-in'],
   ['POST', '/ui/sign-in'],
   ['POST', '/ui/sign-out'],
@@ -43,6 +44,8 @@ const ROUTES: [string, string][] = [
   ['POST', '/ui/workers/:x/resume'],
   ['POST', '/ui/jobs/:x/retry'],
   ['POST', '/ui/jobs/:x/cancel'],
+  ['POST', '/ui/jobs/:x/decisions/:x'],
+  ['POST', '/ui/jobs/1/decisions/approve'],
   ['GET', '/ui/assets/:x'],
   ['GET', '/ui/:x'],
   ['PUT', '/ui/jobs/:x'],
@@ -54,7 +57,7 @@ const SEGMENTS = [
   '%00', 'a%00b', '%ED%A0%80', '%F0%9F%98%80', '%ff', '%', '%2F', 'a%2Fb', '..', '%2e%2e', 'x'.repeat(300), '%22%3E%3Cwh-x%3E', '%3Cwh-x%3E',
 ];
 const QUERY_KEYS = ['status', 'queue', 'type', 'before', 'done', 'subject', 'next', 'v', 'sort', '__proto__', 'a%00'];
-const QUERY_VALUES = [...SEGMENTS, 'ready', 'failed', 'bogus', 'email.send', 'queue-paused', 'job-retried', '', '/ui', 'https://evil.example', '%3Cwh-x%3E', '%22%3E%3Cwh-x%3E'];
+const QUERY_VALUES = [...SEGMENTS, 'ready', 'failed', 'bogus', 'email.send', 'queue-paused', 'job-retried', 'decision-made', '', '/ui', 'https://evil.example', '%3Cwh-x%3E', '%22%3E%3Cwh-x%3E'];
 
 let db: TestDatabase;
 let d: Dashboard;
@@ -63,7 +66,14 @@ let readSession: { cookie: string; csrf: string };
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  d = await startDashboard(db);
+  // The admin token may decide too, so the decision action is reached past its scope check.
+  d = await startDashboard(db, {
+    apiTokens: [
+      { name: 'ops', token: ADMIN_TOKEN, scopes: ['read', 'admin', 'decide'] },
+      { name: 'viewer', token: READ_TOKEN, scopes: ['read'] },
+      { name: 'edge', token: ENQUEUE_TOKEN, scopes: ['enqueue'] },
+    ],
+  });
   await d.client.enqueue('report.build', { account: 'a', rows: 1 });
   const cookie = await sessionCookie(d.url, ADMIN_TOKEN);
   session = { cookie, csrf: await csrfOf(d.url, cookie) };
@@ -83,7 +93,7 @@ describe('fuzz: the dashboard', () => {
     const app = (d.server as unknown as { url: string }).url;
     for (let i = 0; i < CASES; i++) {
       const [method, template] = r.pick(ROUTES);
-      let path = template.replace(':x', () => r.pick(SEGMENTS));
+      let path = template.replace(/:x/g, () => r.pick(SEGMENTS));
       if (r.int(2) === 0) path += `?${Array.from({ length: 1 + r.int(3), }, () => `${r.pick(QUERY_KEYS)}=${r.pick(QUERY_VALUES)}`).join('&')}`;
       const headers: Record<string, string> = {};
       const who = r.int(8);
@@ -100,6 +110,8 @@ describe('fuzz: the dashboard', () => {
         headers['content-type'] = r.pick(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/json', 'text/plain']);
         body = r.pick<() => string | Uint8Array>([
           () => new URLSearchParams({ csrf: r.pick([session.csrf, readSession.csrf, 'forged', '']) }).toString(),
+          () =>
+            new URLSearchParams({ csrf: r.pick([session.csrf, 'forged']), choice: r.pick(['ship', '', 'x'.repeat(300), '\u0000', '<wh-x>']), comment: r.pick(['', 'ok', 'y'.repeat(5000), '\ud800']) }).toString(),
           () => new URLSearchParams({ token: r.pick([ADMIN_TOKEN, READ_TOKEN, 'wrong-token-0123456789', '', ' \u0000 ', '<wh-x>']), next: r.pick([...QUERY_VALUES, '/ui?x="><wh-x>']) }).toString(),
           () => 'csrf=%ff%fe&token=%',
           () => new Uint8Array([0x63, 0x73, 0x72, 0x66, 0x3d, 0xff, 0xfe]),

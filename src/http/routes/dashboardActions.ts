@@ -1,12 +1,14 @@
-// The dashboard's actions (`admin`, and for a session: this site's page and
-// its CSRF token). Each is one call of the client or its admin API — the
-// same calls POST /queues/:name/pause, /workers/:id/pause, /jobs/:id/retry
-// and /jobs/:id/cancel make — then a redirect back to the page it came from
-// with a notice. A refused action (no such queue, a job that cannot be
+// The dashboard's actions (`admin`, a decision `decide`, and for a session:
+// this site's page and its CSRF token). Each is one call of the client or
+// its admin API — the same calls POST /queues/:name/pause,
+// /workers/:id/pause, /jobs/:id/retry, /jobs/:id/cancel and
+// /jobs/:id/decisions/:name make — then a redirect back to the page it came
+// from with a notice. A decision's `by` is the viewer's token name. A refused action (no such queue, a job that cannot be
 // retried) is the error page with the API's status and message.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { ConflictError } from '../../errors.js';
+import { waitNameSchema } from '../../client/durableClient.js';
 import { jobIdStringSchema, workerIdSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { requireAction } from '../ui/session/viewerAuth.js';
@@ -17,12 +19,14 @@ import { existingQueue } from './queues.js';
 
 const jobParams = z.object({ id: jobIdStringSchema });
 const workerParams = z.object({ id: workerIdSchema });
+const decisionParams = z.object({ id: jobIdStringSchema, name: waitNameSchema });
 
 export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   const { client } = s;
   const { admin } = client;
   const r = new Hono<UiEnv>();
   const act = requireAction(s);
+  const decide = requireAction(s, 'decide');
 
   r.post('/queues/:name/pause', act, async (c) => {
     const name = await existingQueue(client, c.req.param());
@@ -54,6 +58,13 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
     const job = await client.cancel(id);
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
     return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-cancelled', id), 303);
+  });
+  r.post('/jobs/:id/decisions/:name', decide, async (c) => {
+    const { id, name } = parseInput(decisionParams, c.req.param(), 'path');
+    const form = c.get('form')!;
+    const comment = (form.get('comment') ?? '').trim();
+    const decision = await client.decide(id, name, { choice: form.get('choice') ?? '', by: c.get('viewer')!.name, comment: comment || null });
+    return c.redirect(noticeUrl('/ui/decisions', 'decision-made', `"${decision.choice}" on decision ${name} of job #${id}`.slice(0, 200)), 303);
   });
   return r;
 }

@@ -2,7 +2,7 @@
 // who is signed in and a sign-out button), a skip link, the page's static
 // part, its live region (the part the script refreshes) and the live
 // controls. The views listed in the header are NAV_VIEWS; a view that only
-// exists once its data does (alerts, the outbox, decisions) joins it then.
+// exists once its data does (alerts, the outbox) joins it then.
 import { ASSETS, assetUrl } from './assets/assets.js';
 import { html, type Html } from './html.js';
 import type { Viewer } from './uiEnv.js';
@@ -17,6 +17,7 @@ export const NAV_VIEWS: readonly NavView[] = [
   { path: '/ui/queues', label: 'Queues' },
   { path: '/ui/workers', label: 'Workers' },
   { path: '/ui/schedules', label: 'Schedules' },
+  { path: '/ui/decisions', label: 'Decisions' },
 ];
 
 export interface Page {

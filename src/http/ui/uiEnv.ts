@@ -20,6 +20,8 @@ export interface Viewer {
 export interface UiVariables extends HttpVariables {
   /** Null (or unset) when the request carries no credentials. Optional, so the API's own functions (readQuery, the body reader) take a dashboard context. */
   viewer?: Viewer | null;
+  /** An action's form fields, once its checks passed (requireAction). */
+  form?: URLSearchParams;
 }
 
 export type UiEnv = { Variables: UiVariables; Bindings: HttpBindings };

@@ -1,7 +1,8 @@
 // Live updates without reloading: every few seconds (the page's
 // data-live-ms) the script asks for the same URL again with the live
 // header, gets the page's live region back as HTML and swaps it in,
-// keeping keyboard focus and open <details> where they were. Short
+// keeping keyboard focus, open <details> and what was typed into a field
+// (a decision's comment) where they were. Short
 // polling, not server-sent events, so it works the same behind a Lambda
 // Function URL (which buffers responses) as under `workhorse serve`. A
 // button pauses it (and it rests while the tab is hidden). Plain browser
@@ -26,10 +27,12 @@ function startLive() {
     last = text;
     var active = document.activeElement;
     var focusId = active && active.id && live.contains(active) ? active.id : '';
-    var open = [];
+    var open = [], typed = {};
     live.querySelectorAll('details[open][id]').forEach(function (d) { open.push(d.id); });
+    live.querySelectorAll('input[id]:not([type=hidden]), textarea[id]').forEach(function (f) { if (f.value) typed[f.id] = f.value; });
     live.innerHTML = text;
     open.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
+    Object.keys(typed).forEach(function (id) { var f = document.getElementById(id); if (f && !f.value) f.value = typed[id]; });
     drawCharts(live);
     if (focusId) { var again = document.getElementById(focusId); if (again) again.focus({ preventScroll: true }); }
   }

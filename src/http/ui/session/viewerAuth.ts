@@ -2,7 +2,7 @@
 // API's (401 when it is wrong); otherwise the session cookie, when it is
 // valid, names the viewer. Pages need `read`: without credentials a browser
 // is sent to the sign-in page, a live refresh gets 401. Actions need
-// `admin` (401/403 from the headers alone, before the body is read); a
+// `admin`, a decision `decide` (401/403 from the headers alone, before the body is read); a
 // session's action must also come from this site (Sec-Fetch-Site or Origin)
 // and carry the session's CSRF token in its form. A bearer header needs no
 // CSRF token: browsers never attach one on their own.
@@ -87,14 +87,19 @@ export async function readForm(c: Context<UiEnv>, s: UiSettings): Promise<Respon
   }
 }
 
-/** For an action: `admin`, then (for a session) this site's page and the session's CSRF token. */
-export function requireAction(s: UiSettings): MiddlewareHandler<UiEnv> {
+/**
+ * For an action: `scope` (`admin` unless said otherwise), then (for a
+ * session) this site's page and the session's CSRF token. The form read is
+ * left in the `form` variable for the action.
+ */
+export function requireAction(s: UiSettings, scope: Scope = 'admin'): MiddlewareHandler<UiEnv> {
   return async (c, next) => {
     const viewer = c.get('viewer') ?? null;
     if (!viewer) throw new UnauthorizedError('not signed in: sign in at /ui/sign-in or send "Authorization: Bearer <token>"');
-    if (!viewer.scopes.has('admin')) throw new ForbiddenError(`token "${viewer.name}" lacks the "admin" scope this action needs`);
+    if (!viewer.scopes.has(scope)) throw new ForbiddenError(`token "${viewer.name}" lacks the "${scope}" scope this action needs`);
     const form = await readForm(c, s);
     if (form instanceof Response) return form;
+    c.set('form', form);
     if (viewer.session) {
       if (!fromThisSite(c)) throw new ForbiddenError('this action came from another site; use the dashboard\'s own buttons');
       const presented = form.get('csrf') ?? '';

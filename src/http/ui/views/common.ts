@@ -35,6 +35,7 @@ const NOTICES = {
   'worker-resumed': (s: string) => `Worker ${s} resumed.`,
   'job-retried': (s: string) => `Job #${s} is ready again with a fresh attempt budget.`,
   'job-cancelled': (s: string) => `Job #${s} cancelled.`,
+  'decision-made': (s: string) => `Recorded ${s}: the job resumes.`,
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -1,0 +1,250 @@
+// The dashboard's durable-execution views in a real browser (Debian's
+// Chromium through playwright-core) against a real server, worker and
+// database: the Job view shows what a sleeping job waits for and when it
+// wakes, a parent's children (each linking to its own view, which links
+// back to the parent) and a join; the Namespace view's note says what a
+// waiting row waits for; on the Decisions view a person with the `decide`
+// scope clicks a choice with a comment, and the database holds the choice,
+// the session's token name as `by`, and the job finished with it. A
+// read-only session sees the decisions without buttons and its POST is
+// refused with 403, changing nothing. Screenshots go to
+// .workhorse/screenshots/.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, type Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+import { launchBrowser, newPage, screenshot, signIn } from './support/browser.js';
+import { ADMIN_TOKEN, READ_TOKEN, startDashboard, type Dashboard } from './support/dashboard.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+const DECIDE_TOKEN = 'ui-decide-token-0123456789';
+const Order = defineJob({ type: 'order.approve', schema: z.object({ order: z.number() }) });
+const Nap = defineJob({ type: 'nap', schema: z.object({}) });
+const Child = defineJob({ type: 'family.child', schema: z.object({ n: z.number() }) });
+const Parent = defineJob({ type: 'family.parent', schema: z.object({}) });
+
+let db: TestDatabase;
+let d: Dashboard;
+let browser: Browser;
+/** The application's own client: its job types, its worker. */
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  d = await startDashboard(db, {
+    apiTokens: [
+      { name: 'ops', token: ADMIN_TOKEN, scopes: ['read', 'admin'] },
+      { name: 'viewer', token: READ_TOKEN, scopes: ['read'] },
+      { name: 'approver-ana', token: DECIDE_TOKEN, scopes: ['read', 'decide'] },
+    ],
+  });
+  browser = await launchBrowser();
+  client = createClient({ connectionString: db.url, jobs: [Order, Nap, Child, Parent], poolMax: 6 });
+  worker = new Worker(client, { workerId: 'ui-durable', queues: ['default'], concurrency: 8, heartbeatMs: 200, pollMs: 50 });
+  worker.handle(Order, async (p, ctx) => {
+    const dec = await ctx.waitForDecision('approve', { choices: ['ship', 'refund'], prompt: `Ship order ${p.order}?`, timeoutMs: 3_600_000 });
+    return { choice: dec.choice, by: dec.by, comment: dec.comment };
+  });
+  worker.handle(Nap, async (_p, ctx) => {
+    await ctx.sleep('nap', 600_000);
+    return 'woke';
+  });
+  worker.handle(Child, async (p, ctx) => {
+    await ctx.waitForSignal('go', { key: `child-${p.n}` });
+    return p.n;
+  });
+  worker.handle(Parent, async (_p, ctx) => {
+    const first = await ctx.spawn('first', Child, { n: 1 });
+    const second = await ctx.spawn('second', Child, { n: 2 });
+    return ctx.join('both', [first, second]);
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await running;
+  await client?.close();
+  await browser?.close();
+  await d?.close();
+  await db?.drop();
+});
+
+async function waiting(id: string): Promise<boolean> {
+  return (await d.client.getJob(id))?.status === 'waiting';
+}
+
+async function session(token: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const s = await newPage(browser);
+  await signIn(s.page, d.url, token);
+  await s.page.waitForURL(`${d.url}/ui`);
+  return s;
+}
+
+describe('the durable-execution views in a browser', () => {
+  it('shows what a sleeping job waits for and when it wakes, on the Namespace and Job views', async () => {
+    const { id } = await client.enqueue('nap', {});
+    await waitFor(() => waiting(id), Boolean, { what: 'the nap job to sleep' });
+    const s = await session(ADMIN_TOKEN);
+    try {
+      const { page } = s;
+      await page.goto(`${d.url}/ui?status=waiting`);
+      const row = page.locator(`tr[data-job="${id}"]`);
+      await row.waitFor({ timeout: 10_000 });
+      expect(await row.innerText()).toMatch(/waiting[\s\S]*sleeps nap, wakes in (9|10) min/);
+      await screenshot(page, 'namespace-waiting');
+      await row.getByRole('link', { name: `#${id}` }).click();
+      await page.waitForURL(`${d.url}/ui/jobs/${id}`);
+      const wait = page.locator('#job-wait');
+      await wait.waitFor({ timeout: 10_000 });
+      const text = await wait.innerText();
+      expect(text).toMatch(/waits for\s+sleeping nap/);
+      expect(text).toMatch(/since\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+      expect(text).toMatch(/wakes at\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (9|10) min/);
+      const stored = (await d.client.getJob(id))!.wait!;
+      expect(await wait.locator('time').nth(1).getAttribute('datetime')).toBe(stored.wakeAt!.toISOString());
+      await screenshot(page, 'job-sleeping');
+      expect(s.problems).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+  });
+
+  it('shows a parent\'s children with their status and links, the join it waits on, and the child\'s parent link', async () => {
+    const { id } = await client.enqueue('family.parent', {});
+    await waitFor(() => waiting(id), Boolean, { what: 'the parent to join its children' });
+    const kids = await waitFor(
+      async () => (await db.pool.query<{ name: string; child_id: string }>('select name, child_id::text from workhorse.job_children where parent_id = $1 order by name', [id])).rows,
+      (r) => r.length === 2,
+      { what: 'two children' },
+    );
+    await waitFor(async () => (await Promise.all(kids.map((k) => waiting(k.child_id)))).every(Boolean), Boolean, { what: 'both children waiting' });
+    const s = await session(ADMIN_TOKEN);
+    try {
+      const { page } = s;
+      await page.goto(`${d.url}/ui/jobs/${id}`);
+      const family = page.getByRole('table', { name: 'Parent and children of this job' });
+      await family.waitFor({ timeout: 10_000 });
+      const rows = await family.locator('tbody tr').allInnerTexts();
+      expect(rows).toHaveLength(2);
+      const byName = new Map(kids.map((k) => [k.name, k.child_id]));
+      expect(rows[0]).toMatch(new RegExp(`child\\s+first\\s+#${byName.get('first')} family.child\\s+waiting`));
+      expect(rows[1]).toMatch(new RegExp(`child\\s+second\\s+#${byName.get('second')} family.child\\s+waiting`));
+      const wait = await page.locator('#job-wait').innerText();
+      expect(wait).toMatch(/waits for\s+its children both/);
+      expect(wait).toMatch(/times out at\s+never/);
+      expect(wait).toContain(`#${byName.get('first')}, #${byName.get('second')}`);
+      await screenshot(page, 'job-parent');
+
+      await page.locator(`#family-${byName.get('second')}`).click();
+      await page.waitForURL(`${d.url}/ui/jobs/${byName.get('second')}`);
+      const up = page.getByRole('table', { name: 'Parent and children of this job' });
+      await up.waitFor({ timeout: 10_000 });
+      expect(await up.locator('tbody tr').allInnerTexts()).toEqual([expect.stringMatching(new RegExp(`parent\\s+second\\s+#${id} family.parent\\s+waiting`))]);
+      const childWait = await page.locator('#job-wait').innerText();
+      expect(childWait).toMatch(/waits for\s+a signal go/);
+      expect(childWait).toMatch(/key\s+child-2/);
+      await screenshot(page, 'job-child');
+      await page.locator(`#family-${id}`).click();
+      await page.waitForURL(`${d.url}/ui/jobs/${id}`);
+      expect(s.problems).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+  });
+
+  it('records a decision made by clicking: the choice, the comment, the session\'s token name as by, and the job finishes with it', async () => {
+    const { id } = await client.enqueue('order.approve', { order: 7 });
+    await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
+    const s = await session(DECIDE_TOKEN);
+    try {
+      const { page } = s;
+      await page.getByRole('link', { name: 'Decisions' }).click();
+      await page.waitForURL(`${d.url}/ui/decisions`);
+      const row = page.locator(`tr[data-decision="${id}/approve"]`);
+      await row.waitFor({ timeout: 10_000 });
+      expect(await row.innerText()).toMatch(new RegExp(`#${id} order.approve on default\\s+approve\\s+Ship order 7\\?\\s+ship, refund`));
+      await row.getByLabel('Comment (optional)').fill('paid by wire');
+      await screenshot(page, 'decisions');
+      await row.getByRole('button', { name: `ship on decision approve of job #${id}` }).click();
+      await page.waitForURL(/\/ui\/decisions\?done=decision-made/);
+      expect(await page.getByRole('status').innerText()).toBe(`Recorded "ship" on decision approve of job #${id}: the job resumes.`);
+
+      const w = await db.pool.query<{ outcome: string; value: { choice: string; by: string; comment: string | null } }>(
+        'select outcome, value from workhorse.job_waits where job_id = $1 and name = $2',
+        [id, 'approve'],
+      );
+      expect(w.rows[0]).toMatchObject({ outcome: 'done', value: { choice: 'ship', by: 'approver-ana', comment: 'paid by wire' } });
+      const done = await waitFor(() => d.client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the order to finish' });
+      expect(done!.result).toEqual({ choice: 'ship', by: 'approver-ana', comment: 'paid by wire' });
+      await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+      expect(s.problems).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+  });
+
+  it('a read-only session sees the decisions without buttons, and its POST is refused with 403 and changes nothing', async () => {
+    const { id } = await client.enqueue('order.approve', { order: 8 });
+    await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
+    for (const token of [READ_TOKEN, ADMIN_TOKEN]) {
+      const s = await session(token);
+      try {
+        const { page } = s;
+        await page.goto(`${d.url}/ui/decisions`);
+        const row = page.locator(`tr[data-decision="${id}/approve"]`);
+        await row.waitFor({ timeout: 10_000 });
+        expect(await page.locator('form.decide').count()).toBe(0);
+        expect(await page.getByRole('button', { name: /on decision/ }).count()).toBe(0);
+        expect(await page.locator('#decisions-readonly').innerText()).toContain('decide');
+        if (token === READ_TOKEN) await screenshot(page, 'decisions-read-only');
+        // The session's own CSRF token, from this site's page: only the scope is missing.
+        const res = await page.evaluate(async (jobId: string) => {
+          const csrf = document.querySelector('input[name="csrf"]').value as string;
+          const r = await fetch(`/ui/jobs/${jobId}/decisions/approve`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ csrf, choice: 'ship' }),
+          });
+          return { status: r.status, text: await r.text() };
+        }, id);
+        expect(res.status).toBe(403);
+        expect(res.text).toContain('lacks the &quot;decide&quot; scope');
+      } finally {
+        await s.context.close();
+      }
+    }
+    const w = await db.pool.query('select resolved_at, value from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
+    expect(w.rows[0]).toEqual({ resolved_at: null, value: null });
+    expect(await waiting(id)).toBe(true);
+  });
+
+  it('refuses a decision without the session\'s CSRF token, and a choice outside the choices with 400', async () => {
+    const { id } = await client.enqueue('order.approve', { order: 9 });
+    await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
+    const s = await session(DECIDE_TOKEN);
+    try {
+      const { page } = s;
+      await page.goto(`${d.url}/ui/decisions`);
+      const res = await page.evaluate(async (jobId: string) => {
+        const csrf = document.querySelector('input[name="csrf"]').value as string;
+        const post = async (body: Record<string, string>) =>
+          (await fetch(`/ui/jobs/${jobId}/decisions/approve`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) })).status;
+        return { noCsrf: await post({ choice: 'ship' }), badChoice: await post({ csrf, choice: 'burn' }) };
+      }, id);
+      expect(res).toEqual({ noCsrf: 403, badChoice: 400 });
+    } finally {
+      await s.context.close();
+    }
+    expect(await waiting(id)).toBe(true);
+  });
+});
