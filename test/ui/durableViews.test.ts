@@ -143,6 +143,8 @@ describe('the durable-execution views in a browser', () => {
       expect(wait).toMatch(/waits for\s+its children both/);
       expect(wait).toMatch(/times out at\s+never/);
       expect(wait).toContain(`#${byName.get('first')}, #${byName.get('second')}`);
+      // Stored as due in 9999 while it waits without a timeout: the page says what that means.
+      expect(await page.locator('dl.facts').first().innerText()).toMatch(/run at\s+when what it waits for arrives/);
       await screenshot(page, 'job-parent');
 
       await page.locator(`#family-${byName.get('second')}`).click();
@@ -168,7 +170,18 @@ describe('the durable-execution views in a browser', () => {
     const s = await session(DECIDE_TOKEN);
     try {
       const { page } = s;
-      await page.getByRole('link', { name: 'Decisions' }).click();
+      // The Job view shows the decision's prompt and choices, and where to make it.
+      await page.goto(`${d.url}/ui/jobs/${id}`);
+      const wait = page.locator('#job-wait');
+      await wait.waitFor({ timeout: 10_000 });
+      const text = await wait.innerText();
+      expect(text).toMatch(/waits for\s+a decision by a person approve/);
+      expect(text).toMatch(/times out at\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (59 min|1 h)/);
+      expect(text).toMatch(/prompt\s+Ship order 7\?/);
+      expect(text).toMatch(/choices\s+ship, refund/);
+      expect(await page.locator('#job-decide').getAttribute('href')).toBe('/ui/decisions');
+      await screenshot(page, 'job-decision');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Decisions' }).click();
       await page.waitForURL(`${d.url}/ui/decisions`);
       const row = page.locator(`tr[data-decision="${id}/approve"]`);
       await row.waitFor({ timeout: 10_000 });
