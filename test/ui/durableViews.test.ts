@@ -4,7 +4,7 @@
 // wakes, a parent's children (each linking to its own view, which links
 // back to the parent) and a join; the Namespace view's note says what a
 // waiting row waits for; on the Decisions view a person with the `decide`
-// scope clicks a choice with a comment, and the database holds the choice,
+// scope clicks a choice with a comment (which a live refresh keeps), and the database holds the choice,
 // the session's token name as `by`, and the job finished with it. A
 // read-only session sees the decisions without buttons and its POST is
 // refused with 403, changing nothing. Screenshots go to
@@ -187,6 +187,10 @@ describe('the durable-execution views in a browser', () => {
       await row.waitFor({ timeout: 10_000 });
       expect(await row.innerText()).toMatch(new RegExp(`#${id} order.approve on default\\s+approve\\s+Ship order 7\\?\\s+ship, refund`));
       await row.getByLabel('Comment (optional)').fill('paid by wire');
+      // A live refresh replaces the row (its relative times changed) and keeps what was typed.
+      await page.evaluate(() => document.querySelector('tr[data-decision]').setAttribute('data-before-refresh', ''));
+      await expect.poll(() => page.locator('tr[data-before-refresh]').count(), { timeout: 15_000 }).toBe(0);
+      expect(await row.getByLabel('Comment (optional)').inputValue()).toBe('paid by wire');
       await screenshot(page, 'decisions');
       await row.getByRole('button', { name: `ship on decision approve of job #${id}` }).click();
       await page.waitForURL(/\/ui\/decisions\?done=decision-made/);
