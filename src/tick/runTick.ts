@@ -14,7 +14,10 @@ import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
-import { retentionSchedule, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
+import { parseAlertsOptions } from '../alerts/alertsOptions.js';
+import { parseOutboxOptions } from '../outbox/outboxOptions.js';
+import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
+import { systemSchedules, type SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { toScheduleRow } from '../schedules/scheduleRow.js';
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
@@ -48,9 +51,13 @@ async function tick(options: TickOptions): Promise<TickSummary> {
   const plan = planTick(o);
   const log = o.log ?? ((line: string, err?: unknown) => console.error(line, err ?? ''));
   const withSystem = o.scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
+  const system: SystemSlotConfig = {
+    outbox: o.app.outbox ? parseOutboxOptions(o.app.outbox, 'app outbox options') : undefined,
+    alerts: o.app.alerts ? parseAlertsOptions(o.app.alerts, 'app alerts options') : undefined,
+  };
   const schedules = [
     ...(o.app.schedules ?? []),
-    ...(withSystem ? [retentionSchedule({ olderThanMs: o.retentionMs, everyMs: o.retentionEveryMs })] : []),
+    ...(withSystem ? systemSchedules({ olderThanMs: o.retentionMs, everyMs: o.retentionEveryMs }, system) : []),
   ];
 
   const pool =
@@ -79,7 +86,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       recoverLimit: o.recoverLimit,
     });
     o.app.configure(worker);
-    if (withSystem) addSystemHandlers(worker.handlers, client);
+    if (withSystem) addSystemHandlers(worker.handlers, client, system);
     worker.events.on('error', (err) => log('[workhorse] tick worker error:', err));
     const summary = emptySummary();
     countWorkerEvents(worker, summary);
