@@ -29,18 +29,18 @@ export class OutboxAdmin {
   ) {}
 
   /** Newest first. */
-  list(filter: ListOutboxFilter = {}): Promise<OutboxEventRecord[]> {
+  async list(filter: ListOutboxFilter = {}): Promise<OutboxEventRecord[]> {
     const f = parseInput(listOutboxSchema, filter, 'outbox filter');
     return this.protocol.listOutbox(this.db, this.namespace, { state: f.state, topic: f.topic, limit: f.limit, beforeId: f.cursor });
   }
 
   /** Makes dead (or waiting) events due now with a fresh attempt budget. Returns the ids changed. */
-  retry(ids: (string | number)[]): Promise<string[]> {
+  async retry(ids: (string | number)[]): Promise<string[]> {
     return this.protocol.retryOutbox(this.db, this.namespace, parseInput(eventIdsSchema, ids.map(String), 'event ids'));
   }
 
   /** Deletes pending or dead events, which are then never delivered. Returns the ids deleted. */
-  discard(ids: (string | number)[]): Promise<string[]> {
+  async discard(ids: (string | number)[]): Promise<string[]> {
     return this.protocol.discardOutbox(this.db, this.namespace, parseInput(eventIdsSchema, ids.map(String), 'event ids'));
   }
 }
