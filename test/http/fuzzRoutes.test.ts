@@ -64,6 +64,10 @@ const ROUTES: [string, string][] = [
   ['POST', '/workers/:id/pause'],
   ['POST', '/workers/:id/resume'],
   ['GET', '/schedules'],
+  ['GET', '/outbox'],
+  ['POST', '/outbox/retry'],
+  ['POST', '/outbox/discard'],
+  ['GET', '/alerts'],
   ['GET', '/healthz'],
   ['POST', '/tick'],
 ];

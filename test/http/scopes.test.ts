@@ -51,6 +51,10 @@ const routes: { method: string; path: string; scope: Scope; body?: unknown }[] =
   { method: 'POST', path: '/workers/ghost/pause', scope: 'admin' },
   { method: 'POST', path: '/workers/ghost/resume', scope: 'admin' },
   { method: 'GET', path: '/schedules', scope: 'read' },
+  { method: 'GET', path: '/outbox', scope: 'read' },
+  { method: 'POST', path: '/outbox/retry', scope: 'admin', body: { ids: ['1'] } },
+  { method: 'POST', path: '/outbox/discard', scope: 'admin', body: { ids: ['1'] } },
+  { method: 'GET', path: '/alerts', scope: 'read' },
 ];
 
 async function errorOf(res: Response, status: number): Promise<ErrorJson['error']> {
