@@ -82,7 +82,7 @@ begin
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
 end $$;
 comment on function workhorse.complete_many_v1(text, bigint[], bigint[], jsonb[]) is
-  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate unless it was the first attempt, appends a succeeded row to the attempts ledger, and deletes the lease (locked first, deleted last). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate, appends a succeeded row to the attempts ledger unless it was the first attempt (the job row itself records a first success), and deletes the lease (locked first, deleted last). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
 
 create function workhorse.fail_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_errors jsonb[],
