@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } fr
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import { postgresProtocol, type AlertRecord, type JobRecord, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
+import { currentTraceContext } from '../telemetry/traceContext.js';
 import { publishEvent, type PublishOptions, type PublishResult } from '../outbox/publish.js';
 import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
@@ -192,6 +193,9 @@ export class Client {
       }
     });
     if (rows.length === 0) return [];
+    // The enqueueing span (if any) becomes the parent of the jobs' spans.
+    const traceContext = currentTraceContext();
+    if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
     const results = await this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent

@@ -19,6 +19,7 @@ import { parseOutboxOptions } from '../outbox/outboxOptions.js';
 import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
 import { systemSchedules, type SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { toScheduleRow } from '../schedules/scheduleRow.js';
+import { getTracer, meters, SpanKind, SpanStatusCode, tracingOn } from '../telemetry/telemetry.js';
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
@@ -43,7 +44,37 @@ const SKIP_SCAN = 1000;
  * leased is recovered by the next one.
  */
 export function runTick(options: TickOptions): Promise<TickSummary> {
-  return failFast(tick(options));
+  return tracingOn() ? tracedTick(options) : failFast(tick(options)).then(recordTimeLeft);
+}
+
+function recordTimeLeft(summary: TickSummary): TickSummary {
+  meters().tickTimeLeft.record(summary.msLeft);
+  return summary;
+}
+
+/** The tick inside a `workhorse.tick` span carrying its summary. */
+function tracedTick(options: TickOptions): Promise<TickSummary> {
+  return getTracer().startActiveSpan('workhorse.tick', { kind: SpanKind.INTERNAL }, async (span) => {
+    try {
+      const summary = recordTimeLeft(await failFast(tick(options)));
+      span.setAttributes({
+        'workhorse.tick.claimed': summary.claimed,
+        'workhorse.tick.succeeded': summary.succeeded,
+        'workhorse.tick.failed': summary.failed,
+        'workhorse.tick.retried': summary.retried,
+        'workhorse.tick.recovered': summary.recovered,
+        'workhorse.tick.slots_fired': summary.slotsFired,
+        'workhorse.tick.ms_left': summary.msLeft,
+      });
+      return summary;
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 async function tick(options: TickOptions): Promise<TickSummary> {

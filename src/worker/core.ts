@@ -20,6 +20,7 @@ import type { ResolvedWorkerOptions } from './options.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
+import { attrsOf, meters } from '../telemetry/telemetry.js';
 
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
@@ -91,7 +92,10 @@ export class WorkerCore {
         settler: this.settler,
         retryDelayMs: options.retryDelayMs,
         onStale: (error, j) => s.events.emit('stale', error, j),
-        onSettled: (o) => s.events.emit('settled', o),
+        onSettled: (o) => {
+          meters().settled.add(1, attrsOf(o.job.type, o.status));
+          s.events.emit('settled', o);
+        },
         onError: (err) => this.emitError(err),
       },
       onSlotFree: () => s.wake('slot'),
@@ -203,6 +207,7 @@ export class WorkerCore {
       throw err;
     }
     if (jobs.length === 0) return [];
+    meters().claimed.add(jobs.length);
     this.s.events.emit('claimed', jobs);
     const leases = jobs.map((job) => this.table.admit(job));
     this.executor.fill();

@@ -5,6 +5,7 @@
 // A lease the database no longer accepts is `lost`: its handler is aborted
 // and its settlement refused. Buffered leases start in claim order.
 import type { ClaimedJob, HeldLease } from '../db/protocol.js';
+import type { Span } from '@opentelemetry/api';
 import { JobAbort } from './jobAbort.js';
 
 export type LeaseState = 'buffered' | 'running' | 'settling';
@@ -13,6 +14,10 @@ export class Lease {
   readonly abort = new JobAbort();
   state: LeaseState = 'buffered';
   lost = false;
+  /** When the handler started (performance.now()), for the duration metric. */
+  startedMs = 0;
+  /** The attempt's span, when a tracer provider is registered. */
+  span: Span | undefined = undefined;
   private finished = false;
   private waiters: (() => void)[] | undefined;
 
