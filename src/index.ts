@@ -49,6 +49,10 @@ export type { RetentionOptions, RetentionResult } from './schedules/retention.js
 // Operating a fleet: the transactional outbox and its sinks, the alert rules.
 export { webhookSink, EVENT_ID_HEADER, EVENT_TOPIC_HEADER } from './outbox/webhookSink.js';
 export type { WebhookSinkOptions } from './outbox/webhookSink.js';
+export { lambdaSink } from './outbox/lambdaSink.js';
+export type { LambdaSinkOptions } from './outbox/lambdaSink.js';
+export { eventBridgeSink } from './outbox/eventBridgeSink.js';
+export type { EventBridgeSinkOptions } from './outbox/eventBridgeSink.js';
 export type { Sink, OutboxEvent } from './outbox/sink.js';
 export type { OutboxOptions } from './outbox/outboxOptions.js';
 export type { PublishOptions, PublishResult } from './outbox/publish.js';
