@@ -10,6 +10,8 @@ import type { RawResult } from './phases/raw.js';
 import type { ScaleResult } from './phases/scale.js';
 import type { TickResult } from './phases/tick.js';
 import type { WakeResult } from './phases/wake.js';
+import type { TelemetryResult } from './phases/telemetry.js';
+import type { OutboxResult } from './phases/outbox.js';
 
 export interface MachineInfo {
   date: string;
@@ -45,5 +47,7 @@ export interface BenchResults {
   scale?: ScaleResult;
   bundle?: BundleResult;
   wake?: WakeResult;
+  telemetry?: TelemetryResult;
+  outbox?: OutboxResult;
   wallSeconds: number;
 }
