@@ -53,7 +53,8 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
     const offRates: number[] = [];
     const onRates: number[] = [];
     try {
-      for (let round = 1; round <= ctx.flags.rounds; round++) {
+      const rounds = Math.max(5, ctx.flags.rounds);
+      for (let round = 1; round <= rounds; round++) {
         const order = round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const);
         for (const mode of order) {
           let tracer: BasicTracerProvider | undefined;
@@ -68,7 +69,7 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
           try {
             const rate = await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
             (mode === 'on' ? onRates : offRates).push(rate);
-            ctx.log(`telemetry round ${round}/${ctx.flags.rounds}, provider ${mode}: ${Math.round(rate)} jobs/s`);
+            ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s`);
           } finally {
             if (tracer) await tracer.forceFlush();
             trace.disable();

@@ -1,8 +1,8 @@
 // Spans and metrics through the OpenTelemetry API alone: the application
 // registers (or not) a tracer and meter provider; without one, nothing is
 // emitted and the hot path pays one provider check per call site, no span
-// objects and no attributes. The tracer is taken once; the instruments are
-// rebuilt only when the global meter provider changes (the metrics API has
+// objects and no attributes. The tracer and the instruments are taken again
+// only when the global provider changes (the metrics API has
 // no proxy, so a meter taken before the app registers its provider would
 // stay a no-op). Attribute objects are built once per (type, outcome) and
 // reused.
@@ -28,11 +28,11 @@ import {
   type MeterProvider,
   type Span,
   type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 
 export const INSTRUMENTATION_NAME = 'workhorse';
 
-const tracer: Tracer = trace.getTracer(INSTRUMENTATION_NAME);
 /** The API's no-op provider: what a proxy with no delegate hands out. */
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
@@ -42,8 +42,13 @@ export function tracingOn(): boolean {
   return (p instanceof ProxyTracerProvider ? p.getDelegate() : p) !== NOOP_TRACER_PROVIDER;
 }
 
+let tracer: { provider: TracerProvider; tracer: Tracer } | undefined;
+
+/** The workhorse tracer of the provider registered now (taken again only when the global provider changes). */
 export function getTracer(): Tracer {
-  return tracer;
+  const provider = trace.getTracerProvider();
+  if (tracer?.provider !== provider) tracer = { provider, tracer: provider.getTracer(INSTRUMENTATION_NAME) };
+  return tracer.tracer;
 }
 
 interface Instruments {

@@ -20,7 +20,8 @@ import type { ResolvedWorkerOptions } from './options.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
-import { attrsOf, meters } from '../telemetry/telemetry.js';
+import { SettledCounts } from '../telemetry/settledCounts.js';
+import { meters } from '../telemetry/telemetry.js';
 
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
@@ -40,6 +41,8 @@ export interface CoreSetup {
 
 export class WorkerCore {
   readonly table = new LeaseTable();
+  /** Settlements tallied for the settled counter, added at each claim. */
+  private readonly settledCounts = new SettledCounts();
   readonly leaseMs: number;
   registered = false;
   localPaused = false;
@@ -93,7 +96,7 @@ export class WorkerCore {
         retryDelayMs: options.retryDelayMs,
         onStale: (error, j) => s.events.emit('stale', error, j),
         onSettled: (o) => {
-          meters().settled.add(1, attrsOf(o.job.type, o.status));
+          this.settledCounts.add(o.job.type, o.status);
           s.events.emit('settled', o);
         },
         onError: (err) => this.emitError(err),
@@ -185,6 +188,7 @@ export class WorkerCore {
     const limit = this.freeRoom;
     if (limit <= 0 || this.s.handlers.size === 0 || this.executor.closed) return [];
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
+    this.settledCounts.flush();
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
       queues: this.rotatedQueues(),
@@ -244,6 +248,7 @@ export class WorkerCore {
   async shutdown(): Promise<void> {
     await this.heartbeat.stop();
     await this.claimInFlight;
+    this.settledCounts.flush();
     if (!this.registered) return;
     this.registered = false;
     const unstarted = this.table.takeBuffered();
