@@ -225,7 +225,7 @@ language sql stable as $$
    order by 1, 2, 3
 $$;
 comment on function workhorse.dashboard_throughput_v1(text, integer) is
-  'Settled and recovered attempts per queue, per minute and per outcome over the last p_minutes minutes (the current one included): the attempts ledger (its finished_at index), plus the first-attempt successes the ledger does not record, from the finished-jobs index. Only minutes with attempts have rows.';
+  'Ended attempts per queue, per minute and per outcome (every ledger outcome: succeeded, failed, retried, recovered, orphaned, cancelled, released) over the last p_minutes minutes (the current one included): the attempts ledger (its finished_at index), plus the first-attempt successes the ledger does not record, from the finished-jobs index. Only minutes with attempts have rows.';
 
 -- The minute of the window a time falls in, 0..n-1 (times before it in 0).
 create function workhorse.dashboard_minute_v1(p_start timestamptz, p_n integer, p_at timestamptz)

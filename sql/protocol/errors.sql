@@ -12,7 +12,7 @@ begin
     using errcode = 'WH409';
 end $$;
 comment on function workhorse.raise_stale_v1(bigint, bigint) is
-  'Raises WH409 (stale lease) for a write whose (job, execution) lease is gone. Used by every fenced write.';
+  'Raises WH409 (stale lease) for a write whose (job, execution) lease is gone. Used by set_progress_v1, record_step_v1 and begin_tx_step_v1; settlements leave a refused id out of their answer instead.';
 
 create function workhorse.check_lengths_v1(p_what text, variadic p_lengths integer[])
 returns void language plpgsql immutable as $$

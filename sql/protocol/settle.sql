@@ -39,7 +39,7 @@ returns void language sql as $$
    where r.job_id = t.job_id and r.execution = t.execution and r.namespace = p_namespace
 $$;
 comment on function workhorse.drop_leases_v1(text, bigint[], bigint[]) is
-  'Deletes the leases (job id, execution) of a settlement, after its job rows are written (see complete_many_v1 for why last).';
+  'Deletes the leases (job id, execution) of a settlement, a recovery pass or a deregistration, after their job rows are written (see complete_many_v1 for why last).';
 
 create function workhorse.complete_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_results jsonb[])

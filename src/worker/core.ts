@@ -74,7 +74,7 @@ export class WorkerCore {
       recoverLimit: options.recoverLimit,
       leases: () => this.table.held(),
       active: () => this.table.running,
-      onLost: (id) => this.loseLease(id),
+      onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onResult: (hb) => this.applyRegistry(hb),
       onError: (err) => this.emitError(err),
     });
@@ -213,7 +213,7 @@ export class WorkerCore {
     if (jobs.length === 0) return [];
     meters().claimed.add(jobs.length);
     this.s.events.emit('claimed', jobs);
-    const leases = jobs.map((job) => this.table.admit(job));
+    const leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim')));
     this.executor.fill();
     return leases;
   }
@@ -266,12 +266,15 @@ export class WorkerCore {
     }
   }
 
-  /** The database no longer accepts this lease: abort its handler, or drop it if it never started. */
-  private loseLease(jobId: string): void {
-    const lease = this.table.get(jobId);
+  /**
+   * The database no longer accepts this lease (a heartbeat left it out, or a
+   * claim re-issued the job at a newer execution): abort its handler, or
+   * drop it if it never started.
+   */
+  private loseLease(lease: Lease | undefined, what: string): void {
     if (!lease || lease.lost) return;
     lease.lost = true;
-    const err = new StaleLeaseError(jobId, lease.job.execution, 'heartbeat');
+    const err = new StaleLeaseError(lease.job.id, lease.job.execution, what);
     lease.abort.abort(err);
     if (!lease.started) {
       this.table.remove(lease);

@@ -22,7 +22,7 @@ export interface HeartbeatDeps {
   /** Handlers running right now (stored in the registry). */
   active(): number;
   /** The database refused this lease, or it may have expired unseen. */
-  onLost(jobId: string): void;
+  onLost(jobId: string, execution: number): void;
   /** The rest of the answer: operator pause, whether the registry row still exists. */
   onResult(r: HeartbeatResult): Promise<void>;
   onError(err: unknown): void;
@@ -84,12 +84,12 @@ export class Heartbeat {
       this.lastOk = Date.now();
       this.backoff.reset();
       this.arm(d.intervalMs);
-      for (const l of leases) if (!hb.accepted.has(l.id)) d.onLost(l.id);
+      for (const l of leases) if (!hb.accepted.has(l.id)) d.onLost(l.id, l.execution);
       await d.onResult(hb);
     } catch (err) {
       this.arm(this.backoff.next());
       d.onError(err);
-      if (Date.now() - this.lastOk > d.leaseMs) for (const l of d.leases()) d.onLost(l.id);
+      if (Date.now() - this.lastOk > d.leaseMs) for (const l of d.leases()) d.onLost(l.id, l.execution);
     }
   }
 }

@@ -3,7 +3,11 @@
 // handler is running) or `settling` (the handler returned; the settlement
 // is in flight, and the lease is still heartbeated until it is written).
 // A lease the database no longer accepts is `lost`: its handler is aborted
-// and its settlement refused. Buffered leases start in claim order.
+// and its settlement refused. Buffered leases start in claim order. A claim
+// can hand this worker a job it still holds under an older execution (the
+// database lost its leases in a crash, or a peer recovered an expired one):
+// the new lease supersedes the old, which leaves the table at once and is
+// reported to `onSuperseded` to be aborted; its late writes meet the fence.
 import type { ClaimedJob, HeldLease } from '../db/protocol.js';
 import type { Span } from '@opentelemetry/api';
 import { JobAbort } from './jobAbort.js';
@@ -57,7 +61,18 @@ export class LeaseTable {
     return this.byId.get(id);
   }
 
-  admit(job: ClaimedJob): Lease {
+  /** The lease of this job at this execution, if it is still the one held. */
+  at(id: string, execution: number): Lease | undefined {
+    const lease = this.byId.get(id);
+    return lease && lease.job.execution === execution ? lease : undefined;
+  }
+
+  admit(job: ClaimedJob, onSuperseded: (old: Lease) => void): Lease {
+    const old = this.byId.get(job.id);
+    if (old) {
+      this.remove(old);
+      onSuperseded(old);
+    }
     const lease = new Lease(job);
     this.byId.set(job.id, lease);
     this.queue.push(lease);
@@ -94,7 +109,7 @@ export class LeaseTable {
 
   /** The handler returned: the slot is free, the lease stays held until its settlement is written. */
   handlerDone(lease: Lease): void {
-    if (lease.state !== 'running') return;
+    if (lease.state !== 'running' || this.byId.get(lease.job.id) !== lease) return;
     lease.state = 'settling';
     this.running--;
   }
