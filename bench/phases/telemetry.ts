@@ -25,6 +25,9 @@ export interface TelemetryResult {
   ratio: number;
   /** (max - min) / median of the rounds without a provider. */
   offSpread: number;
+  /** This process's CPU (user + system) per job, median of the rounds, µs. */
+  offCpuUs: number;
+  onCpuUs: number;
   spansExported: number;
 }
 
@@ -52,6 +55,8 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
     const exporter = new DroppingExporter();
     const offRates: number[] = [];
     const onRates: number[] = [];
+    const offCpu: number[] = [];
+    const onCpu: number[] = [];
     try {
       const rounds = Math.max(5, ctx.flags.rounds);
       for (let round = 1; round <= rounds; round++) {
@@ -67,9 +72,10 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
             metrics.setGlobalMeterProvider(meter);
           }
           try {
-            const rate = await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
+            const { rate, cpuUs } = await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
             (mode === 'on' ? onRates : offRates).push(rate);
-            ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s`);
+            (mode === 'on' ? onCpu : offCpu).push(cpuUs);
+            ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job`);
           } finally {
             if (tracer) await tracer.forceFlush();
             trace.disable();
@@ -93,13 +99,15 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
       onMedian,
       ratio: onMedian / offMedian,
       offSpread: (Math.max(...offRates) - Math.min(...offRates)) / offMedian,
+      offCpuUs: median(offCpu),
+      onCpuUs: median(onCpu),
       spansExported: exporter.count,
     };
   });
 }
 
-/** Enqueues `jobs` no-op jobs, then drains them with one worker; returns jobs per second. */
-async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, concurrency: number, prefetch: number): Promise<number> {
+/** Enqueues `jobs` no-op jobs, then drains them with one worker; returns jobs per second and this process's CPU per job. */
+async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, concurrency: number, prefetch: number): Promise<{ rate: number; cpuUs: number }> {
   for (let i = 0; i < jobs; i += 1000) {
     await client.enqueueMany(Array.from({ length: Math.min(1000, jobs - i) }, () => ({ job: Noop, payload: {} })));
   }
@@ -112,13 +120,15 @@ async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, 
     if (++settled === jobs) resolveDone();
   });
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const run = worker.run();
   await done;
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await worker.stop();
   await run;
   await client.pool.query("delete from workhorse.jobs where type = 'bench.otel'");
-  return jobs / seconds;
+  return { rate: jobs / seconds, cpuUs: (cpu.user + cpu.system) / jobs };
 }
 
 export function telemetryLines(t: TelemetryResult): string[] {
@@ -128,6 +138,6 @@ export function telemetryLines(t: TelemetryResult): string[] {
     `OpenTelemetry (workhorse, ${t.jobs} no-op jobs per drain, one worker, rounds interleaved):`,
     `  no provider: median ${Math.round(t.offMedian)} jobs/s (rounds ${r(t.offRates)}; spread ${(t.offSpread * 100).toFixed(1)} %)`,
     `  tracer + meter provider: median ${Math.round(t.onMedian)} jobs/s (rounds ${r(t.onRates)}); ${t.spansExported} spans exported`,
-    `  cost of a registered provider: ${((1 - t.ratio) * 100).toFixed(1)} % of the drain rate`,
+    `  cost of a registered provider: ${((1 - t.ratio) * 100).toFixed(1)} % of the drain rate; worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)`,
   ];
 }
