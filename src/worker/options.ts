@@ -69,6 +69,14 @@ export const workerOptionsSchema = z
   .refine((o) => o.maxPollMs === undefined || o.maxPollMs >= o.pollMs, {
     message: 'maxPollMs must be at least pollMs',
     path: ['maxPollMs'],
+  })
+  .refine((o) => o.outbox === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
+    message: 'outbox is delivered by the sys slots: add "sys" to scheduleNamespaces',
+    path: ['outbox'],
+  })
+  .refine((o) => o.alerts === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
+    message: 'alerts are evaluated by the sys slots: add "sys" to scheduleNamespaces',
+    path: ['alerts'],
   });
 
 /** Listener-less idle polls back off up to this unless maxPollMs says otherwise. */

@@ -8,7 +8,7 @@ import { Client } from '../../src/client/client.js';
 import { deliverOutbox } from '../../src/outbox/deliver.js';
 import { parseOutboxOptions } from '../../src/outbox/outboxOptions.js';
 import { webhookSink } from '../../src/outbox/webhookSink.js';
-import { ValidationError } from '../../src/errors.js';
+import { ConfigError, ValidationError } from '../../src/errors.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
@@ -93,6 +93,20 @@ describe('client.publish', () => {
     await expect(client.publish('ok.topic', { big: 1n })).rejects.toBeInstanceOf(ValidationError);
     await expect(client.publish('ok.topic', {}, { delayMs: -1 })).rejects.toBeInstanceOf(ValidationError);
     expect(await states()).toEqual({});
+  });
+});
+
+describe('configuration', () => {
+  it('refuses bad sinks and outbox options with a ConfigError naming the field', () => {
+    expect(() => webhookSink({ url: 'ftp://x', secret: 's' })).toThrow(ConfigError);
+    expect(() => webhookSink({ url: 'https://x.example', secret: '' })).toThrow(/secret/);
+    expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [] } })).toThrow(/outbox\.sinks/);
+    expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [{} as never] } })).toThrow(ConfigError);
+    const sink = webhookSink({ url: 'https://x.example', secret: 's' });
+    expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [sink], maxAttempts: 0 } })).toThrow(/maxAttempts/);
+    // Only the sys slots deliver: without them the option would do nothing.
+    expect(() => new Worker(client, { outbox: { sinks: [sink] } })).toThrow(/scheduleNamespaces/);
+    expect(() => new Worker(client, { scheduleNamespaces: ['default'], alerts: {} })).toThrow(/scheduleNamespaces/);
   });
 });
 
