@@ -14,6 +14,7 @@
 --  * alerts: one row per occurrence of a rule's condition, deduplicated by
 --    (rule, key) while open: it opens once, stays open while the condition
 --    holds and is resolved when it clears; a later recurrence is a new row.
+--  * outbox_lifecycle: the job lifecycle events a namespace publishes.
 --  * jobs.trace_context: W3C trace context (traceparent, tracestate) of the
 --    enqueueing span; null when none was active.
 
@@ -52,6 +53,15 @@ create table workhorse.alerts (
 -- At most one open alert per (rule, key): the dedupe key.
 create unique index alerts_open_idx on workhorse.alerts (namespace, rule, key) where state = 'open';
 create index alerts_recent_idx on workhorse.alerts (namespace, id);
+
+-- Which job lifecycle events a namespace publishes through the outbox
+-- (succeeded, failed: an attempt failed and will be retried, dead: failed
+-- for good). No row: none. The settlement reads it once per batch.
+create table workhorse.outbox_lifecycle (
+  namespace   text   primary key,
+  events      text[] not null default '{}',
+  updated_at  timestamptz not null default now()
+);
 
 alter table workhorse.jobs add column trace_context jsonb;
 

@@ -168,3 +168,17 @@ returns integer language sql as $$
 $$;
 comment on function workhorse.purge_outbox_v1(text, bigint, integer) is
   'Deletes up to p_limit delivered events delivered more than p_older_than_ms ago. Returns how many.';
+
+create function workhorse.set_outbox_lifecycle_v1(p_namespace text, p_events text[])
+returns void language plpgsql as $$
+begin
+  perform workhorse.check_namespace_v1(p_namespace);
+  if exists (select 1 from unnest(coalesce(p_events, '{}')) e where e not in ('succeeded', 'failed', 'dead')) then
+    raise exception 'invalid lifecycle events %: each is succeeded, failed or dead', p_events using errcode = 'WH422';
+  end if;
+  insert into workhorse.outbox_lifecycle (namespace, events) values (p_namespace, coalesce(p_events, '{}'))
+  on conflict (namespace) do update set events = excluded.events, updated_at = now()
+   where workhorse.outbox_lifecycle.events is distinct from excluded.events;
+end $$;
+comment on function workhorse.set_outbox_lifecycle_v1(text, text[]) is
+  'Sets which job lifecycle events the namespace publishes through the outbox on settlement: any of succeeded (topic workhorse.job.succeeded), failed (an attempt failed and will be retried: workhorse.job.failed), dead (failed for good: workhorse.job.dead); an empty array publishes none. Refuses anything else with WH422.';

@@ -78,6 +78,7 @@ export interface Protocol {
   retryOutbox: typeof outbox.retryOutbox;
   discardOutbox: typeof outbox.discardOutbox;
   purgeOutbox: typeof outbox.purgeOutbox;
+  setOutboxLifecycle: typeof outbox.setOutboxLifecycle;
   evaluateAlerts: typeof alerts.evaluateAlerts;
   listAlerts: typeof alerts.listAlerts;
 }

@@ -24,6 +24,14 @@ export const outboxOptionsSchema = z
       .object({ baseMs: z.number().int().min(0).max(3_600_000).default(1000), maxMs: z.number().int().min(0).max(86_400_000).default(300_000) })
       .strict()
       .default({ baseMs: 1000, maxMs: 300_000 }),
+    /**
+     * Job lifecycle events the settlements publish through the outbox, in
+     * the settlement's own statement: `succeeded` (topic workhorse.job.succeeded),
+     * `failed` (an attempt failed and will be retried: workhorse.job.failed),
+     * `dead` (failed for good: workhorse.job.dead). Stored for the namespace
+     * at start; absent leaves the stored choice alone, [] turns them off.
+     */
+    lifecycle: z.array(z.enum(['succeeded', 'failed', 'dead'])).max(3).optional(),
     /** Delivered events are deleted after this long. */
     keepDeliveredMs: z.number().int().min(0).max(366 * 86_400_000).default(7 * 86_400_000),
   })

@@ -72,6 +72,8 @@ export class SlotRunner {
     const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
     const rows = defs.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
     await this.client.protocol.upsertSchedules(this.client.pool, this.client.namespace, rows);
+    const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;
+    if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.client.pool, this.client.namespace, lifecycle);
     if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err), this.o.system);
     this.schedule(0);
   }

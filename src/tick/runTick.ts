@@ -145,6 +145,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
         }),
       );
       summary.recovered = start.recovered;
+      const lifecycle = withSystem ? system.outbox?.lifecycle : undefined;
+      if (lifecycle) await client.protocol.setOutboxLifecycle(pool, o.namespace, lifecycle);
       countSkips(summary, start.skips, o.skipsByType);
       if (start.slots.length > 0) {
         summary.slotsFired = await fireClaimedSlots(client.protocol, pool, o.namespace, start.slots, start.dbNow, o.scheduleCatchupLimit, (e) =>

@@ -132,3 +132,12 @@ export function purgeOutbox(db: Queryable, ns: string, olderThanMs: number, limi
     return r.rows[0]!.n;
   });
 }
+
+export type LifecycleEvent = 'succeeded' | 'failed' | 'dead';
+
+/** Which job lifecycle events settlements publish through the outbox in this namespace ([] for none). */
+export function setOutboxLifecycle(db: Queryable, ns: string, events: LifecycleEvent[]): Promise<void> {
+  return mapped({}, async () => {
+    await db.query('select workhorse.set_outbox_lifecycle_v1($1, $2::text[])', [ns, events]);
+  });
+}
