@@ -27,6 +27,7 @@ import { measureTick } from './phases/tick.js';
 import { measureWake } from './phases/wake.js';
 import { measureTelemetry } from './phases/telemetry.js';
 import { measureOutbox } from './phases/outbox.js';
+import { measureSuspend } from './phases/suspend.js';
 import type { BenchResults, MachineInfo, SystemResults } from './results.js';
 import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
 import { pgbossLocalConcurrency } from './systems/pgboss.js';
@@ -120,13 +121,17 @@ async function runBench(flags: BenchFlags, server: BenchServer, log: (l: string)
     log('wake path');
     results.wake = await measureWake(ctx);
   }
-  if (has('telemetry')) {
+  if (has('telemetry') && flags.systems.includes('workhorse')) {
     log('OpenTelemetry cost');
     results.telemetry = await measureTelemetry(ctx);
   }
-  if (has('outbox')) {
+  if (has('outbox') && flags.systems.includes('workhorse')) {
     log('outbox delivery');
     results.outbox = await measureOutbox(ctx);
+  }
+  if (has('suspend') && flags.systems.includes('workhorse')) {
+    log('durable waits: suspend/resume round trip');
+    results.suspend = await measureSuspend(ctx);
   }
   if (has('bundle')) {
     log('bundle size and import time');

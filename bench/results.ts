@@ -12,6 +12,7 @@ import type { TickResult } from './phases/tick.js';
 import type { WakeResult } from './phases/wake.js';
 import type { TelemetryResult } from './phases/telemetry.js';
 import type { OutboxResult } from './phases/outbox.js';
+import type { SuspendResult } from './phases/suspend.js';
 
 export interface MachineInfo {
   date: string;
@@ -49,5 +50,6 @@ export interface BenchResults {
   wake?: WakeResult;
   telemetry?: TelemetryResult;
   outbox?: OutboxResult;
+  suspend?: SuspendResult;
   wallSeconds: number;
 }

@@ -151,3 +151,62 @@ export async function auditLedgers(db: Db, ns: string, txStep: string, plainStep
     attempts: Object.fromEntries(attempts.rows.map((r) => [r.outcome, Number(r.n)])),
   };
 }
+
+/** What the durable mode adds to the audit: every wait, signal and child accounted for. */
+export interface DurableFindings {
+  /** Parents (certify.steps jobs) that do not have exactly one child. */
+  parentsWithoutOneChild: number;
+  /** Child jobs whose parent_id is not the parent that spawned them. */
+  childrenMislinked: number;
+  /** Signals no wait consumed, or consumed by another job than the one they were sent to. */
+  signalsAstray: number;
+  /** Parents that did not receive exactly one signal. */
+  parentsWithoutOneSignal: number;
+  /** Waits of finished jobs that never resolved. */
+  waitsUnresolved: number;
+  /** Sleeps that ended before their wake time. */
+  sleepsEndedEarly: number;
+  /** Suspensions the attempts ledger counted (a wake-up must not be an attempt): jobs whose attempts exceed their failures + 1. */
+  wakeUpsCounted: number;
+}
+
+export async function auditDurable(db: Db, ns: string, parentType: string): Promise<DurableFindings> {
+  const q = (sql: string, values: unknown[] = [ns]) => db.query<{ n: string }>(sql, values).then(n);
+  return {
+    parentsWithoutOneChild: await q(
+      `select count(*) as n from workhorse.jobs j
+        where j.namespace = $1 and j.type = $2
+          and (select count(*) from workhorse.job_children c where c.parent_id = j.id) <> 1`,
+      [ns, parentType],
+    ),
+    childrenMislinked: await q(
+      `select count(*) as n from workhorse.job_children c join workhorse.jobs k on k.id = c.child_id
+        where k.namespace = $1 and k.parent_id is distinct from c.parent_id`,
+    ),
+    signalsAstray: await q(
+      `select count(*) as n from workhorse.job_signals s
+        where s.namespace = $1 and (s.consumed_at is null or s.consumed_by is distinct from s.job_id)`,
+    ),
+    parentsWithoutOneSignal: await q(
+      `select count(*) as n from workhorse.jobs j
+        where j.namespace = $1 and j.type = $2
+          and (select count(*) from workhorse.job_signals s where s.job_id = j.id) <> 1`,
+      [ns, parentType],
+    ),
+    waitsUnresolved: await q(
+      `select count(*) as n from workhorse.job_waits w join workhorse.jobs j on j.id = w.job_id
+        where w.namespace = $1 and w.resolved_at is null and j.status in ('succeeded', 'failed', 'cancelled')`,
+    ),
+    sleepsEndedEarly: await q(
+      `select count(*) as n from workhorse.job_waits w
+        where w.namespace = $1 and w.kind = 'sleep' and w.resolved_at < w.wake_at`,
+    ),
+    // Every counted attempt after the first is a failure or a recovery in the ledger.
+    wakeUpsCounted: await q(
+      `select count(*) as n from workhorse.jobs j
+        where j.namespace = $1 and j.status = 'succeeded'
+          and j.attempt > 1 + (select count(*) from workhorse.job_attempts a
+                                where a.job_id = j.id and a.outcome in ('retried', 'recovered'))`,
+    ),
+  };
+}

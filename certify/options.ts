@@ -32,6 +32,11 @@ export const certifyOptionsSchema = z
      */
     faults: z.boolean().default(false),
     faultEveryMs: z.number().int().min(500).max(3_600_000).default(3000),
+    /**
+     * Durable waits too: every job also sleeps, waits for a signal the
+     * harness sends it and spawns and joins one child job.
+     */
+    durable: z.boolean().default(false),
   })
   .strict();
 
@@ -54,6 +59,7 @@ export const CERTIFY_USAGE = `usage: npm run certify -- [options]
   --timeout-ms M        give up after this long (default 1800000)
   --faults              also terminate every backend or restart PostgreSQL (a cluster the run owns)
   --fault-every-ms F    one database fault this often with --faults (default 3000)
+  --durable             jobs also sleep, wait for a signal the harness sends and spawn and join a child
   --json                print the report as JSON
   --keep                keep the certification database`;
 
@@ -72,6 +78,7 @@ const flagsSchema = z
     keep: z.boolean().default(false),
     faults: z.boolean().default(false),
     'fault-every-ms': z.coerce.number().optional(),
+    durable: z.boolean().default(false),
     help: z.boolean().default(false),
   })
   .strict();
@@ -98,6 +105,7 @@ export function parseCertifyFlags(argv: string[]): { options: ResolvedCertifyOpt
         keep: { type: 'boolean' },
         faults: { type: 'boolean' },
         'fault-every-ms': str,
+        durable: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -120,6 +128,7 @@ export function parseCertifyFlags(argv: string[]): { options: ResolvedCertifyOpt
       keep: f.keep,
       faults: f.faults,
       faultEveryMs: f['fault-every-ms'],
+      durable: f.durable,
     },
     'certify flags',
   );

@@ -8,11 +8,12 @@ import { Client } from '../src/client/client.js';
 import { migrate } from '../src/db/migrate.js';
 import * as protocol from '../src/db/protocol.js';
 import { retryTransient } from '../src/db/retryTransient.js';
-import { auditLedgers, createHarnessSchema, type LedgerFindings } from './certifySql.js';
-import { certifyApp, certifyJob, plainStepNames, TX_STEP } from './certifyApp.js';
+import { auditDurable, auditLedgers, createHarnessSchema, type DurableFindings, type LedgerFindings } from './certifySql.js';
+import { certifyApp, certifyJob, CERTIFY_TYPE, plainStepNames, TX_STEP } from './certifyApp.js';
 import { FaultInjector } from './faultInjector.js';
 import { Fleet } from './fleet.js';
 import { startOwnCluster, type OwnCluster } from './ownCluster.js';
+import { Signaller } from './signaller.js';
 import { resolveCertifyOptions, type CertifyOptions, type ResolvedCertifyOptions } from './options.js';
 
 const ENQUEUE_CHUNK = 5_000;
@@ -40,6 +41,8 @@ export interface CertifyReport {
   timedOut: boolean;
   interrupted: boolean;
   findings: LedgerFindings;
+  /** The durable mode's findings (null in the plain mode), and the signals the harness sent. */
+  durable: (DurableFindings & { signalsSent: number }) | null;
   /** Empty when every guarantee held. */
   violations: string[];
 }
@@ -60,12 +63,16 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
   }
 }
 
-export async function enqueueAll(url: string, o: Pick<ResolvedCertifyOptions, 'namespace' | 'jobs' | 'steps'>, pauseMs?: number): Promise<void> {
+export async function enqueueAll(
+  url: string,
+  o: Pick<ResolvedCertifyOptions, 'namespace' | 'jobs' | 'steps'> & { durable?: boolean },
+  pauseMs?: number,
+): Promise<void> {
   const client = new Client({ connectionString: url, namespace: o.namespace, jobs: certifyApp.jobs, poolMax: 2 });
   try {
     for (let at = 0; at < o.jobs; at += ENQUEUE_CHUNK) {
       const n = Math.min(ENQUEUE_CHUNK, o.jobs - at);
-      await client.enqueueMany(Array.from({ length: n }, (_, k) => ({ job: certifyJob, payload: { n: at + k, steps: o.steps, ...(pauseMs !== undefined ? { pauseMs } : {}) } })));
+      await client.enqueueMany(Array.from({ length: n }, (_, k) => ({ job: certifyJob, payload: { n: at + k, steps: o.steps, ...(pauseMs !== undefined ? { pauseMs } : {}), ...(o.durable ? { durable: true } : {}) } })));
     }
   } finally {
     await client.close();
@@ -108,7 +115,13 @@ type Judged = Omit<
   | 'timedOut'
   | 'interrupted'
   | 'violations'
+  | 'durable'
 >;
+
+/** Jobs the run must finish: the enqueued ones, and in the durable mode their children. */
+export function expectedJobs(o: Pick<ResolvedCertifyOptions, 'jobs'> & { durable?: boolean }): number {
+  return o.durable ? 2 * o.jobs : o.jobs;
+}
 
 export function judge(o: ResolvedCertifyOptions, f: LedgerFindings): Judged {
   const finished = f.byStatus.succeeded ?? 0;
@@ -117,7 +130,7 @@ export function judge(o: ResolvedCertifyOptions, f: LedgerFindings): Judged {
   return {
     finished,
     failed,
-    lost: o.jobs - terminal,
+    lost: expectedJobs(o) - terminal,
     txDuplicates: f.txDuplicates,
     txMissing: f.txMissing,
     stepReruns: f.stepReruns,
@@ -136,7 +149,7 @@ export function violationsOf(r: Omit<CertifyReport, 'violations'>): string[] {
     if (!ok) v.push(what);
   };
   must(!r.timedOut, r.interrupted ? 'the run was interrupted before the queue emptied' : `the queue did not empty within ${r.options.timeoutMs} ms`);
-  must(r.finished === r.options.jobs, `${r.finished} of ${r.options.jobs} jobs finished`);
+  must(r.finished === expectedJobs(r.options), `${r.finished} of ${expectedJobs(r.options)} jobs finished`);
   must(r.lost === 0, `${r.lost} jobs lost`);
   must(r.failed === 0, `${r.failed} jobs ended failed`);
   must(r.txDuplicates === 0, `${r.txDuplicates} jobs have a transactional step effect recorded more than once`);
@@ -146,6 +159,11 @@ export function violationsOf(r: Omit<CertifyReport, 'violations'>): string[] {
   for (const [k, n] of Object.entries(r.findings.fence)) must(n === 0, `fence regression: ${k} = ${n}`);
   must(r.leasesLeft === 0, `${r.leasesLeft} leases left`);
   must(r.processesCrashed === 0, `${r.processesCrashed} worker processes died without being killed`);
+  if (r.durable) {
+    const { signalsSent, ...d } = r.durable;
+    must(signalsSent === r.options.jobs, `${signalsSent} of ${r.options.jobs} signals sent`);
+    for (const [k, n] of Object.entries(d)) must(n === 0, `durable: ${k} = ${n}`);
+  }
   return v;
 }
 
@@ -188,6 +206,7 @@ async function certifyOn(
     await createHarnessSchema(pool);
     log(`enqueueing ${o.jobs} jobs of ${o.steps} steps into ${name}`);
     await enqueueAll(url, o);
+    const signaller = o.durable ? new Signaller(url, o.namespace, pool, o.jobs, (err) => log(`signaller: ${(err as Error).message}`)) : undefined;
     const fleet = new Fleet({
       mode: o.mode,
       size: o.workers,
@@ -200,18 +219,22 @@ async function certifyOn(
     const t0 = performance.now();
     await fleet.start();
     faults?.start();
+    signaller?.start();
     let emptied: boolean;
     try {
       emptied = await waitForEmptyQueue(pool, o, fleet, log, signal);
     } finally {
+      await signaller?.stop();
       await faults?.stop();
       await fleet.stop();
     }
     const wallMs = performance.now() - t0;
     const findings = await auditLedgers(pool, o.namespace, TX_STEP, plainStepNames(o.steps));
+    const durable = signaller ? { ...(await auditDurable(pool, o.namespace, CERTIFY_TYPE)), signalsSent: signaller.sent } : null;
     const partial = {
       options: o,
       ...judge(o, findings),
+      durable,
       workersKilled: fleet.killed,
       processesStarted: fleet.started,
       processesCrashed: fleet.crashed,

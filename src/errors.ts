@@ -180,3 +180,52 @@ export class SecretUnavailableError extends WorkhorseError {
     this.secretArn = secretArn;
   }
 }
+
+/**
+ * A `ctx.waitForSignal` whose timeout passed before the signal came. The
+ * timeout is recorded, so a retry would throw it again: uncaught, it fails
+ * the job without retries.
+ */
+export class SignalTimeoutError extends WorkhorseError {
+  readonly retryable = false;
+  readonly wait: string;
+  constructor(jobId: string, wait: string) {
+    super('signal_timeout', `job ${jobId}: no signal "${wait}" arrived before its timeout`);
+    this.wait = wait;
+  }
+}
+
+/** A `ctx.waitForDecision` whose timeout passed before anyone decided (recorded: not retried, like SignalTimeoutError). */
+export class DecisionTimeoutError extends WorkhorseError {
+  readonly retryable = false;
+  readonly wait: string;
+  constructor(jobId: string, wait: string) {
+    super('decision_timeout', `job ${jobId}: no decision "${wait}" was made before its timeout`);
+    this.wait = wait;
+  }
+}
+
+/** One child's end, as `ChildJobFailedError` reports it. */
+export interface ChildOutcome {
+  id: string;
+  status: 'succeeded' | 'failed' | 'cancelled' | 'unfinished';
+  result?: unknown;
+  error?: unknown;
+}
+
+/**
+ * `ctx.join` found a child that failed or was cancelled. `children` holds
+ * every child's outcome, in order. The outcomes are recorded: uncaught, it
+ * fails the parent without retries.
+ */
+export class ChildJobFailedError extends WorkhorseError {
+  readonly retryable = false;
+  readonly wait: string;
+  readonly children: ChildOutcome[];
+  constructor(wait: string, children: ChildOutcome[]) {
+    const bad = children.filter((c) => c.status === 'failed' || c.status === 'cancelled');
+    super('child_job_failed', `join "${wait}": ${bad.length} of ${children.length} child jobs did not succeed (${bad.map((c) => `${c.id} ${c.status}`).join(', ')})`);
+    this.wait = wait;
+    this.children = children;
+  }
+}

@@ -10,7 +10,12 @@ export type { EnqueueOptions } from './client/enqueueInput.js';
 export { Worker } from './worker/worker.js';
 export type { Handler, JobOutcome, WorkerEvents, RuntimeState } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
-export type { HandlerContext } from './worker/context.js';
+export type { HandlerContext, BatchContext } from './worker/context.js';
+// Durable waits and child jobs.
+export { JobSuspension, isSuspension } from './worker/suspension.js';
+export type { DurableContext, SignalWaitOptions, DecisionWaitOptions, DecisionResult, SpawnOptions, ChildJob, JoinOptions } from './worker/durable.js';
+export type { SignalResult, DecisionInput, DecisionFilter } from './client/durableClient.js';
+export type { Decision, PendingDecision, WaitRecord, WaitKind } from './db/protocol.js';
 export { PermanentJobError } from './worker/errorJson.js';
 export { migrate, readSchemaVersion, assertSchemaVersion } from './db/migrate.js';
 export type { MigrateOptions, MigrateResult } from './db/migrate.js';

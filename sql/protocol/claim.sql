@@ -124,6 +124,15 @@ begin
         v_allowed := least(v_allowed, floor(q.tokens)::integer);
       end if;
     end if;
+    -- Waiting jobs whose wake time or timeout passed become ready here (one
+    -- probe of the waiting index when none is due); other claimers of the
+    -- queue (other types, or more room) are woken too.
+    if exists (select 1 from workhorse.jobs w
+                where w.namespace = p_namespace and w.queue = v_queue and w.status = 'waiting' and w.run_at <= now()) then
+      if workhorse.promote_due_v1(p_namespace, v_queue, 1000) > 0 then
+        perform workhorse.notify_wake_v1(p_namespace, v_queue, 0);
+      end if;
+    end if;
     v_got := 0;
     if v_allowed > 0 then
       return query
@@ -186,7 +195,7 @@ begin
   end loop;
 end $$;
 comment on function workhorse.claim_many_v1(text, text, text[], text[], integer, integer, integer, integer) is
-  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. Writes lease rows (and gates, a rate-limited queue''s tokens and, after the lease table was emptied, a new lease epoch), never the job row: it stays ready, and reads report it running. Returns only the leases it won. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
+  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. First promotes the queue''s waiting jobs that are due (promote_due_v1), waking the queue when it did. Writes lease rows (and gates, a rate-limited queue''s tokens and, after the lease table was emptied, a new lease epoch), never the job row: it stays ready, and reads report it running. Returns only the leases it won. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
 
 create function workhorse.claim_v1(
   p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_lease_ms integer,

@@ -2,15 +2,16 @@
 -- to jobs, queues and workers. Locks are taken lease first, then job: the
 -- order settlements use.
 
-create function workhorse.cancel_v1(p_namespace text, p_job_id bigint)
+create function workhorse.cancel_job_v1(p_namespace text, p_job_id bigint, p_wake_parent boolean)
 returns table (status text) language plpgsql as $$
 declare
   v_status text;
+  v_parent bigint;
   v_lease workhorse.job_runtime;
 begin
   -- Lease first, then job: the order settlements lock them in.
   perform 1 from workhorse.job_runtime r where r.job_id = p_job_id for update;
-  select j.status into v_status from workhorse.jobs j
+  select j.status, j.parent_id into v_status, v_parent from workhorse.jobs j
    where j.id = p_job_id and j.namespace = p_namespace for update;
   if not found then return; end if;
   if v_status in ('succeeded', 'failed', 'cancelled') then
@@ -30,10 +31,28 @@ begin
     values (p_job_id, v_lease.execution, v_lease.attempt, p_namespace, v_lease.worker_id, 'cancelled', v_lease.claimed_at)
     on conflict do nothing;
   end if;
+  -- A parent joining this job learns it ended (its row locked after ours).
+  if p_wake_parent and v_parent is not null then perform workhorse.wake_parents_v1(array[v_parent]); end if;
   return query select 'cancelled'::text;
 end $$;
-comment on function workhorse.cancel_v1(text, bigint) is
-  'Cancels a job that has not ended: a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written. Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace.';
+comment on function workhorse.cancel_job_v1(text, bigint, boolean) is
+  'Cancels one job that has not ended (running, ready or waiting): a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written; with p_wake_parent, a parent joining it is woken (wake_parents_v1). Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace. Its children are cancel_v1''s business.';
+
+create function workhorse.cancel_v1(p_namespace text, p_job_id bigint, p_cascade boolean default true)
+returns table (status text) language plpgsql as $$
+begin
+  -- Children first, each locked and ended on its own before the parent's
+  -- row is locked: a child settling now holds its lease and then wants its
+  -- parent's row, so holding the parent while cancelling it would deadlock.
+  if p_cascade and exists (select 1 from workhorse.jobs j
+                            where j.id = p_job_id and j.namespace = p_namespace
+                              and j.status not in ('succeeded', 'failed', 'cancelled')) then
+    perform workhorse.cancel_children_v1(p_namespace, p_job_id);
+  end if;
+  return query select * from workhorse.cancel_job_v1(p_namespace, p_job_id, true);
+end $$;
+comment on function workhorse.cancel_v1(text, bigint, boolean) is
+  'Cancels a job that has not ended, as cancel_job_v1 does, and first (p_cascade, the default) its unfinished children that were not spawned detached, recursively. Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace.';
 
 create function workhorse.retry_v1(p_namespace text, p_job_id bigint)
 returns table (status text) language plpgsql as $$

@@ -10,6 +10,7 @@ declare
   v_recovered integer;
   v_ids bigint[];
   v_executions bigint[];
+  v_parents bigint[];
 begin
   -- Leases are locked first and deleted last, after their job rows are
   -- written (the order settlements use; see complete_many_v1).
@@ -42,7 +43,7 @@ begin
            updated_at = now()
       from lapsed d
      where j.id = d.job_id
-    returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, d.worker_id, d.claimed_at, d.counted
+    returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, j.parent_id, d.worker_id, d.claimed_at, d.counted
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
@@ -56,10 +57,12 @@ begin
     select workhorse.notify_wake_v1(p_namespace, q.queue, 0)
       from (select distinct upd.queue from upd where upd.status = 'ready') q
   )
-  select count(*), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}')
-    into v_recovered, v_ids, v_executions
+  select count(*), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}'),
+         array_agg(upd.parent_id) filter (where upd.parent_id is not null and upd.status = 'failed')
+    into v_recovered, v_ids, v_executions, v_parents
     from upd, (select count(*) from notified) n;
   perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
+  if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
 
   update workhorse.worker_registry w set state = 'dead'
    where (w.namespace, w.id) in (
@@ -76,4 +79,4 @@ begin
   return v_recovered;
 end $$;
 comment on function workhorse.recover_expired_v1(text, integer) is
-  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates and wakes each queue that got a ready job (notify_wake_v1, due now). Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';
+  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates, wakes each queue that got a ready job (notify_wake_v1, due now) and the parents joining a child that ended failed (wake_parents_v1). Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';

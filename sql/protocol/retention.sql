@@ -18,6 +18,12 @@ begin
     delete from workhorse.job_steps s using doomed d where s.job_id = d.id
   ), attempts as (
     delete from workhorse.job_attempts a using doomed d where a.job_id = d.id
+  ), waits as (
+    delete from workhorse.job_waits w using doomed d where w.job_id = d.id
+  ), signals as (
+    delete from workhorse.job_signals s using doomed d where s.job_id = d.id or s.consumed_by = d.id
+  ), children as (
+    delete from workhorse.job_children c using doomed d where c.parent_id = d.id
   ), gone as (
     delete from workhorse.jobs j using doomed d where j.id = d.id returning j.id
   )
@@ -33,4 +39,4 @@ begin
   return query select v_jobs, v_workers;
 end $$;
 comment on function workhorse.retention_v1(text, bigint, integer) is
-  'Deletes up to p_limit terminal jobs (succeeded, failed, cancelled) that finished more than p_older_than_ms ago, with their attempts and steps ledgers, and the registry rows of workers dead or silent for 7 heartbeats (skipping rows locked by others). Never touches a ready, running or waiting job. Returns (jobs, workers) deleted.';
+  'Deletes up to p_limit terminal jobs (succeeded, failed, cancelled) that finished more than p_older_than_ms ago, with their attempts and steps ledgers, their waits, the signals they received and their children links (the children are jobs of their own), and the registry rows of workers dead or silent for 7 heartbeats (skipping rows locked by others). Never touches a ready, running or waiting job (a waiting job is unfinished however long it waits). Returns (jobs, workers) deleted.';

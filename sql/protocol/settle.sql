@@ -61,6 +61,9 @@ returns setof bigint language plpgsql
 -- PL/pgSQL with a generic plan: planned once per session, not on every batch.
 set plan_cache_mode = force_generic_plan
 as $$
+declare
+  v_ids bigint[];
+  v_parents bigint[];
 begin
   perform workhorse.check_lengths_v1('complete_many_v1', cardinality(p_job_ids), cardinality(p_executions), cardinality(p_results));
   -- The leases are locked first and deleted last, after the job rows are
@@ -68,7 +71,6 @@ begin
   -- (FOR UPDATE) while its ON CONFLICT waits on that lease. A lease merely
   -- locked makes it give up at once; one already deleted would make it wait
   -- for us while we wait for it (a deadlock).
-  return query
   with held as (
     select r.job_id, r.execution, r.attempt, r.worker_id, r.claimed_at, t.result
       from workhorse.job_runtime r
@@ -82,7 +84,7 @@ begin
            started_at = d.claimed_at, last_worker = d.worker_id, finished_at = now(), updated_at = now()
       from held d
      where j.id = d.job_id
-    returning j.id, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at, j.type, j.queue, j.max_attempts, j.result
+    returning j.id, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at, j.type, j.queue, j.max_attempts, j.result
   ), gates as (
     delete from workhorse.job_gates g using upd
      where upd.concurrency_key is not null and g.namespace = p_namespace and g.key = upd.concurrency_key
@@ -98,14 +100,18 @@ begin
                               'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'result', upd.result)
       from upd where workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded')
   )
-  select upd.id from upd;
+  select array_agg(upd.id), array_agg(upd.parent_id) filter (where upd.parent_id is not null)
+    into v_ids, v_parents from upd;
+  return query select unnest(v_ids);
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
+  -- Children that ended wake a parent joining them (parents locked after our leases are gone).
+  if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
   if workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded') then
     perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
   end if;
 end $$;
 comment on function workhorse.complete_many_v1(text, bigint[], bigint[], jsonb[]) is
-  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate, appends a succeeded row to the attempts ledger unless it was the first attempt (the job row itself records a first success), and deletes the lease (locked first, deleted last); when the namespace publishes succeeded lifecycle events, writes one workhorse.job.succeeded outbox event per job and wakes the deliverers. Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate, appends a succeeded row to the attempts ledger unless it was the first attempt (the job row itself records a first success), and deletes the lease (locked first, deleted last); a completed child wakes a parent joining it (wake_parents_v1); when the namespace publishes succeeded lifecycle events, writes one workhorse.job.succeeded outbox event per job and wakes the deliverers. Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
 
 create function workhorse.fail_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_errors jsonb[],
@@ -114,11 +120,15 @@ returns table (id bigint, status text, run_at timestamptz) language plpgsql
 set plan_cache_mode = force_generic_plan
 as $$
 #variable_conflict use_column
+declare
+  v_ids bigint[];
+  v_statuses text[];
+  v_run_ats timestamptz[];
+  v_parents bigint[];
 begin
   perform workhorse.check_lengths_v1('fail_many_v1', cardinality(p_job_ids), cardinality(p_executions), cardinality(p_errors),
                                      coalesce(cardinality(p_retry_delays_ms), cardinality(p_job_ids)),
                                      coalesce(cardinality(p_final), cardinality(p_job_ids)));
-  return query
   with input as (
     select t.job_id, t.execution, t.error, t.delay_ms, coalesce(t.final, false) as final
       from unnest(p_job_ids, p_executions, p_errors,
@@ -143,7 +153,7 @@ begin
            last_error = d.error, updated_at = now()
       from held d
      where j.id = d.job_id
-    returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, d.execution, d.worker_id, d.claimed_at, d.error,
+    returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at, d.error,
               j.type, j.queue, j.max_attempts
   ), gates as (
     delete from workhorse.job_gates g using upd
@@ -162,11 +172,15 @@ begin
       from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
      where workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   )
-  select upd.id, upd.status, upd.run_at from upd;
+  select array_agg(upd.id), array_agg(upd.status), array_agg(upd.run_at),
+         array_agg(upd.parent_id) filter (where upd.parent_id is not null and upd.status = 'failed')
+    into v_ids, v_statuses, v_run_ats, v_parents from upd;
+  return query select * from unnest(v_ids, v_statuses, v_run_ats);
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
+  if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
   if workhorse.publishes_lifecycle_v1(p_namespace, 'failed') or workhorse.publishes_lifecycle_v1(p_namespace, 'dead') then
     perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
   end if;
 end $$;
 comment on function workhorse.fail_many_v1(text, bigint[], bigint[], jsonb[], integer[], boolean[]) is
-  'Fails a batch under the fence: for each (job id, execution, error JSON) whose lease still exists, deletes the lease and either makes the job ready again after its backoff (or p_retry_delays_ms[i] when not null) while attempts remain, or ends it failed (at once when p_final[i]); releases its gate and appends a retried or failed ledger row; when the namespace publishes them, writes a workhorse.job.failed (will retry) or workhorse.job.dead (failed for good) outbox event per job. Returns (id, status, run_at) for the accepted ones; an id missing was refused by the fence. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Fails a batch under the fence: for each (job id, execution, error JSON) whose lease still exists, deletes the lease and either makes the job ready again after its backoff (or p_retry_delays_ms[i] when not null) while attempts remain, or ends it failed (at once when p_final[i]); releases its gate and appends a retried or failed ledger row; a child that ended failed wakes a parent joining it (wake_parents_v1); when the namespace publishes them, writes a workhorse.job.failed (will retry) or workhorse.job.dead (failed for good) outbox event per job. Returns (id, status, run_at) for the accepted ones; an id missing was refused by the fence. Refuses arrays of different lengths with WH422. Safe to repeat.';

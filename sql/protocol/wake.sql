@@ -76,8 +76,15 @@ begin
        where j.namespace = p_namespace and j.queue = v_queue and j.status = 'ready' and j.priority > v_prio
        order by j.priority limit 1;
     end loop;
+    -- A waiting job's wake time (or timeout) counts too: the claim then promotes it.
+    v_at := null;
+    select j.run_at into v_at from workhorse.jobs j
+     where j.namespace = p_namespace and j.queue = v_queue and j.status = 'waiting'
+       and j.run_at > now() and j.run_at <= coalesce(v_best, v_until) and j.type = any(p_types)
+     order by j.run_at limit 1;
+    if v_at is not null then v_best := v_at; end if;
   end loop;
   return ceil(date_part('epoch', v_best - now()) * 1000)::integer;
 end $$;
 comment on function workhorse.next_due_v1(text, text[], text[], integer) is
-  'Milliseconds (by the database clock, rounded up) until the earliest ready job of p_types in p_queues that is not due yet comes due, looking at most p_within_ms ahead; null when none is due within it (or p_types is empty). Skips paused queues. Jobs already due are not counted (a claim takes those). Reads only; one index probe per distinct priority of each queue, and past 64 priorities it answers p_within_ms.';
+  'Milliseconds (by the database clock, rounded up) until the earliest ready job of p_types in p_queues that is not due yet comes due, or a waiting job of theirs reaches its wake time or timeout (the claim promotes it), looking at most p_within_ms ahead; null when none is due within it (or p_types is empty). Skips paused queues. Jobs already due are not counted (a claim takes those). Reads only; one index probe per distinct priority of each queue, and past 64 priorities it answers p_within_ms.';

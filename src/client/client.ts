@@ -6,13 +6,14 @@ import pg from 'pg';
 import * as z from 'zod';
 import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
-import { postgresProtocol, type AlertRecord, type JobRecord, type Protocol, type Queryable } from '../db/protocol.js';
+import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
 import { currentTraceContext } from '../telemetry/traceContext.js';
 import { publishEvent, type PublishOptions, type PublishResult } from '../outbox/publish.js';
 import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
+import * as durable from './durableClient.js';
 import type { JobDefinition, PayloadInput } from './defineJob.js';
 import { buildJobInsert, DEFAULT_MAX_PAYLOAD_BYTES, type EnqueueOptions } from './enqueueInput.js';
 import { hintsFor, type WakeHints } from './wakeHints.js';
@@ -223,15 +224,22 @@ export class Client {
     return this.protocol.listAlerts(this.pool, this.namespace, f.state ?? null, f.limit);
   }
 
+  /** The job's record; a waiting job's says what it waits for and since when (`wait`). */
   async getJob(id: string | number): Promise<JobRecord | null> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    return this.protocol.getJob(this.pool, this.namespace, jobId);
+    const job = await this.protocol.getJob(this.pool, this.namespace, jobId);
+    if (job?.status === 'waiting') job.wait = await this.protocol.currentWait(this.pool, this.namespace, jobId);
+    return job;
   }
 
-  /** Cancels a job that has not ended; returns its record afterwards. */
-  async cancel(id: string | number): Promise<JobRecord> {
+  /**
+   * Cancels a job that has not ended (running, ready or waiting); returns its
+   * record afterwards. Its unfinished children go with it unless they were
+   * spawned detached, or `keepChildren` is set.
+   */
+  async cancel(id: string | number, options: { keepChildren?: boolean } = {}): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await this.protocol.cancel(this.pool, this.namespace, jobId);
+    const status = await this.protocol.cancel(this.pool, this.namespace, jobId, !options.keepChildren);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
     return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
   }
@@ -246,6 +254,34 @@ export class Client {
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
     if (status !== 'ready') throw new ConflictError(`job ${jobId} is ${status}; only failed, cancelled or scheduled jobs can be retried`);
     return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
+  }
+
+  /**
+   * Sends signal `name` to a job (its ctx.waitForSignal of that name). Kept
+   * if the wait has not opened yet. A job takes one signal per name: a second
+   * is refused with ConflictError.
+   */
+  signal(id: string | number, name: string, payload?: unknown): Promise<durable.SignalResult> {
+    return durable.signal(this.durableDeps(), id, name, payload);
+  }
+
+  /** Sends signal `name` to the job whose wait chose `key` (or keeps it for the first that does). */
+  signalKey(key: string, name: string, payload?: unknown): Promise<durable.SignalResult> {
+    return durable.signalKey(this.durableDeps(), key, name, payload);
+  }
+
+  /** Records a person's decision on a job's ctx.waitForDecision; a choice outside its choices is a ValidationError. */
+  decide(id: string | number, name: string, decision: durable.DecisionInput): Promise<Decision> {
+    return durable.decide(this.durableDeps(), id, name, decision);
+  }
+
+  /** The decisions waiting for people, oldest first. */
+  pendingDecisions(filter?: durable.DecisionFilter): Promise<PendingDecision[]> {
+    return durable.pendingDecisions(this.durableDeps(), filter);
+  }
+
+  private durableDeps(): durable.DurableDeps {
+    return { protocol: this.protocol, db: this.pool, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
   }
 
   /** Closes the pool if the client created it. */

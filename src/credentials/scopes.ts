@@ -13,6 +13,10 @@ export const SCOPES = [
   'enqueue',
   /** Operator actions: cancel and retry jobs, pause and resume queues and workers. */
   'admin',
+  /** Human decisions: list the decisions waiting for people and make them. */
+  'decide',
+  /** Send signals to waiting jobs (by job id or by key), e.g. from a webhook. */
+  'signal',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

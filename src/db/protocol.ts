@@ -1,10 +1,12 @@
 // The protocol seam: one function per SQL protocol function, grouped in one
 // module per lifecycle stage that mirrors sql/protocol/ file for file
 // (registry, wake, enqueue, claim, heartbeat, recovery, settle, steps,
-// operator, reads, schedules, tick, retention, outbox, alerts). `Protocol` is what a provider
+// waits, signals, children, operator, reads, schedules, tick, retention,
+// outbox, alerts). `Protocol` is what a provider
 // implements; `postgresProtocol` is the PostgreSQL one, and the only code
 // in the runtime that sends SQL. Every call is one round trip, parameterised.
 import * as alerts from './protocol/alerts.js';
+import * as children from './protocol/children.js';
 import * as claim from './protocol/claim.js';
 import * as enqueue from './protocol/enqueue.js';
 import * as heartbeat from './protocol/heartbeat.js';
@@ -16,12 +18,15 @@ import * as registry from './protocol/registry.js';
 import * as retention from './protocol/retention.js';
 import * as schedules from './protocol/schedules.js';
 import * as settle from './protocol/settle.js';
+import * as signals from './protocol/signals.js';
 import * as steps from './protocol/steps.js';
 import * as tick from './protocol/tick.js';
+import * as waits from './protocol/waits.js';
 import * as wake from './protocol/wake.js';
 
 export type { Queryable } from './queryable.js';
 export * from './protocol/alerts.js';
+export * from './protocol/children.js';
 export * from './protocol/claim.js';
 export * from './protocol/enqueue.js';
 export * from './protocol/heartbeat.js';
@@ -33,8 +38,10 @@ export * from './protocol/registry.js';
 export * from './protocol/retention.js';
 export * from './protocol/schedules.js';
 export * from './protocol/settle.js';
+export * from './protocol/signals.js';
 export * from './protocol/steps.js';
 export * from './protocol/tick.js';
+export * from './protocol/waits.js';
 export * from './protocol/wake.js';
 
 /** Every protocol call, by stage. A second provider implements this. */
@@ -52,6 +59,16 @@ export interface Protocol {
   setProgress: typeof steps.setProgress;
   recordStep: typeof steps.recordStep;
   beginTxStep: typeof steps.beginTxStep;
+  beginWait: typeof waits.beginWait;
+  suspend: typeof waits.suspend;
+  suspendMany: typeof waits.suspendMany;
+  currentWait: typeof waits.currentWait;
+  signalJob: typeof signals.signalJob;
+  signalKey: typeof signals.signalKey;
+  decide: typeof signals.decide;
+  listDecisions: typeof signals.listDecisions;
+  beginSpawn: typeof children.beginSpawn;
+  linkChild: typeof children.linkChild;
   cancel: typeof operator.cancel;
   retry: typeof operator.retry;
   setQueue: typeof operator.setQueue;
@@ -93,6 +110,15 @@ export const postgresProtocol: Protocol = {
   completeMany: settle.completeMany,
   failMany: settle.failMany,
   ...steps,
+  beginWait: waits.beginWait,
+  suspend: waits.suspend,
+  suspendMany: waits.suspendMany,
+  currentWait: waits.currentWait,
+  signalJob: signals.signalJob,
+  signalKey: signals.signalKey,
+  decide: signals.decide,
+  listDecisions: signals.listDecisions,
+  ...children,
   ...operator,
   getJob: reads.getJob,
   listJobs: reads.listJobs,

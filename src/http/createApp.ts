@@ -21,6 +21,7 @@ import { queueRoutes } from './routes/queues.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { tickRoutes } from './routes/tick.js';
 import { workerRoutes } from './routes/workers.js';
+import { decisionRoutes, jobWaitRoutes, signalRoutes } from './routes/waits.js';
 
 export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
   const c = parseHttpAppConfig(config);
@@ -48,6 +49,9 @@ export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
   app.route('/healthz', healthRoutes(deps, health));
   app.route('/tick', tickRoutes(deps));
   app.route('/jobs', jobRoutes(deps));
+  app.route('/jobs', jobWaitRoutes(deps));
+  app.route('/signals', signalRoutes(deps));
+  app.route('/decisions', decisionRoutes(deps));
   app.route('/queues', queueRoutes(deps));
   app.route('/workers', workerRoutes(deps));
   app.route('/schedules', scheduleRoutes(deps));

@@ -1,4 +1,5 @@
-// What a tick returns: counts gathered from the worker's events plus the
+// What a tick returns: counts gathered from the worker's events (suspended
+// jobs included) plus the
 // start's recovery count, the slots fired, the ticks fanned out, and the due
 // jobs it left because they cannot finish in its time (so `claimed: 0` is
 // never a mystery).
@@ -15,6 +16,8 @@ export interface TickSummary {
   failed: number;
   /** Failed attempts that will run again (backoff), including handlers aborted at the deadline. */
   retried: number;
+  /** Jobs a durable wait suspended (sleeping or waiting for a signal, a decision or children): they cost the tick nothing more. */
+  suspended: number;
   /** Expired leases the start's recovery pass returned to ready (or failed). */
   recovered: number;
   /** Jobs the due recurring slots enqueued. */
@@ -35,7 +38,7 @@ export interface TickSummary {
 }
 
 export function emptySummary(): TickSummary {
-  return { claimed: 0, succeeded: 0, failed: 0, retried: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 0 };
+  return { claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 0 };
 }
 
 /** Writes the start's skip counts on `summary`; per type only when asked for. */
@@ -53,5 +56,6 @@ export function countWorkerEvents(worker: Worker, summary: TickSummary): void {
     if (o.status === 'succeeded') summary.succeeded++;
     else if (o.status === 'failed') summary.failed++;
     else if (o.status === 'retried') summary.retried++;
+    else if (o.status === 'suspended') summary.suspended++;
   });
 }

@@ -1,7 +1,9 @@
 // The handler context: the claimed job, its AbortSignal, and the durable
-// writes a handler can make — progress, checkpoints (`step`) and
-// transactional steps (`txStep`). Every write carries (job id, execution)
-// and is refused with StaleLeaseError once the fence has moved on.
+// writes a handler can make — progress, checkpoints (`step`), transactional
+// steps (`txStep`) and, for per-job handlers, durable waits and child jobs
+// (durable.ts). Every write carries (job id, execution) and is refused with
+// StaleLeaseError once the fence has moved on. A batch handler's contexts
+// are typed BatchContext: no waits (a batch cannot suspend one member).
 //
 // Database faults: a step's fenced read and its record are idempotent, so a
 // fault there is retried a few times before the handler sees it. A
@@ -16,11 +18,17 @@ import type { GuardedDb } from '../db/guardedDb.js';
 import type { Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
-import type { ClaimedJob } from '../db/protocol.js';
-import { DatabaseUnavailableError, StaleLeaseError } from '../errors.js';
+import type { ClaimedJob, JobInsert, WaitSpec, WaitState } from '../db/protocol.js';
+import { DatabaseUnavailableError, StaleLeaseError, ValidationError } from '../errors.js';
+import type { JobDefinition } from '../client/defineJob.js';
+import type { EnqueueOptions } from '../client/enqueueInput.js';
+import * as durable from './durable.js';
+import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
+import { JobSuspension } from './suspension.js';
 
-export interface HandlerContext {
+/** What every handler's context has, a batch handler's included. */
+export interface BatchContext {
   /** The claimed job: id, type, queue, attempt, execution (the fence), … */
   readonly job: ClaimedJob;
   /** Aborted when the lease is lost, the job times out or the worker stops hard. */
@@ -45,6 +53,9 @@ export interface HandlerContext {
   txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
 }
 
+/** A per-job handler's context: a batch context plus durable waits and child jobs (see durable.ts). */
+export interface HandlerContext extends BatchContext, DurableContext {}
+
 export interface ContextDeps {
   db: GuardedDb;
   protocol: Protocol;
@@ -55,6 +66,8 @@ export interface ContextDeps {
   txIdleTimeoutMs: number;
   /** One statement inside a transactional step may run this long. */
   txStatementTimeoutMs: number;
+  /** The row a spawned child is enqueued with (validated like an enqueue). */
+  childRow(job: JobDefinition | string, payload: unknown, options: EnqueueOptions): JobInsert;
 }
 
 /** Fenced, idempotent context writes are retried this many times on a database fault. */
@@ -64,13 +77,17 @@ const CONTEXT_WRITE_ATTEMPTS = 4;
  * The context one handler receives. A class, so a job costs one small
  * object rather than a closure per method; the signal is made on first use.
  */
-class JobContext implements HandlerContext {
-  private readonly lease: { id: string; execution: number };
+export class JobContext implements HandlerContext {
+  readonly lease: { id: string; execution: number };
+  /** Set when a wait suspended the job: the handler's outcome is this, whatever it does next. */
+  suspension: JobSuspension | undefined;
 
   constructor(
     readonly job: ClaimedJob,
     private readonly abort: JobAbort,
-    private readonly deps: ContextDeps,
+    readonly deps: ContextDeps,
+    /** False for a batch member: it cannot wait. */
+    private readonly durable = true,
   ) {
     this.lease = { id: job.id, execution: job.execution };
   }
@@ -92,6 +109,7 @@ class JobContext implements HandlerContext {
   }
 
   async progress(value: unknown): Promise<void> {
+    if (this.suspension) throw this.suspension;
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
@@ -107,28 +125,75 @@ class JobContext implements HandlerContext {
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertLive(`transactional step "${name}"`);
-    const { db, namespace, protocol, txIdleTimeoutMs, txStatementTimeoutMs } = this.deps;
+    const { namespace, protocol } = this.deps;
+    return this.transaction(`transactional step "${name}"`, async (tx) => {
+      const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
+      if (opened.recorded) return { commit: false, value: opened.result as T };
+      const result = await fn(tx);
+      await protocol.recordStep(tx, namespace, this.lease, name, result);
+      return { commit: true, value: result };
+    });
+  }
+
+  sleep(name: string, ms: number): Promise<void> {
+    return durable.sleep(this, name, ms);
+  }
+
+  sleepUntil(name: string, at: Date): Promise<void> {
+    return durable.sleepUntil(this, name, at);
+  }
+
+  waitForSignal<T = unknown>(name: string, options?: durable.SignalWaitOptions<T>): Promise<T> {
+    return durable.waitForSignal(this, name, options);
+  }
+
+  waitForDecision<C extends string>(name: string, options: durable.DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
+    return durable.waitForDecision(this, name, options);
+  }
+
+  spawn<D extends JobDefinition | string>(name: string, job: D, payload: durable.PayloadOf<D>, options?: durable.SpawnOptions): Promise<ChildJob> {
+    return durable.spawn(this, name, job, payload, options);
+  }
+
+  join(name: string, children: readonly (ChildJob | string)[], options?: durable.JoinOptions): Promise<unknown[]> {
+    return durable.join(this, name, children, options);
+  }
+
+  /**
+   * Opens (or, replaying, finds) a durable wait under the fence. Resolved:
+   * its recorded state. Not yet: the job suspends (throws JobSuspension).
+   */
+  async openWait(name: string, spec: WaitSpec): Promise<WaitState> {
+    this.assertLive(`wait "${name}"`);
+    if (!this.durable) throw new ValidationError(`wait "${name}": a batch handler's jobs cannot wait`);
+    const { db, namespace, protocol } = this.deps;
+    const state = await this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec));
+    if (state.resolved) return state;
+    this.suspension = new JobSuspension(this.job.id, name);
+    throw this.suspension;
+  }
+
+  /**
+   * Runs `fn` in a transaction with the step session bounds; commits when
+   * it says so. A broken connection becomes a retryable DatabaseUnavailableError.
+   */
+  async transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+    const { db, txIdleTimeoutMs, txStatementTimeoutMs } = this.deps;
     return db.withClient(async (tx, broken) => {
       try {
         await tx.query(
           `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
             ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}`,
         );
-        const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
-        if (opened.recorded) {
-          await tx.query('rollback');
-          return opened.result as T;
-        }
-        const result = await fn(tx);
-        await protocol.recordStep(tx, namespace, this.lease, name, result);
-        await tx.query('commit');
-        return result;
+        const r = await fn(tx);
+        await tx.query(r.commit ? 'commit' : 'rollback');
+        return r.value;
       } catch (err) {
         const cause = broken();
         if (!cause) await tx.query('rollback').catch(() => undefined);
         if (cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError))) {
           throw new DatabaseUnavailableError(
-            `transactional step "${name}" of job ${this.job.id}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
+            `${what} of job ${this.job.id}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
             { cause: cause ?? err },
           );
         }
@@ -138,17 +203,23 @@ class JobContext implements HandlerContext {
   }
 
   /** Retries an idempotent fenced write on a database fault; a stale lease is never retried. */
-  private retried<T>(fn: () => Promise<T>): Promise<T> {
+  retried<T>(fn: () => Promise<T>): Promise<T> {
     return retryTransient(fn, { attempts: CONTEXT_WRITE_ATTEMPTS, baseMs: 100, maxMs: 1000 });
   }
 
-  private assertLive(what: string): void {
+  assertLive(what: string): void {
+    if (this.suspension) throw this.suspension;
     if (this.abort.aborted && this.abort.reason instanceof StaleLeaseError) {
       throw new StaleLeaseError(this.job.id, this.job.execution, what);
     }
   }
 }
 
-export function createContext(job: ClaimedJob, abort: JobAbort, deps: ContextDeps): HandlerContext {
+export function createContext(job: ClaimedJob, abort: JobAbort, deps: ContextDeps): JobContext {
   return new JobContext(job, abort, deps);
+}
+
+/** A batch member's context: no durable waits (typed out, and refused if called anyway). */
+export function createBatchContext(job: ClaimedJob, abort: JobAbort, deps: ContextDeps): BatchContext {
+  return new JobContext(job, abort, deps, false);
 }

@@ -6,6 +6,7 @@
 // database fault can crash or hang the worker.
 import type { EventEmitter } from 'node:events';
 import type { Client } from '../client/client.js';
+import { buildJobInsert } from '../client/enqueueInput.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
@@ -90,6 +91,8 @@ export class WorkerCore {
         deadline: s.deadline,
         txIdleTimeoutMs: 2 * options.heartbeatMs,
         txStatementTimeoutMs: this.leaseMs,
+        childRow: (job, payload, opts) =>
+          buildJobInsert(typeof job === 'string' ? client.definition(job) : job, payload, opts, client.maxPayloadBytes),
       },
       settleDeps: {
         settler: this.settler,

@@ -93,7 +93,7 @@ export class Executor {
       ...settleDeps,
       onSettled: (o) => {
         status = o.status;
-        if (o.status !== 'succeeded') error = o.error;
+        if ('error' in o) error = o.error;
         settleDeps.onSettled(o);
       },
     };

@@ -5,11 +5,11 @@
 // order: an Error instance fails that member, any other value is its result.
 import type { ClaimedJob } from '../db/protocol.js';
 import { JobTimeoutError, ValidationError } from '../errors.js';
-import { createContext, type ContextDeps, type HandlerContext } from './context.js';
+import { createBatchContext, type BatchContext, type ContextDeps } from './context.js';
 import { parsePayload, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
 import type { JobAbort } from './jobAbort.js';
 
-export type BatchHandler<P = unknown> = (payloads: P[], ctxs: HandlerContext[]) => Promise<unknown[]> | unknown[];
+export type BatchHandler<P = unknown> = (payloads: P[], ctxs: BatchContext[]) => Promise<unknown[]> | unknown[];
 
 export interface BatchMember {
   job: ClaimedJob;
@@ -37,7 +37,7 @@ export async function invokeBatch(
   );
   try {
     if (live.length > 0) {
-      const ctxs = live.map((i) => createContext(members[i]!.job, members[i]!.abort, deps));
+      const ctxs = live.map((i) => createBatchContext(members[i]!.job, members[i]!.abort, deps));
       const results = await untilAllAborted(
         Promise.resolve().then(() => entry.batch(payloads, ctxs)),
         live.map((i) => members[i]!.abort),

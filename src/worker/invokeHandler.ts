@@ -7,7 +7,7 @@ import type { JobDefinition } from '../client/defineJob.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { JobTimeoutError, ValidationError } from '../errors.js';
 import { toIssues } from '../validation.js';
-import { createContext, type ContextDeps, type HandlerContext } from './context.js';
+import { createContext, type BatchContext, type ContextDeps, type HandlerContext, type JobContext } from './context.js';
 import type { JobAbort } from './jobAbort.js';
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
@@ -16,11 +16,12 @@ export interface HandlerEntry {
   /** A per-job handler, or … */
   fn?: Handler;
   /** … a batch handler with the largest batch it takes. */
-  batch?: (payloads: unknown[], ctxs: HandlerContext[]) => Promise<unknown[]> | unknown[];
+  batch?: (payloads: unknown[], ctxs: BatchContext[]) => Promise<unknown[]> | unknown[];
   maxBatch?: number;
   def: JobDefinition | undefined;
 }
 
+/** A handler's outcome; a suspension (a durable wait) is an error of class JobSuspension. */
 export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export async function invokeHandler(
@@ -30,17 +31,21 @@ export async function invokeHandler(
   deps: ContextDeps,
 ): Promise<HandlerOutcome> {
   let timer: NodeJS.Timeout | undefined;
+  let ctx: JobContext | undefined;
   if (job.timeoutMs) {
     timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
   }
   try {
     if (abort.aborted) throw abort.reason;
     const payload = parsePayload(entry.def, job);
-    const returned = entry.fn!(payload as never, createContext(job, abort, deps));
+    ctx = createContext(job, abort, deps);
+    const returned = entry.fn!(payload as never, ctx);
     const value = isThenable(returned) ? await untilAborted(returned, abort) : returned;
+    // A wait suspended the job: whatever the handler did after that is discarded.
+    if (ctx.suspension) return { ok: false, error: ctx.suspension };
     return { ok: true, value };
   } catch (error) {
-    return { ok: false, error };
+    return { ok: false, error: ctx?.suspension ?? error };
   } finally {
     abort.onAbort(undefined);
     if (timer) clearTimeout(timer);

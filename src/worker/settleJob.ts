@@ -1,7 +1,8 @@
 // Records a handler's outcome under the fence, through the batching settler:
 // success completes the job; a failure retries with backoff (or the worker's
-// retryDelayMs override) or ends it failed. A lease already known lost, or a
-// settlement the fence refuses, becomes a `stale` event and writes nothing.
+// retryDelayMs override) or ends it failed; a durable wait suspends it
+// (waiting, lease released, no attempt counted). A lease already known lost,
+// or a settlement the fence refuses, becomes a `stale` event and writes nothing.
 import type { ClaimedJob } from '../db/protocol.js';
 import { resultJson } from '../db/protocol.js';
 import { StaleLeaseError, ValidationError } from '../errors.js';
@@ -9,11 +10,14 @@ import { errorToJson, isRetryable } from './errorJson.js';
 import type { HandlerOutcome } from './invokeHandler.js';
 import type { RetryDelay } from './options.js';
 import type { Settler } from './settler.js';
+import { JobSuspension } from './suspension.js';
 
 /** What happened to one job this worker ran. */
 export type JobOutcome =
   | { job: ClaimedJob; status: 'succeeded'; result: unknown }
   | { job: ClaimedJob; status: 'retried' | 'failed'; error: unknown }
+  /** A durable wait suspended it: waiting until runAt (or until what it waits for arrives), or ready at once. */
+  | { job: ClaimedJob; status: 'suspended'; wait: string; runAt: Date }
   | { job: ClaimedJob; status: 'stale'; error: StaleLeaseError };
 
 export interface SettleDeps {
@@ -55,6 +59,17 @@ export function settleJob(
   };
   if (lost) {
     report(() => stale(lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle')));
+    return;
+  }
+  if (!outcome.ok && outcome.error instanceof JobSuspension) {
+    const wait = outcome.error.wait;
+    deps.settler.suspend({ id: job.id, execution: job.execution, wait }, (result, error) =>
+      report(() => {
+        if (!result) deps.onError(error);
+        else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, `suspend on wait "${wait}"`));
+        else deps.onSettled({ job, status: 'suspended', wait, runAt: result.runAt! });
+      }),
+    );
     return;
   }
   if (outcome.ok) {

@@ -1,6 +1,6 @@
 // Group commit for settlements. Handlers finish one at a time; the settler
-// collects their outcomes and writes each batch in one complete_many_v1 and
-// one fail_many_v1 statement. While a batch is in flight the next one fills,
+// collects their outcomes and writes each batch in one complete_many_v1, one
+// fail_many_v1 and one suspend_many_v1 statement. While a batch is in flight the next one fills,
 // so no delay is added and a busy worker settles in large batches.
 //
 // Callbacks rather than a promise per job: a settlement waits a database
@@ -11,11 +11,20 @@
 // repeat of an already committed batch harmless (its jobs come back as not
 // accepted). A lease has no expiry in the fence, so a settlement written
 // after a long outage still counts unless recovery took the job meanwhile.
-import { postgresProtocol, type Completion, type Failure, type FailOutcome, type Protocol, type Queryable } from '../db/protocol.js';
+import {
+  postgresProtocol,
+  type Completion,
+  type Failure,
+  type FailOutcome,
+  type Protocol,
+  type Queryable,
+  type Suspended,
+  type Suspension,
+} from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 
 export type SettleOutcome =
-  | { accepted: true; status: 'succeeded' | 'ready' | 'failed'; runAt?: Date }
+  | { accepted: true; status: 'succeeded' | 'ready' | 'failed' | 'waiting'; runAt?: Date }
   | { accepted: false };
 
 /** Called once per settlement: with the outcome, or with the error that made the write give up. Must not throw. */
@@ -32,6 +41,7 @@ const REFUSED: SettleOutcome = Object.freeze({ accepted: false });
 export class Settler {
   private completions: Pending<Completion>[] = [];
   private failures: Pending<Failure>[] = [];
+  private suspensions: Pending<Suspension>[] = [];
   private flushing: Promise<void> | undefined;
   private readonly abandoned = new AbortController();
 
@@ -58,9 +68,15 @@ export class Settler {
     this.schedule();
   }
 
+  /** Suspends a job on its durable wait (batched with the others, like completions). */
+  suspend(item: Suspension, done: SettleCallback): void {
+    this.suspensions.push({ item, done });
+    this.schedule();
+  }
+
   /** Resolves when everything queued so far is written. */
   async drain(): Promise<void> {
-    while (this.flushing || this.completions.length || this.failures.length) {
+    while (this.flushing || this.completions.length || this.failures.length || this.suspensions.length) {
       this.schedule();
       await this.flushing;
     }
@@ -70,7 +86,7 @@ export class Settler {
     if (this.flushing) return;
     this.flushing = (async () => {
       try {
-        while (this.completions.length || this.failures.length) await this.flushOnce();
+        while (this.completions.length || this.failures.length || this.suspensions.length) await this.flushOnce();
       } finally {
         this.flushing = undefined;
       }
@@ -80,9 +96,11 @@ export class Settler {
   private async flushOnce(): Promise<void> {
     const done = this.completions;
     const failed = this.failures;
+    const suspended = this.suspensions;
     this.completions = [];
     this.failures = [];
-    await Promise.all([this.writeCompletions(done), this.writeFailures(failed)]);
+    this.suspensions = [];
+    await Promise.all([this.writeCompletions(done), this.writeFailures(failed), this.writeSuspensions(suspended)]);
   }
 
   private async writeCompletions(batch: Pending<Completion>[]): Promise<void> {
@@ -102,6 +120,21 @@ export class Settler {
     let accepted: Map<string, FailOutcome>;
     try {
       accepted = await this.withRetries(() => this.protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
+    } catch (err) {
+      for (const p of batch) p.done(undefined, err);
+      return;
+    }
+    for (const p of batch) {
+      const o = accepted.get(p.item.id);
+      p.done(o ? { accepted: true, status: o.status, runAt: o.runAt } : REFUSED);
+    }
+  }
+
+  private async writeSuspensions(batch: Pending<Suspension>[]): Promise<void> {
+    if (!batch.length) return;
+    let accepted: Map<string, Suspended>;
+    try {
+      accepted = await this.withRetries(() => this.protocol.suspendMany(this.db, this.namespace, batch.map((p) => p.item)));
     } catch (err) {
       for (const p of batch) p.done(undefined, err);
       return;

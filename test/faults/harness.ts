@@ -106,6 +106,7 @@ export async function runFaultScenario(
     const partial = {
       options,
       ...judge(options, findings),
+      durable: null,
       workersKilled: 0,
       processesStarted: fleet.started,
       processesCrashed: fleet.crashed,

@@ -48,6 +48,10 @@ const PATHS = [
   '/tick',
   '/:junk',
   '/jobs/:id/:junk',
+  '/decisions',
+  '/jobs/:id/decisions/:name',
+  '/jobs/:id/signals/:name',
+  '/signals/:key/:name',
 ];
 
 /** The routes that exist: most cases hit one, the rest any method on any path. */
@@ -70,6 +74,10 @@ const ROUTES: [string, string][] = [
   ['GET', '/alerts'],
   ['GET', '/healthz'],
   ['POST', '/tick'],
+  ['GET', '/decisions'],
+  ['POST', '/jobs/:id/decisions/:name'],
+  ['POST', '/jobs/:id/signals/:name'],
+  ['POST', '/signals/:key/:name'],
 ];
 
 /** Path segments as sent (already percent-encoded, sometimes invalidly). */
@@ -121,6 +129,8 @@ function nastyBody(r: Rng): string {
     () => ({ type: 'blob.store', payload: { [s()]: nastyJson(r) } }),
     () => ({ jobs: [email, { ...email, dedupeKey: s() }] }),
     () => ({ budgetMs: nastyJson(r) }),
+    () => ({ choice: r.pick(['approve', s()]), by: r.pick(['ada', s(), nastyJson(r)]), comment: r.pick([s(), nastyJson(r)]) }),
+    () => ({ payload: nastyJson(r) }),
     () => nastyJson(r),
   ];
   if (r.int(12) === 0) return deepBody(r.pick([100, 511, 513, 5000, 100_000]));

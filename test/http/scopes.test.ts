@@ -14,7 +14,9 @@ import { buildHttp, countJobs, signed, TOKEN, withToken, type ErrorJson, type Ht
 const READ = 'read-token-0123456789abcdef';
 const ENQUEUE = 'enqueue-token-0123456789abc';
 const ADMIN = 'admin-token-0123456789abcdef';
-const TOKEN_OF: Record<Scope, string> = { read: READ, enqueue: ENQUEUE, admin: ADMIN };
+const DECIDE = 'decide-token-0123456789abcd';
+const SIGNAL = 'signal-token-0123456789abcd';
+const TOKEN_OF: Record<Scope, string> = { read: READ, enqueue: ENQUEUE, admin: ADMIN, decide: DECIDE, signal: SIGNAL };
 
 let db: TestDatabase;
 let h: HttpHarness;
@@ -26,6 +28,8 @@ beforeAll(async () => {
       { name: 'dashboard', token: READ, scopes: ['read'] },
       { name: 'edge', token: ENQUEUE, scopes: ['enqueue'] },
       { name: 'ops', token: ADMIN, scopes: ['admin'] },
+      { name: 'approvers', token: DECIDE, scopes: ['decide'] },
+      { name: 'webhooks', token: SIGNAL, scopes: ['signal'] },
     ],
   });
 });
@@ -55,6 +59,10 @@ const routes: { method: string; path: string; scope: Scope; body?: unknown }[] =
   { method: 'POST', path: '/outbox/retry', scope: 'admin', body: { ids: ['1'] } },
   { method: 'POST', path: '/outbox/discard', scope: 'admin', body: { ids: ['1'] } },
   { method: 'GET', path: '/alerts', scope: 'read' },
+  { method: 'GET', path: '/decisions', scope: 'decide' },
+  { method: 'POST', path: '/jobs/1/decisions/approve', scope: 'decide', body: { choice: 'yes', by: 'ada' } },
+  { method: 'POST', path: '/jobs/1/signals/paid', scope: 'signal', body: { payload: { amount: 1 } } },
+  { method: 'POST', path: '/signals/order%3A1/paid', scope: 'signal', body: { payload: { amount: 1 } } },
 ];
 
 async function errorOf(res: Response, status: number): Promise<ErrorJson['error']> {

@@ -76,7 +76,7 @@ describe('workhorse serve', () => {
     const res = await signedFetch('POST', '/tick');
     expect(res.status).toBe(200);
     const summary = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(summary).sort()).toEqual(['claimed', 'failed', 'fannedOut', 'msLeft', 'recovered', 'retried', 'skippedTimeout', 'slotsFired', 'succeeded']);
+    expect(Object.keys(summary).sort()).toEqual(['claimed', 'failed', 'fannedOut', 'msLeft', 'recovered', 'retried', 'skippedTimeout', 'slotsFired', 'succeeded', 'suspended']);
     expect(summary).toMatchObject({ claimed: 0, failed: 0 });
   });
 

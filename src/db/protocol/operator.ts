@@ -3,10 +3,10 @@ import type { Queryable } from '../queryable.js';
 import { mapped } from '../sqlState.js';
 import type { JobStatus } from './reads.js';
 
-/** The status after the call, or null when the job does not exist. */
-export function cancel(db: Queryable, ns: string, jobId: string): Promise<JobStatus | null> {
+/** The status after the call, or null when the job does not exist; `cascade`: its unfinished, not detached children too. */
+export function cancel(db: Queryable, ns: string, jobId: string, cascade = true): Promise<JobStatus | null> {
   return mapped({}, async () => {
-    const r = await db.query<{ status: JobStatus }>('select status from workhorse.cancel_v1($1, $2)', [ns, jobId]);
+    const r = await db.query<{ status: JobStatus }>('select status from workhorse.cancel_v1($1, $2, $3)', [ns, jobId, cascade]);
     return r.rows[0]?.status ?? null;
   });
 }

@@ -3,6 +3,7 @@
 // ids are bigints in the database and strings in JavaScript.
 import type { Queryable } from '../queryable.js';
 import { mapped } from '../sqlState.js';
+import type { WaitRecord } from './waits.js';
 
 export type JobStatus = 'ready' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
 export const JOB_STATUSES: readonly JobStatus[] = ['ready', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'];
@@ -32,6 +33,8 @@ export interface JobRecord {
   finishedAt: Date | null;
   /** The worker of the job's last (or current) execution, or null before the first. */
   lastWorker: string | null;
+  /** A waiting job's open wait (what it waits for, since when), when the read asked for it (client.getJob). */
+  wait?: WaitRecord | null;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

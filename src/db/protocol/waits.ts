@@ -1,0 +1,130 @@
+// sql/protocol/waits.sql: a running handler's durable waits (opened under
+// the fence, resolved once, replayed from the record) and the suspension
+// of a job that waits. A refused write (WH409) is a StaleLeaseError.
+import { integerArrayLiteral, textArrayLiteral } from '../arrayLiteral.js';
+import type { Queryable } from '../queryable.js';
+import { mapped } from '../sqlState.js';
+import type { LeaseRef } from './heartbeat.js';
+
+export type WaitKind = 'sleep' | 'signal' | 'decision' | 'join';
+
+/** What a wait is for: its kind and the kind's parameters. */
+export interface WaitSpec {
+  kind: WaitKind;
+  /** A sleep's length, or a timeout, from the database clock's now when the wait first opens. */
+  wakeInMs?: number | null;
+  /** An absolute wake time (sleepUntil). */
+  wakeAt?: Date | null;
+  key?: string | null;
+  choices?: string[] | null;
+  prompt?: string | null;
+  children?: string[] | null;
+  mode?: 'all' | 'any' | null;
+}
+
+export interface WaitState {
+  resolved: boolean;
+  /** done, or timeout; null while it waits. */
+  outcome: 'done' | 'timeout' | null;
+  value: unknown;
+  wakeAt: Date | null;
+  startedAt: Date;
+}
+
+/** Opens (or, on a replay, finds) the wait and tries to resolve it. */
+export function beginWait(db: Queryable, ns: string, lease: LeaseRef, name: string, spec: WaitSpec): Promise<WaitState> {
+  return mapped({ lease, what: `wait "${name}"` }, async () => {
+    const r = await db.query<{ resolved: boolean; outcome: WaitState['outcome']; value: unknown; wake_at: Date | null; started_at: Date }>(
+      'select * from workhorse.begin_wait_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bigint[], $12)',
+      [
+        ns,
+        lease.id,
+        lease.execution,
+        name,
+        spec.kind,
+        spec.wakeInMs == null ? null : Math.round(spec.wakeInMs),
+        spec.wakeAt ?? null,
+        spec.key ?? null,
+        spec.choices ?? null,
+        spec.prompt ?? null,
+        spec.children ? integerArrayLiteral(spec.children) : null,
+        spec.mode ?? null,
+      ],
+    );
+    const x = r.rows[0]!;
+    return { resolved: x.resolved, outcome: x.outcome, value: x.value, wakeAt: x.wake_at, startedAt: x.started_at };
+  });
+}
+
+export interface Suspended {
+  /** waiting; or ready when what it waits for arrived while it suspended. */
+  status: 'waiting' | 'ready';
+  runAt: Date;
+}
+
+/** Suspends the job on its open wait under the fence: the lease ends, the attempt is not counted. */
+export function suspend(db: Queryable, ns: string, lease: LeaseRef, wait: string): Promise<Suspended> {
+  return mapped({ lease, what: `suspend on wait "${wait}"` }, async () => {
+    const r = await db.query<{ status: Suspended['status']; run_at: Date }>('select * from workhorse.suspend_v1($1, $2, $3, $4)', [
+      ns,
+      lease.id,
+      lease.execution,
+      wait,
+    ]);
+    const x = r.rows[0]!;
+    return { status: x.status, runAt: x.run_at };
+  });
+}
+
+/** One suspension of a batch: the lease and the wait it suspends on. */
+export interface Suspension extends LeaseRef {
+  wait: string;
+}
+
+/** Suspends a batch in one statement; the accepted ones by id (the others were refused by the fence). */
+export function suspendMany(db: Queryable, ns: string, items: Suspension[]): Promise<Map<string, Suspended>> {
+  if (items.length === 0) return Promise.resolve(new Map());
+  return mapped({}, async () => {
+    const r = await db.query<{ id: string; status: Suspended['status']; run_at: Date }>(
+      'select * from workhorse.suspend_many_v1($1, $2::bigint[], $3::bigint[], $4::text[])',
+      [
+        ns,
+        integerArrayLiteral(items.map((i) => i.id)),
+        integerArrayLiteral(items.map((i) => i.execution)),
+        textArrayLiteral(items.map((i) => i.wait)),
+      ],
+    );
+    return new Map(r.rows.map((x) => [String(x.id), { status: x.status, runAt: x.run_at }]));
+  });
+}
+
+/** What a waiting job waits for, and since when. */
+export interface WaitRecord {
+  name: string;
+  kind: WaitKind;
+  since: Date;
+  /** When a sleep ends or the wait times out; null: never. */
+  wakeAt: Date | null;
+  key: string | null;
+  choices: string[] | null;
+  prompt: string | null;
+  children: string[] | null;
+}
+
+export function currentWait(db: Queryable, ns: string, jobId: string): Promise<WaitRecord | null> {
+  return mapped({}, async () => {
+    const r = await db.query('select * from workhorse.current_wait_v1($1, $2)', [ns, jobId]);
+    const w = r.rows[0];
+    if (!w) return null;
+    return {
+      name: w.name,
+      kind: w.kind,
+      since: w.started_at,
+      wakeAt: w.wake_at,
+      key: w.key,
+      choices: w.choices,
+      prompt: w.prompt,
+      children: w.children ? (w.children as unknown[]).map(String) : null,
+    };
+  });
+}

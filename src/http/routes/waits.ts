@@ -1,0 +1,72 @@
+// The durable-wait resources: signals to a job or to a key (scope
+// `signal`), and human decisions: the list of what waits for people and
+// the decision itself (scope `decide`). A decision records who made it: the
+// body's `by`, or else the credential's name. Every route is one client call;
+// bad input is a typed 400, a choice outside the wait's choices too.
+import { Hono } from 'hono';
+import * as z from 'zod';
+import { decisionInputSchema, waitNameSchema } from '../../client/durableClient.js';
+import { jobIdStringSchema, jobTypeSchema, keySchema, queueNameSchema } from '../../names.js';
+import { parseInput } from '../../validation.js';
+import { readJson, readQuery } from '../body.js';
+import type { HttpEnv } from '../env.js';
+import type { RouteDeps } from './deps.js';
+
+const jobWaitParams = z.object({ id: jobIdStringSchema, name: waitNameSchema });
+const keyParams = z.object({ key: keySchema, name: waitNameSchema });
+/** The body is `{ payload }`; none (or an empty body) sends a null payload. */
+const signalBody = z.object({ payload: z.unknown().optional() }).strict().optional();
+const decisionBody = decisionInputSchema.extend({ by: decisionInputSchema.shape.by.optional() });
+const decisionsQuery = z
+  .object({
+    queue: queueNameSchema.optional(),
+    type: jobTypeSchema.optional(),
+    limit: z
+      .string()
+      .regex(/^[0-9]{1,4}$/, 'limit is a whole number')
+      .transform(Number)
+      .optional(),
+  })
+  .strict();
+
+/** Mounted at /jobs: POST /jobs/:id/signals/:name and POST /jobs/:id/decisions/:name. */
+export function jobWaitRoutes(d: RouteDeps): Hono<HttpEnv> {
+  const { client } = d;
+  const r = new Hono<HttpEnv>();
+
+  r.post('/:id/signals/:name', d.guard('signal'), async (c) => {
+    const { id, name } = parseInput(jobWaitParams, c.req.param(), 'path');
+    const body = parseInput(signalBody, readJson(c), 'body');
+    return c.json(await client.signal(id, name, body?.payload), 202);
+  });
+
+  r.post('/:id/decisions/:name', d.guard('decide'), async (c) => {
+    const { id, name } = parseInput(jobWaitParams, c.req.param(), 'path');
+    const body = parseInput(decisionBody, readJson(c), 'body');
+    const decision = await client.decide(id, name, { ...body, by: body.by ?? c.get('principal').name });
+    return c.json(decision);
+  });
+
+  return r;
+}
+
+/** Mounted at /signals: POST /signals/:key/:name. */
+export function signalRoutes(d: RouteDeps): Hono<HttpEnv> {
+  const r = new Hono<HttpEnv>();
+  r.post('/:key/:name', d.guard('signal'), async (c) => {
+    const { key, name } = parseInput(keyParams, c.req.param(), 'path');
+    const body = parseInput(signalBody, readJson(c), 'body');
+    return c.json(await d.client.signalKey(key, name, body?.payload), 202);
+  });
+  return r;
+}
+
+/** Mounted at /decisions: GET /decisions. */
+export function decisionRoutes(d: RouteDeps): Hono<HttpEnv> {
+  const r = new Hono<HttpEnv>();
+  r.get('/', d.guard('decide'), async (c) => {
+    const q = parseInput(decisionsQuery, readQuery(c), 'query');
+    return c.json({ decisions: await d.client.pendingDecisions(q) });
+  });
+  return r;
+}

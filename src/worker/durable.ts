@@ -1,0 +1,187 @@
+// Durable waits and child jobs: what a per-job handler's context adds to a
+// batch context. Each wait is named and recorded (sql/protocol/waits.sql):
+// the first time the handler reaches it, it opens under the fence; if it is
+// not satisfied at once the job suspends (JobSuspension unwinds the
+// handler, the worker frees the lease and the slot). The job resumes by
+// replaying the handler from the top: recorded steps return their results,
+// resolved waits their recorded values, spawns their first child, and the
+// handler continues at the first wait that is still open.
+import type * as z from 'zod';
+import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
+import type { EnqueueOptions } from '../client/enqueueInput.js';
+import { ChildJobFailedError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
+import { toIssues } from '../validation.js';
+import type { JobContext } from './context.js';
+
+/** The payload `spawn` accepts for a definition (its schema's input), or anything for a type name. */
+export type PayloadOf<D> = D extends JobDefinition ? PayloadInput<D> : unknown;
+
+export interface SignalWaitOptions<T> {
+  /** Throws SignalTimeoutError when no signal arrived this long after the wait first opened. */
+  timeoutMs?: number;
+  /** Validates the payload (a payload that fails fails the job: it is recorded, so retrying cannot help). */
+  schema?: z.ZodType<T>;
+  /** Also accept a signal sent to this key (client.signalKey), so the sender need not know the job id. */
+  key?: string;
+}
+
+export interface DecisionWaitOptions<C extends string> {
+  /** The choices a person may make; client.decide refuses anything else. */
+  choices: readonly C[];
+  prompt?: string;
+  /** Throws DecisionTimeoutError when nobody decided this long after the wait first opened. */
+  timeoutMs?: number;
+}
+
+/** A human decision, as recorded (the audit trail). */
+export interface DecisionResult<C extends string = string> {
+  choice: C;
+  by: string;
+  comment: string | null;
+  at: Date;
+}
+
+export interface SpawnOptions extends EnqueueOptions {
+  /** A detached child is not cancelled when its parent is. */
+  detached?: boolean;
+}
+
+/** A spawned child job. */
+export interface ChildJob {
+  id: string;
+  name: string;
+  type: string;
+}
+
+export interface JoinOptions {
+  /** all (default): wait for every child; any: return once one succeeded. */
+  mode?: 'all' | 'any';
+}
+
+/** The durable half of a per-job handler's context. */
+export interface DurableContext {
+  /** Waits `ms` (from when this wait first opened, by the database clock) without holding a lease. */
+  sleep(name: string, ms: number): Promise<void>;
+  /** Waits until `at` without holding a lease. */
+  sleepUntil(name: string, at: Date): Promise<void>;
+  /** Waits for signal `name` (client.signal, or client.signalKey with `key`) and returns its payload. */
+  waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions<T>): Promise<T>;
+  /** Waits for a person's decision (client.decide) among `choices`. */
+  waitForDecision<C extends string>(name: string, options: DecisionWaitOptions<C>): Promise<DecisionResult<C>>;
+  /** Enqueues a child job once per name (a replay returns the same child). */
+  spawn<D extends JobDefinition | string>(name: string, job: D, payload: PayloadOf<D>, options?: SpawnOptions): Promise<ChildJob>;
+  /**
+   * Waits for children without a lease; returns their results in order (for
+   * `any`, undefined for those that had not succeeded). A child that failed
+   * or was cancelled makes it throw ChildJobFailedError (`any`: only when none
+   * succeeded).
+   */
+  join(name: string, children: readonly (ChildJob | string)[], options?: JoinOptions): Promise<unknown[]>;
+}
+
+const MAX_NAME = 200;
+const MAX_WAIT_MS = 10 * 365 * 86_400_000;
+
+function checkName(what: string, name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME) {
+    throw new ValidationError(`${what} name must be a string of 1-${MAX_NAME} characters`, [{ path: ['name'], message: 'invalid name' }]);
+  }
+}
+
+function checkMs(what: string, ms: unknown, field: string): void {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_WAIT_MS) {
+    throw new ValidationError(`${what}: ${field} must be a number of milliseconds from 0 to ${MAX_WAIT_MS}`, [
+      { path: [field], message: 'invalid duration' },
+    ]);
+  }
+}
+
+export async function sleep(ctx: JobContext, name: string, ms: number): Promise<void> {
+  checkName('sleep', name);
+  checkMs(`sleep "${name}"`, ms, 'ms');
+  await ctx.openWait(name, { kind: 'sleep', wakeInMs: ms });
+}
+
+export async function sleepUntil(ctx: JobContext, name: string, at: Date): Promise<void> {
+  checkName('sleepUntil', name);
+  if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
+    throw new ValidationError(`sleepUntil "${name}": a valid Date is required`, [{ path: ['at'], message: 'invalid date' }]);
+  }
+  await ctx.openWait(name, { kind: 'sleep', wakeAt: at });
+}
+
+export async function waitForSignal<T>(ctx: JobContext, name: string, o: SignalWaitOptions<T> = {}): Promise<T> {
+  checkName('waitForSignal', name);
+  if (o.timeoutMs !== undefined) checkMs(`waitForSignal "${name}"`, o.timeoutMs, 'timeoutMs');
+  if (o.key !== undefined) checkName(`waitForSignal "${name}" key`, o.key);
+  const w = await ctx.openWait(name, { kind: 'signal', wakeInMs: o.timeoutMs ?? null, key: o.key ?? null });
+  if (w.outcome === 'timeout') throw new SignalTimeoutError(ctx.job.id, name);
+  if (!o.schema) return w.value as T;
+  const r = o.schema.safeParse(w.value);
+  if (r.success) return r.data;
+  // The payload is recorded: a retry would read the same one.
+  throw Object.assign(new ValidationError(`signal "${name}" of job ${ctx.job.id}: the payload does not match its schema`, toIssues(r.error)), {
+    retryable: false,
+  });
+}
+
+export async function waitForDecision<C extends string>(ctx: JobContext, name: string, o: DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
+  checkName('waitForDecision', name);
+  const choices = o?.choices;
+  if (!Array.isArray(choices) || choices.length === 0 || choices.some((c) => typeof c !== 'string' || c.length === 0 || c.length > MAX_NAME)) {
+    throw new ValidationError(`waitForDecision "${name}": choices must be a non-empty array of non-empty strings`, [
+      { path: ['choices'], message: 'invalid choices' },
+    ]);
+  }
+  if (o.timeoutMs !== undefined) checkMs(`waitForDecision "${name}"`, o.timeoutMs, 'timeoutMs');
+  const w = await ctx.openWait(name, { kind: 'decision', wakeInMs: o.timeoutMs ?? null, choices: [...choices], prompt: o.prompt ?? null });
+  if (w.outcome === 'timeout') throw new DecisionTimeoutError(ctx.job.id, name);
+  const v = w.value as { choice: C; by: string; comment: string | null; at: string };
+  return { choice: v.choice, by: v.by, comment: v.comment ?? null, at: new Date(v.at) };
+}
+
+export async function spawn<D extends JobDefinition | string>(
+  ctx: JobContext,
+  name: string,
+  job: D,
+  payload: PayloadOf<D>,
+  options: SpawnOptions = {},
+): Promise<ChildJob> {
+  checkName('spawn', name);
+  ctx.assertLive(`spawn "${name}"`);
+  const { detached = false, ...enqueue } = options;
+  // Validated before anything is written, like an enqueue.
+  const row = ctx.deps.childRow(job, payload, enqueue);
+  const { namespace, protocol } = ctx.deps;
+  const id = await ctx.transaction(`spawn "${name}"`, async (tx) => {
+    const earlier = await protocol.beginSpawn(tx, namespace, ctx.lease, name);
+    if (earlier) return { commit: false, value: earlier };
+    const [created] = await protocol.enqueueMany(tx, namespace, [row]);
+    await protocol.linkChild(tx, namespace, ctx.lease, name, created!.id, detached);
+    return { commit: true, value: created!.id };
+  });
+  return { id, name, type: row.type };
+}
+
+export async function join(
+  ctx: JobContext,
+  name: string,
+  children: readonly (ChildJob | string)[],
+  o: JoinOptions = {},
+): Promise<unknown[]> {
+  checkName('join', name);
+  const mode = o.mode ?? 'all';
+  if (mode !== 'all' && mode !== 'any') throw new ValidationError(`join "${name}": mode is all or any`, [{ path: ['mode'], message: 'invalid mode' }]);
+  const ids = (Array.isArray(children) ? children : []).map((c) => (typeof c === 'string' ? c : c?.id));
+  if (ids.length === 0 || ids.some((id) => typeof id !== 'string' || !/^[0-9]{1,19}$/.test(id))) {
+    throw new ValidationError(`join "${name}": children must be a non-empty array of spawned children or job ids`, [
+      { path: ['children'], message: 'invalid children' },
+    ]);
+  }
+  const w = await ctx.openWait(name, { kind: 'join', children: ids as string[], mode });
+  const outcomes = w.value as ChildOutcome[];
+  const failed = outcomes.some((c) => c.status === 'failed' || c.status === 'cancelled');
+  const succeeded = outcomes.some((c) => c.status === 'succeeded');
+  if (mode === 'all' ? failed : !succeeded) throw new ChildJobFailedError(name, outcomes);
+  return outcomes.map((c) => (c.status === 'succeeded' ? c.result : undefined));
+}

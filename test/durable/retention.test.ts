@@ -1,0 +1,78 @@
+// Durable waits and sys.retention: a job that has waited far longer than
+// the retention period is never deleted (it is unfinished, however long
+// it waits); a finished job goes with its waits, the signals it received
+// and its child links, while its children (jobs of their own) stay until
+// they are old enough themselves.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, type Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { runRetention } from '../../src/schedules/retention.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+const Kid = defineJob({ type: 'rx.kid', schema: z.object({}) });
+const Parent = defineJob({ type: 'rx.parent', schema: z.object({ waitForever: z.boolean() }) });
+
+let db: TestDatabase;
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Kid, Parent], poolMax: 4 });
+  worker = new Worker(client, { workerId: 'retention', concurrency: 4, heartbeatMs: 200 });
+  worker.handle(Kid, () => 'kid');
+  worker.handle(Parent, async (p, ctx) => {
+    if (p.waitForever) await ctx.waitForSignal('never');
+    const kid = await ctx.spawn('kid', Kid, {});
+    await ctx.waitForSignal('go');
+    return ctx.join('kid', [kid]);
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await running;
+  await client?.close();
+  await db?.drop();
+});
+
+const count = async (sql: string, id: string) => (await db.pool.query<{ n: number }>(sql, [id])).rows[0]!.n;
+
+describe('retention and waiting jobs', () => {
+  it('never deletes a waiting job; deletes a finished one with its waits, signals and child links', async () => {
+    const waiting = await client.enqueue(Parent, { waitForever: true });
+    const done = await client.enqueue(Parent, { waitForever: false });
+    await waitFor(() => client.getJob(waiting.id), (j) => j!.status === 'waiting', { what: 'the first parent to wait' });
+    await waitFor(() => client.getJob(done.id), (j) => j!.status === 'waiting', { what: 'the second parent to wait' });
+    await client.signal(done.id, 'go', null);
+    await waitFor(() => client.getJob(done.id), (j) => j!.status === 'succeeded', { what: 'the second parent to finish' });
+    const kid = (await db.pool.query<{ id: string }>('select child_id::text as id from workhorse.job_children where parent_id = $1', [done.id])).rows[0]!.id;
+    await waitFor(() => client.getJob(kid), (j) => j!.status === 'succeeded', { what: 'the child to finish' });
+
+    // Age everything far past the retention period: the waiting job too.
+    await db.pool.query(
+      `update workhorse.jobs set created_at = now() - interval '30 days', updated_at = now() - interval '30 days',
+              finished_at = case when finished_at is not null then now() - interval '30 days' end
+        where id = $1 or id = $2`,
+      [waiting.id, done.id],
+    );
+    await db.pool.query(`update workhorse.job_waits set started_at = now() - interval '30 days' where job_id = $1`, [waiting.id]);
+    const r = await runRetention(client, { olderThanMs: 86_400_000 });
+    expect(r.jobs).toBe(1);
+
+    expect((await client.getJob(waiting.id))!.status).toBe('waiting');
+    expect(await count('select count(*)::int as n from workhorse.job_waits where job_id = $1', waiting.id)).toBe(1);
+    expect(await client.getJob(done.id)).toBeNull();
+    expect(await count('select count(*)::int as n from workhorse.job_waits where job_id = $1', done.id)).toBe(0);
+    expect(await count('select count(*)::int as n from workhorse.job_signals where job_id = $1', done.id)).toBe(0);
+    expect(await count('select count(*)::int as n from workhorse.job_children where parent_id = $1', done.id)).toBe(0);
+    // The child is a job of its own, finished just now: it stays.
+    expect((await client.getJob(kid))!.status).toBe('succeeded');
+    await client.cancel(waiting.id);
+  });
+});
