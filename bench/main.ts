@@ -25,6 +25,8 @@ import { measureRawCeiling, type RawResult } from './phases/raw.js';
 import { measureScale } from './phases/scale.js';
 import { measureTick } from './phases/tick.js';
 import { measureWake } from './phases/wake.js';
+import { measureTelemetry } from './phases/telemetry.js';
+import { measureOutbox } from './phases/outbox.js';
 import { measureSuspend } from './phases/suspend.js';
 import type { BenchResults, MachineInfo, SystemResults } from './results.js';
 import { GRAPHILE_LOCAL_QUEUE } from './systems/graphile.js';
@@ -118,6 +120,14 @@ async function runBench(flags: BenchFlags, server: BenchServer, log: (l: string)
   if (has('wake')) {
     log('wake path');
     results.wake = await measureWake(ctx);
+  }
+  if (has('telemetry') && flags.systems.includes('workhorse')) {
+    log('OpenTelemetry cost');
+    results.telemetry = await measureTelemetry(ctx);
+  }
+  if (has('outbox') && flags.systems.includes('workhorse')) {
+    log('outbox delivery');
+    results.outbox = await measureOutbox(ctx);
   }
   if (has('suspend') && flags.systems.includes('workhorse')) {
     log('durable waits: suspend/resume round trip');

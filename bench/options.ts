@@ -9,7 +9,7 @@ import { parseInput } from '../src/validation.js';
 export const SYSTEMS = ['workhorse', 'graphile', 'pgboss'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-export const PHASES = ['enqueue', 'drain', 'drain2', 'latency', 'heldxmin', 'raw', 'tick', 'scale', 'bundle', 'wake', 'suspend'] as const;
+export const PHASES = ['enqueue', 'drain', 'drain2', 'latency', 'heldxmin', 'raw', 'tick', 'scale', 'bundle', 'wake', 'suspend', 'telemetry', 'outbox'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 const list = <T extends string>(all: readonly [T, ...T[]]) =>

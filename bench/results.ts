@@ -10,6 +10,8 @@ import type { RawResult } from './phases/raw.js';
 import type { ScaleResult } from './phases/scale.js';
 import type { TickResult } from './phases/tick.js';
 import type { WakeResult } from './phases/wake.js';
+import type { TelemetryResult } from './phases/telemetry.js';
+import type { OutboxResult } from './phases/outbox.js';
 import type { SuspendResult } from './phases/suspend.js';
 
 export interface MachineInfo {
@@ -46,6 +48,8 @@ export interface BenchResults {
   scale?: ScaleResult;
   bundle?: BundleResult;
   wake?: WakeResult;
+  telemetry?: TelemetryResult;
+  outbox?: OutboxResult;
   suspend?: SuspendResult;
   wallSeconds: number;
 }

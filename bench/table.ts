@@ -6,6 +6,8 @@ import type { BenchResults, SystemResults } from './results.js';
 import type { RelationSize } from './benchSql.js';
 import type { BundleResult } from './phases/bundle.js';
 import { wakeLines } from './phases/wake.js';
+import { telemetryLines } from './phases/telemetry.js';
+import { outboxLines } from './phases/outbox.js';
 import { suspendLines } from './phases/suspend.js';
 import type { DrainResult } from './phases/drain.js';
 import { DRAINS, NOT_DURABLE, costLines, durabilityLines } from './costLines.js';
@@ -193,6 +195,8 @@ export function renderTable(r: BenchResults): string {
     out.push(sizeLine('after VACUUM', s.sizesAfterVacuum));
   }
   if (r.wake) out.push(...wakeLines(r.wake));
+  if (r.telemetry) out.push(...telemetryLines(r.telemetry));
+  if (r.outbox) out.push(...outboxLines(r.outbox));
   if (r.suspend) out.push(...suspendLines(r.suspend));
   if (r.bundle) out.push(...bundleLines(r.bundle));
   const configs = systems.map((s) => `  ${DISPLAY_NAME[s]}: ${r.systems[s]!.config}`);

@@ -3,12 +3,16 @@
 // throttles (the reserved concurrency, i.e. the connection budget, is too
 // small for the cadence plus fan-out) and duration near the timeout (ticks
 // being killed instead of finishing at their deadline); and the ready
-// backlog the tick publishes, which says the fleet is not keeping up.
+// backlog the tick publishes, which says the fleet is not keeping up; and
+// one alarm per sys.alerts rule, on the open-alerts count its evaluation
+// publishes (Workhorse/OpenAlerts by namespace and rule).
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { ALERT_RULES } from '../src/alerts/alertRules.js';
+import { OPEN_ALERTS_METRIC, RULE_DIMENSION } from '../src/metrics/openAlertsMetric.js';
 import { METRIC_NAMESPACE, NAMESPACE_DIMENSION, READY_BACKLOG_METRIC } from '../src/metrics/readyBacklogMetric.js';
 import type { ResolvedTickWorkerProps } from './workhorseTickWorkerProps.js';
 
@@ -37,6 +41,19 @@ export function readyBacklogMetric(namespace: string): Metric {
     period: PERIOD,
   });
 }
+
+/** The open alerts of one rule in one workhorse namespace, as sys.alerts publishes them. */
+export function openAlertsMetric(namespace: string, rule: string): Metric {
+  return new Metric({
+    namespace: METRIC_NAMESPACE,
+    metricName: OPEN_ALERTS_METRIC,
+    dimensionsMap: { [NAMESPACE_DIMENSION]: namespace, [RULE_DIMENSION]: rule },
+    statistic: 'Maximum',
+    period: PERIOD,
+  });
+}
+
+const camel = (rule: string) => rule.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
 
 export class WorkhorseAlarms extends Construct {
   readonly alarms: Alarm[] = [];
@@ -73,6 +90,16 @@ export class WorkhorseAlarms extends Construct {
       evaluationPeriods: 3,
       description: `namespace ${props.namespace}: at least ${options.readyBacklogThreshold} ready jobs for 15 minutes`,
     });
+    if (options.alertRules) {
+      for (const rule of ALERT_RULES) {
+        this.add(`Alert${camel(rule)}`, {
+          metric: openAlertsMetric(props.namespace, rule),
+          threshold: 1,
+          evaluationPeriods: 1,
+          description: `namespace ${props.namespace}: sys.alerts has an open ${rule} alert`,
+        });
+      }
+    }
   }
 
   private add(id: string, p: { metric: Metric; threshold: number; evaluationPeriods: number; description: string }) {

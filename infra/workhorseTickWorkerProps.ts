@@ -84,6 +84,8 @@ const alarmsSchema = z.strictObject({
   readyBacklogThreshold: z.number().int().min(1).default(1000),
   /** Alarm when a function's maximum duration passes this share of its timeout. */
   durationRatio: z.number().gt(0).lt(1).default(0.9),
+  /** One alarm per sys.alerts rule (on Workhorse/OpenAlerts; quiet while the app does not configure alerts). */
+  alertRules: z.boolean().default(true),
 });
 
 /** Variables the construct sets itself (plain or as secrets); secretEnvironment may not name them. */
@@ -139,7 +141,7 @@ export const tickWorkerPropsSchema = z
     securityGroups: z
       .array(z.custom<ISecurityGroup>((v) => typeof v === 'object' && v !== null && 'securityGroupId' in v))
       .optional(),
-    alarms: alarmsSchema.default({ enabled: true, readyBacklogThreshold: 1000, durationRatio: 0.9 }),
+    alarms: alarmsSchema.default({ enabled: true, readyBacklogThreshold: 1000, durationRatio: 0.9, alertRules: true }),
     /** Extra environment variables for every function. */
     environment: z.record(z.string(), z.string()).default({}),
     /** Run the migration only after these (e.g. the database) are deployed. */

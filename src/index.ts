@@ -51,6 +51,26 @@ export { ScheduleRunner } from './worker/scheduleRunner.js';
 export type { ScheduleRunnerOptions } from './worker/scheduleRunner.js';
 export { SYS_RETENTION, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE, retentionJob, runRetention } from './schedules/retention.js';
 export type { RetentionOptions, RetentionResult } from './schedules/retention.js';
+// Operating a fleet: the transactional outbox and its sinks, the alert rules.
+export { webhookSink, EVENT_ID_HEADER, EVENT_TOPIC_HEADER } from './outbox/webhookSink.js';
+export type { WebhookSinkOptions } from './outbox/webhookSink.js';
+export { lambdaSink } from './outbox/lambdaSink.js';
+export type { LambdaSinkOptions } from './outbox/lambdaSink.js';
+export { eventBridgeSink } from './outbox/eventBridgeSink.js';
+export type { EventBridgeSinkOptions } from './outbox/eventBridgeSink.js';
+export type { Sink, OutboxEvent } from './outbox/sink.js';
+export type { OutboxOptions } from './outbox/outboxOptions.js';
+export type { PublishOptions, PublishResult } from './outbox/publish.js';
+export { OutboxAdmin } from './outbox/outboxAdmin.js';
+export type { ListOutboxFilter } from './outbox/outboxAdmin.js';
+export { deliverOutbox } from './outbox/deliver.js';
+export type { DeliveryResult } from './outbox/deliver.js';
+export { SYS_OUTBOX } from './outbox/outboxSlot.js';
+export { SYS_ALERTS, ALERT_TOPIC } from './alerts/alertsSlot.js';
+export { ALERT_RULES } from './alerts/alertRules.js';
+export type { AlertRule, AlertThresholds } from './alerts/alertRules.js';
+export type { AlertsOptions } from './alerts/alertsOptions.js';
+export type { AlertRecord, AlertState, OutboxEventRecord, OutboxState } from './db/protocol.js';
 // The HTTP app (Hono) and request signing.
 export { createApp } from './http/createApp.js';
 export type { HttpAppConfig } from './http/appConfig.js';

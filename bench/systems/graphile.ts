@@ -9,12 +9,27 @@ import { BULK_CHUNK, NOOP, type QueueSystem, type RunningWorker, type WorkerSett
 
 const silent = new Logger(() => () => undefined);
 
+/**
+ * A pool of our own for graphile-worker. Given a connection string it makes
+ * its own pool, and on release removes the pool's error handlers before the
+ * pool has ended; a database dropped `with (force)` right after then kills
+ * an idle connection with no listener and the process with it. This pool's
+ * listeners stay until it has ended. Same size as graphile-worker's default.
+ */
+function ownPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => undefined);
+  pool.on('connect', (c) => c.on('error', () => undefined));
+  return pool;
+}
+
 export const GRAPHILE_LOCAL_QUEUE = 500;
 
 export class GraphileSystem implements QueueSystem {
   readonly name = 'graphile-worker';
   readonly schema = 'graphile_worker';
   private utils: WorkerUtils | undefined;
+  private utilsPool: pg.Pool | undefined;
   private pool: pg.Pool | undefined;
 
   async install(url: string): Promise<void> {
@@ -22,7 +37,8 @@ export class GraphileSystem implements QueueSystem {
   }
 
   async open(url: string): Promise<void> {
-    this.utils = await makeWorkerUtils({ connectionString: url, logger: silent });
+    this.utilsPool = ownPool(url);
+    this.utils = await makeWorkerUtils({ pgPool: this.utilsPool, logger: silent });
     this.pool = new pg.Pool({ connectionString: url, max: 2 });
     this.pool.on('error', () => undefined);
   }
@@ -44,8 +60,9 @@ export class GraphileSystem implements QueueSystem {
   }
 
   async startWorker(url: string, s: WorkerSettings): Promise<RunningWorker> {
+    const pool = ownPool(url);
     const runner = await run({
-      connectionString: url,
+      pgPool: pool,
       concurrency: s.concurrency,
       noHandleSignals: true,
       pollInterval: 1000,
@@ -66,6 +83,7 @@ export class GraphileSystem implements QueueSystem {
     return {
       async stop() {
         await runner.stop();
+        await pool.end();
       },
     };
   }
@@ -78,8 +96,10 @@ export class GraphileSystem implements QueueSystem {
 
   async close(): Promise<void> {
     await this.utils?.release();
+    await this.utilsPool?.end();
     await this.pool?.end();
     this.utils = undefined;
+    this.utilsPool = undefined;
     this.pool = undefined;
   }
 }

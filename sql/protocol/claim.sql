@@ -138,7 +138,7 @@ begin
       return query
       with cand as (
         select j.id, j.queue, j.type, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts,
-               j.execution, j.timeout_ms, j.concurrency_key, j.progress, j.created_at
+               j.execution, j.timeout_ms, j.concurrency_key, j.progress, j.created_at, j.trace_context
           from workhorse.jobs j
          where j.namespace = p_namespace and j.queue = v_queue and j.status = 'ready'
            and j.run_at <= now()
@@ -179,7 +179,8 @@ begin
              p.attempt + 1, p.max_attempts, greatest(p.execution + 1, v_epoch * 1000000000000),
              p.timeout_ms, p.concurrency_key, p.progress,
              date_part('epoch', p.created_at) * 1000,
-             date_part('epoch', now() + p_lease_ms * interval '1 millisecond') * 1000
+             date_part('epoch', now() + p_lease_ms * interval '1 millisecond') * 1000,
+             p.trace_context
         from picked p
        where coalesce(p.id in (select l.job_id from lease l), false)
        order by p.rank;

@@ -22,7 +22,7 @@ begin
     left join lateral jsonb_object_keys(case when jsonb_typeof(x.v) = 'object' then x.v end) k(k) on true
    where jsonb_typeof(x.v) <> 'object' or x.v->>'type' is null
       or k.k not in ('type', 'queue', 'payload', 'priority', 'run_at', 'delay_ms', 'max_attempts', 'backoff_kind',
-                     'backoff_base_ms', 'backoff_max_ms', 'concurrency_key', 'dedupe_key', 'timeout_ms')
+                     'backoff_base_ms', 'backoff_max_ms', 'concurrency_key', 'dedupe_key', 'timeout_ms', 'trace_context')
    limit 1;
   if v_bad is not null then
     raise exception 'enqueue_many_v1: %', v_bad using errcode = 'WH422';
@@ -43,13 +43,14 @@ begin
            coalesce((x.value->>'backoff_max_ms')::integer, 3600000) as backoff_max_ms,
            x.value->>'concurrency_key' as concurrency_key,
            x.value->>'dedupe_key' as dedupe_key,
-           (x.value->>'timeout_ms')::integer as timeout_ms
+           (x.value->>'timeout_ms')::integer as timeout_ms,
+           case when jsonb_typeof(x.value->'trace_context') = 'object' then x.value->'trace_context' end as trace_context
       from jsonb_array_elements(p_jobs) with ordinality x
   ), ins as (
     insert into workhorse.jobs as t (id, namespace, queue, type, payload, priority, run_at, max_attempts,
-                        backoff_kind, backoff_base_ms, backoff_max_ms, concurrency_key, dedupe_key, timeout_ms)
+                        backoff_kind, backoff_base_ms, backoff_max_ms, concurrency_key, dedupe_key, timeout_ms, trace_context)
     select r.id, p_namespace, r.queue, r.type, r.payload, r.priority, r.run_at, r.max_attempts,
-           r.backoff_kind, r.backoff_base_ms, r.backoff_max_ms, r.concurrency_key, r.dedupe_key, r.timeout_ms
+           r.backoff_kind, r.backoff_base_ms, r.backoff_max_ms, r.concurrency_key, r.dedupe_key, r.timeout_ms, r.trace_context
       from rows r order by r.ord
     on conflict (namespace, dedupe_key) where dedupe_key is not null do nothing
     returning t.id
@@ -75,7 +76,7 @@ begin
    order by u.o;
 end $$;
 comment on function workhorse.enqueue_many_v1(text, jsonb) is
-  'Inserts a JSON array of job objects in one statement. Keys (snake_case): type (required), queue (default "default"), payload, priority (lower runs first), run_at (timestamptz) or delay_ms (added to the database clock), max_attempts, backoff_kind (exponential | linear | fixed), backoff_base_ms, backoff_max_ms, concurrency_key, dedupe_key, timeout_ms. Refuses anything else, a job without a type and a malformed namespace with WH422, writing nothing. Returns one row per input in input order (ord from 1): id, and created = false when a job with the same dedupe_key already existed (its id is returned). Sends one wake hint (notify_wake_v1) per queue that received a job due within wake_horizon_ms_v1(), payload = ms until its earliest new job comes due (0 = now). The caller validates payloads; the database stores what it is given.';
+  'Inserts a JSON array of job objects in one statement. Keys (snake_case): type (required), queue (default "default"), payload, priority (lower runs first), run_at (timestamptz) or delay_ms (added to the database clock), max_attempts, backoff_kind (exponential | linear | fixed), backoff_base_ms, backoff_max_ms, concurrency_key, dedupe_key, timeout_ms, trace_context (a JSON object: the W3C trace context of the enqueueing span, { traceparent, tracestate }). Refuses anything else, a job without a type and a malformed namespace with WH422, writing nothing. Returns one row per input in input order (ord from 1): id, and created = false when a job with the same dedupe_key already existed (its id is returned). Sends one wake hint (notify_wake_v1) per queue that received a job due within wake_horizon_ms_v1(), payload = ms until its earliest new job comes due (0 = now). The caller validates payloads; the database stores what it is given.';
 
 create function workhorse.enqueue_v1(p_namespace text, p_job jsonb)
 returns table (id bigint, created boolean) language sql as $$

@@ -41,6 +41,20 @@ $$;
 comment on function workhorse.drop_leases_v1(text, bigint[], bigint[]) is
   'Deletes the leases (job id, execution) of a settlement, a recovery pass or a deregistration, after their job rows are written (see complete_many_v1 for why last).';
 
+-- Job lifecycle events: when the namespace asked for them
+-- (workhorse.outbox_lifecycle, set by set_outbox_lifecycle_v1 in
+-- outbox.sql), a settlement publishes one outbox event per job in the same
+-- statement, payload { event, jobId, type, queue, attempt, maxAttempts,
+-- result (succeeded) or error }: workhorse.job.succeeded, workhorse.job.failed (an attempt
+-- failed and will be retried) or workhorse.job.dead (failed for good), key
+-- job:<id> so one job's events stay in order.
+create function workhorse.publishes_lifecycle_v1(p_namespace text, p_event text)
+returns boolean language sql stable as $$
+  select coalesce((select p_event = any(l.events) from workhorse.outbox_lifecycle l where l.namespace = p_namespace), false)
+$$;
+comment on function workhorse.publishes_lifecycle_v1(text, text) is
+  'Whether the namespace publishes the job lifecycle event p_event (succeeded, failed, dead) through the outbox (workhorse.outbox_lifecycle).';
+
 create function workhorse.complete_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_results jsonb[])
 returns setof bigint language plpgsql
@@ -70,7 +84,7 @@ begin
            started_at = d.claimed_at, last_worker = d.worker_id, finished_at = now(), updated_at = now()
       from held d
      where j.id = d.job_id
-    returning j.id, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at
+    returning j.id, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at, j.type, j.queue, j.max_attempts, j.result
   ), gates as (
     delete from workhorse.job_gates g using upd
      where upd.concurrency_key is not null and g.namespace = p_namespace and g.key = upd.concurrency_key
@@ -79,6 +93,12 @@ begin
     insert into workhorse.job_attempts (job_id, execution, attempt, namespace, worker_id, outcome, started_at)
     select upd.id, upd.execution, upd.attempt, p_namespace, upd.worker_id, 'succeeded', upd.claimed_at
       from upd where upd.attempt > 1
+  ), lifecycle as (
+    insert into workhorse.outbox_events (namespace, topic, key, payload)
+    select p_namespace, 'workhorse.job.succeeded', 'job:' || upd.id,
+           jsonb_build_object('event', 'succeeded', 'jobId', upd.id::text, 'type', upd.type, 'queue', upd.queue,
+                              'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'result', upd.result)
+      from upd where workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded')
   )
   select array_agg(upd.id), array_agg(upd.parent_id) filter (where upd.parent_id is not null)
     into v_ids, v_parents from upd;
@@ -86,9 +106,12 @@ begin
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
   -- Children that ended wake a parent joining them (parents locked after our leases are gone).
   if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
+  if workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded') then
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  end if;
 end $$;
 comment on function workhorse.complete_many_v1(text, bigint[], bigint[], jsonb[]) is
-  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate, appends a succeeded row to the attempts ledger unless it was the first attempt (the job row itself records a first success), and deletes the lease (locked first, deleted last); a completed child wakes a parent joining it (wake_parents_v1). Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Completes a batch: for each (job id, execution, result) whose lease still exists at that execution, stores the result with the lease''s attempt and execution, ends the job succeeded, releases its gate, appends a succeeded row to the attempts ledger unless it was the first attempt (the job row itself records a first success), and deletes the lease (locked first, deleted last); a completed child wakes a parent joining it (wake_parents_v1); when the namespace publishes succeeded lifecycle events, writes one workhorse.job.succeeded outbox event per job and wakes the deliverers. Returns the ids accepted; an id missing from the result was refused by the fence (its lease is gone or was re-claimed) and nothing was written for it. Refuses arrays of different lengths with WH422. Safe to repeat.';
 
 create function workhorse.fail_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_errors jsonb[],
@@ -130,7 +153,8 @@ begin
            last_error = d.error, updated_at = now()
       from held d
      where j.id = d.job_id
-    returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at, d.error
+    returning j.id, j.status, j.run_at, j.attempt, j.concurrency_key, j.parent_id, d.execution, d.worker_id, d.claimed_at, d.error,
+              j.type, j.queue, j.max_attempts
   ), gates as (
     delete from workhorse.job_gates g using upd
      where upd.concurrency_key is not null and g.namespace = p_namespace and g.key = upd.concurrency_key
@@ -140,6 +164,13 @@ begin
     select upd.id, upd.execution, upd.attempt, p_namespace, upd.worker_id,
            case when upd.status = 'failed' then 'failed' else 'retried' end, upd.error, upd.claimed_at
       from upd
+  ), lifecycle as (
+    insert into workhorse.outbox_events (namespace, topic, key, payload)
+    select p_namespace, 'workhorse.job.' || e.event, 'job:' || upd.id,
+           jsonb_build_object('event', e.event, 'jobId', upd.id::text, 'type', upd.type, 'queue', upd.queue,
+                              'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'error', upd.error)
+      from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
+     where workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   )
   select array_agg(upd.id), array_agg(upd.status), array_agg(upd.run_at),
          array_agg(upd.parent_id) filter (where upd.parent_id is not null and upd.status = 'failed')
@@ -147,6 +178,9 @@ begin
   return query select * from unnest(v_ids, v_statuses, v_run_ats);
   perform workhorse.drop_leases_v1(p_namespace, p_job_ids, p_executions);
   if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
+  if workhorse.publishes_lifecycle_v1(p_namespace, 'failed') or workhorse.publishes_lifecycle_v1(p_namespace, 'dead') then
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  end if;
 end $$;
 comment on function workhorse.fail_many_v1(text, bigint[], bigint[], jsonb[], integer[], boolean[]) is
-  'Fails a batch under the fence: for each (job id, execution, error JSON) whose lease still exists, deletes the lease and either makes the job ready again after its backoff (or p_retry_delays_ms[i] when not null) while attempts remain, or ends it failed (at once when p_final[i]); releases its gate and appends a retried or failed ledger row; a child that ended failed wakes a parent joining it (wake_parents_v1). Returns (id, status, run_at) for the accepted ones; an id missing was refused by the fence. Refuses arrays of different lengths with WH422. Safe to repeat.';
+  'Fails a batch under the fence: for each (job id, execution, error JSON) whose lease still exists, deletes the lease and either makes the job ready again after its backoff (or p_retry_delays_ms[i] when not null) while attempts remain, or ends it failed (at once when p_final[i]); releases its gate and appends a retried or failed ledger row; a child that ended failed wakes a parent joining it (wake_parents_v1); when the namespace publishes them, writes a workhorse.job.failed (will retry) or workhorse.job.dead (failed for good) outbox event per job. Returns (id, status, run_at) for the accepted ones; an id missing was refused by the fence. Refuses arrays of different lengths with WH422. Safe to repeat.';

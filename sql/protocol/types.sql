@@ -16,7 +16,8 @@ create type workhorse.claimed_job as (
   concurrency_key text,
   progress        jsonb,
   created_at_ms   double precision,
-  expires_at_ms   double precision
+  expires_at_ms   double precision,
+  trace_context   jsonb
 );
 comment on type workhorse.claimed_job is
-  'One claimed job as claim_many_v1 returns it, in this column order; *_ms columns are epoch milliseconds; execution (the job''s last execution + 1, above the lease epoch''s floor) is the fence every later write must carry.';
+  'One claimed job as claim_many_v1 returns it, in this column order; *_ms columns are epoch milliseconds; execution (the job''s last execution + 1, above the lease epoch''s floor) is the fence every later write must carry; trace_context is the W3C trace context of the span that enqueued the job (null when none).';

@@ -2,7 +2,9 @@
 // bind their handlers. The same app value feeds a long-lived worker, the
 // Lambda tick handler, the HTTP app (which validates enqueues against the
 // job definitions) and the CDK construct (which bundles it).
+import type { AlertsOptions } from '../alerts/alertsOptions.js';
 import type { JobDefinition } from '../client/defineJob.js';
+import type { OutboxOptions } from '../outbox/outboxOptions.js';
 import type { ScheduleDefinition } from '../schedules/defineSchedule.js';
 import type { Worker } from '../worker/worker.js';
 
@@ -13,6 +15,10 @@ export interface WorkhorseApp {
   configure(worker: Worker): void;
   /** Recurring slots (defineSchedule values); ticks and schedule runners store them at start. */
   schedules?: ScheduleDefinition[];
+  /** Where the outbox delivers (ticks that fire the `sys` slots run sys.outbox with these sinks). */
+  outbox?: OutboxOptions;
+  /** The sys.alerts cadence and threshold overrides (ticks that fire the `sys` slots evaluate them). */
+  alerts?: AlertsOptions;
 }
 
 export function defineApp<A extends WorkhorseApp>(app: A): A {

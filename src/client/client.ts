@@ -6,7 +6,10 @@ import pg from 'pg';
 import * as z from 'zod';
 import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
-import { postgresProtocol, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
+import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
+import { OutboxAdmin } from '../outbox/outboxAdmin.js';
+import { currentTraceContext } from '../telemetry/traceContext.js';
+import { publishEvent, type PublishOptions, type PublishResult } from '../outbox/publish.js';
 import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
@@ -63,6 +66,10 @@ export type EnqueueManyItem<J extends JobDefinition | string = JobDefinition | s
 /** Items whose payloads are each typed by their own job (`J` is inferred per item), so one array can mix job types. */
 export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { [K in keyof J]: EnqueueManyItem<J[K]> };
 
+const alertsFilterSchema = z
+  .object({ state: z.enum(['open', 'resolved']).optional(), limit: z.number().int().min(1).max(1000).default(200) })
+  .strict();
+
 /** How long the client's own pool waits for a connection (a free one or a new one). */
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -72,6 +79,8 @@ export class Client {
   readonly namespace: string;
   readonly pool: pg.Pool;
   readonly admin: Admin;
+  /** The outbox seen by an operator: list, retry, discard events. */
+  readonly outbox: OutboxAdmin;
   readonly maxPayloadBytes: number;
   /** Optional wake hints beside NOTIFY; the caller that made them closes them. */
   readonly wakeHints: WakeHints | undefined;
@@ -101,6 +110,7 @@ export class Client {
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.pool, this.namespace);
+    this.outbox = new OutboxAdmin(this.protocol, this.pool, this.namespace);
   }
 
   /** Registers a job definition (also done by createClient({ jobs })). */
@@ -184,6 +194,9 @@ export class Client {
       }
     });
     if (rows.length === 0) return [];
+    // The enqueueing span (if any) becomes the parent of the jobs' spans.
+    const traceContext = currentTraceContext();
+    if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
     const results = await this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
@@ -192,6 +205,23 @@ export class Client {
       this.wakeHints.publish(this.namespace, hintsFor(rows, results.map((r) => r.created)));
     }
     return results;
+  }
+
+  /**
+   * Publishes an event through the transactional outbox. With `{ tx }` it
+   * is written in the caller's transaction and exists iff that commits;
+   * the sys.outbox deliverers send it at least once to the sinks that take
+   * its topic, in order among events of the same `key`.
+   */
+  async publish(topic: string, payload: unknown, options?: PublishOptions): Promise<PublishResult> {
+    await this.ready();
+    return publishEvent(this.protocol, this.pool, this.namespace, this.maxPayloadBytes, topic, payload, options);
+  }
+
+  /** Alerts of this namespace, newest first (open and resolved unless `state` says which). */
+  async alerts(filter: { state?: 'open' | 'resolved'; limit?: number } = {}): Promise<AlertRecord[]> {
+    const f = parseInput(alertsFilterSchema, filter, 'alerts filter');
+    return this.protocol.listAlerts(this.pool, this.namespace, f.state ?? null, f.limit);
   }
 
   /** The job's record; a waiting job's says what it waits for and since when (`wait`). */

@@ -1,14 +1,17 @@
 // The protocol seam: one function per SQL protocol function, grouped in one
 // module per lifecycle stage that mirrors sql/protocol/ file for file
 // (registry, wake, enqueue, claim, heartbeat, recovery, settle, steps,
-// waits, signals, children, operator, reads, schedules, tick, retention). `Protocol` is what a provider
+// waits, signals, children, operator, reads, schedules, tick, retention,
+// outbox, alerts). `Protocol` is what a provider
 // implements; `postgresProtocol` is the PostgreSQL one, and the only code
 // in the runtime that sends SQL. Every call is one round trip, parameterised.
+import * as alerts from './protocol/alerts.js';
 import * as children from './protocol/children.js';
 import * as claim from './protocol/claim.js';
 import * as enqueue from './protocol/enqueue.js';
 import * as heartbeat from './protocol/heartbeat.js';
 import * as operator from './protocol/operator.js';
+import * as outbox from './protocol/outbox.js';
 import * as reads from './protocol/reads.js';
 import * as recovery from './protocol/recovery.js';
 import * as registry from './protocol/registry.js';
@@ -22,11 +25,13 @@ import * as waits from './protocol/waits.js';
 import * as wake from './protocol/wake.js';
 
 export type { Queryable } from './queryable.js';
+export * from './protocol/alerts.js';
 export * from './protocol/children.js';
 export * from './protocol/claim.js';
 export * from './protocol/enqueue.js';
 export * from './protocol/heartbeat.js';
 export * from './protocol/operator.js';
+export * from './protocol/outbox.js';
 export * from './protocol/reads.js';
 export * from './protocol/recovery.js';
 export * from './protocol/registry.js';
@@ -83,6 +88,16 @@ export interface Protocol {
   tickStart: typeof tick.tickStart;
   countReady: typeof tick.countReady;
   retentionBatch: typeof retention.retentionBatch;
+  publish: typeof outbox.publish;
+  leaseOutbox: typeof outbox.leaseOutbox;
+  settleOutbox: typeof outbox.settleOutbox;
+  listOutbox: typeof outbox.listOutbox;
+  retryOutbox: typeof outbox.retryOutbox;
+  discardOutbox: typeof outbox.discardOutbox;
+  purgeOutbox: typeof outbox.purgeOutbox;
+  setOutboxLifecycle: typeof outbox.setOutboxLifecycle;
+  evaluateAlerts: typeof alerts.evaluateAlerts;
+  listAlerts: typeof alerts.listAlerts;
 }
 
 export const postgresProtocol: Protocol = {
@@ -120,4 +135,6 @@ export const postgresProtocol: Protocol = {
   tickStart: tick.tickStart,
   countReady: tick.countReady,
   ...retention,
+  ...outbox,
+  ...alerts,
 };

@@ -11,10 +11,12 @@ import type { HttpEnv } from './env.js';
 import { createHealthCheck } from './healthCheck.js';
 import { requireScope, requireSignature, type AuthSettings } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errorHandler.js';
+import { alertRoutes } from './routes/alerts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import type { RouteDeps } from './routes/deps.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { outboxRoutes } from './routes/outbox.js';
 import { queueRoutes } from './routes/queues.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { tickRoutes } from './routes/tick.js';
@@ -53,6 +55,8 @@ export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
   app.route('/queues', queueRoutes(deps));
   app.route('/workers', workerRoutes(deps));
   app.route('/schedules', scheduleRoutes(deps));
+  app.route('/outbox', outboxRoutes(deps));
+  app.route('/alerts', alertRoutes(deps));
   app.route('/ui', dashboardRoutes(deps));
   return app;
 }

@@ -11,8 +11,9 @@ import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { fireClaimedSlots } from './fireSlots.js';
-import { retentionSchedule, SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
+import { SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
+import { systemSchedules, type SystemSlotConfig } from './systemSchedules.js';
 
 const runnerOptionsSchema = z
   .object({
@@ -27,6 +28,8 @@ const runnerOptionsSchema = z
     schedules: z.array(z.custom<ScheduleDefinition>((v) => typeof v === 'object' && v !== null && 'name' in v)).default([]),
     /** Settings of the built-in sys.retention slot (with the `sys` namespace). */
     retention: z.custom<RetentionOptions>((v) => typeof v === 'object' && v !== null).default({}),
+    /** The sys.outbox and sys.alerts configuration (parsed), with the `sys` namespace. */
+    system: z.custom<SystemSlotConfig>((v) => typeof v === 'object' && v !== null).default({}),
     workerId: workerIdSchema.optional(),
     onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
   })
@@ -35,7 +38,12 @@ const runnerOptionsSchema = z
 export type ScheduleRunnerOptions = z.input<typeof runnerOptionsSchema>;
 
 /** Starts the one-slot worker on the `sys` queue that runs the sys.* jobs; returns how to stop it. */
-export type SystemWorkerStarter = (workerId: string, pollMs: number, onError: (err: unknown) => void) => { stop(): Promise<void> };
+export type SystemWorkerStarter = (
+  workerId: string,
+  pollMs: number,
+  onError: (err: unknown) => void,
+  system: SystemSlotConfig,
+) => { stop(): Promise<void> };
 
 export class SlotRunner {
   private readonly o: z.output<typeof runnerOptionsSchema>;
@@ -61,10 +69,12 @@ export class SlotRunner {
   /** Stores the configured schedules, starts the loop (and the system worker). */
   async start(): Promise<void> {
     await this.client.ready();
-    const defs = [...this.o.schedules, ...(this.withSystem ? [retentionSchedule(this.o.retention)] : [])];
+    const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
     const rows = defs.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
     await this.client.protocol.upsertSchedules(this.client.pool, this.client.namespace, rows);
-    if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err));
+    const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;
+    if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.client.pool, this.client.namespace, lifecycle);
+    if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err), this.o.system);
     this.schedule(0);
   }
 

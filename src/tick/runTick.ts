@@ -14,8 +14,12 @@ import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
-import { retentionSchedule, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
+import { parseAlertsOptions } from '../alerts/alertsOptions.js';
+import { parseOutboxOptions } from '../outbox/outboxOptions.js';
+import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
+import { systemSchedules, type SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { toScheduleRow } from '../schedules/scheduleRow.js';
+import { getTracer, meters, SpanKind, SpanStatusCode, tracingOn } from '../telemetry/telemetry.js';
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
@@ -40,7 +44,37 @@ const SKIP_SCAN = 1000;
  * leased is recovered by the next one.
  */
 export function runTick(options: TickOptions): Promise<TickSummary> {
-  return failFast(tick(options));
+  return tracingOn() ? tracedTick(options) : failFast(tick(options)).then(recordTimeLeft);
+}
+
+function recordTimeLeft(summary: TickSummary): TickSummary {
+  meters().tickTimeLeft.record(summary.msLeft);
+  return summary;
+}
+
+/** The tick inside a `workhorse.tick` span carrying its summary. */
+function tracedTick(options: TickOptions): Promise<TickSummary> {
+  return getTracer().startActiveSpan('workhorse.tick', { kind: SpanKind.INTERNAL }, async (span) => {
+    try {
+      const summary = recordTimeLeft(await failFast(tick(options)));
+      span.setAttributes({
+        'workhorse.tick.claimed': summary.claimed,
+        'workhorse.tick.succeeded': summary.succeeded,
+        'workhorse.tick.failed': summary.failed,
+        'workhorse.tick.retried': summary.retried,
+        'workhorse.tick.recovered': summary.recovered,
+        'workhorse.tick.slots_fired': summary.slotsFired,
+        'workhorse.tick.ms_left': summary.msLeft,
+      });
+      return summary;
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 async function tick(options: TickOptions): Promise<TickSummary> {
@@ -48,9 +82,13 @@ async function tick(options: TickOptions): Promise<TickSummary> {
   const plan = planTick(o);
   const log = o.log ?? ((line: string, err?: unknown) => console.error(line, err ?? ''));
   const withSystem = o.scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
+  const system: SystemSlotConfig = {
+    outbox: o.app.outbox ? parseOutboxOptions(o.app.outbox, 'app outbox options') : undefined,
+    alerts: o.app.alerts ? parseAlertsOptions(o.app.alerts, 'app alerts options') : undefined,
+  };
   const schedules = [
     ...(o.app.schedules ?? []),
-    ...(withSystem ? [retentionSchedule({ olderThanMs: o.retentionMs, everyMs: o.retentionEveryMs })] : []),
+    ...(withSystem ? systemSchedules({ olderThanMs: o.retentionMs, everyMs: o.retentionEveryMs }, system) : []),
   ];
 
   const pool =
@@ -79,7 +117,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       recoverLimit: o.recoverLimit,
     });
     o.app.configure(worker);
-    if (withSystem) addSystemHandlers(worker.handlers, client);
+    if (withSystem) addSystemHandlers(worker.handlers, client, system);
     worker.events.on('error', (err) => log('[workhorse] tick worker error:', err));
     const summary = emptySummary();
     countWorkerEvents(worker, summary);
@@ -107,6 +145,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
         }),
       );
       summary.recovered = start.recovered;
+      const lifecycle = withSystem ? system.outbox?.lifecycle : undefined;
+      if (lifecycle) await client.protocol.setOutboxLifecycle(pool, o.namespace, lifecycle);
       countSkips(summary, start.skips, o.skipsByType);
       if (start.slots.length > 0) {
         summary.slotsFired = await fireClaimedSlots(client.protocol, pool, o.namespace, start.slots, start.dbNow, o.scheduleCatchupLimit, (e) =>

@@ -21,6 +21,8 @@ import type { ResolvedWorkerOptions } from './options.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
+import { SettledCounts } from '../telemetry/settledCounts.js';
+import { meters } from '../telemetry/telemetry.js';
 
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
@@ -40,6 +42,8 @@ export interface CoreSetup {
 
 export class WorkerCore {
   readonly table = new LeaseTable();
+  /** Settlements tallied for the settled counter, added at each claim. */
+  private readonly settledCounts = new SettledCounts();
   readonly leaseMs: number;
   registered = false;
   localPaused = false;
@@ -94,7 +98,10 @@ export class WorkerCore {
         settler: this.settler,
         retryDelayMs: options.retryDelayMs,
         onStale: (error, j) => s.events.emit('stale', error, j),
-        onSettled: (o) => s.events.emit('settled', o),
+        onSettled: (o) => {
+          this.settledCounts.add(o.job.type, o.status);
+          s.events.emit('settled', o);
+        },
         onError: (err) => this.emitError(err),
       },
       onSlotFree: () => s.wake('slot'),
@@ -184,6 +191,7 @@ export class WorkerCore {
     const limit = this.freeRoom;
     if (limit <= 0 || this.s.handlers.size === 0 || this.executor.closed) return [];
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
+    this.settledCounts.flush();
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
       queues: this.rotatedQueues(),
@@ -206,6 +214,7 @@ export class WorkerCore {
       throw err;
     }
     if (jobs.length === 0) return [];
+    meters().claimed.add(jobs.length);
     this.s.events.emit('claimed', jobs);
     const leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim')));
     this.executor.fill();
@@ -242,6 +251,7 @@ export class WorkerCore {
   async shutdown(): Promise<void> {
     await this.heartbeat.stop();
     await this.claimInFlight;
+    this.settledCounts.flush();
     if (!this.registered) return;
     this.registered = false;
     const unstarted = this.table.takeBuffered();

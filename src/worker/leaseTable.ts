@@ -9,6 +9,7 @@
 // the new lease supersedes the old, which leaves the table at once and is
 // reported to `onSuperseded` to be aborted; its late writes meet the fence.
 import type { ClaimedJob, HeldLease } from '../db/protocol.js';
+import type { Span } from '@opentelemetry/api';
 import { JobAbort } from './jobAbort.js';
 
 export type LeaseState = 'buffered' | 'running' | 'settling';
@@ -17,6 +18,10 @@ export class Lease {
   readonly abort = new JobAbort();
   state: LeaseState = 'buffered';
   lost = false;
+  /** When the handler started (performance.now()), for the duration metric. */
+  startedMs = 0;
+  /** The attempt's span, when a tracer provider is registered. */
+  span: Span | undefined = undefined;
   private finished = false;
   private waiters: (() => void)[] | undefined;
 

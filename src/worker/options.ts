@@ -5,6 +5,9 @@ import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { workerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
+import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
+import { outboxOptionsSchema } from '../outbox/outboxOptions.js';
+import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
 
@@ -49,6 +52,10 @@ export const workerOptionsSchema = z
     scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1).optional(),
     /** At most this many missed cadences of one slot fire at once (the most recent). */
     scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
+    /** With the `sys` schedule namespace: deliver the outbox to these sinks (sys.outbox, and right after each commit). */
+    outbox: outboxOptionsSchema.optional(),
+    /** With the `sys` schedule namespace: evaluate the alert rules (sys.alerts). */
+    alerts: alertsOptionsSchema.optional(),
     /** Overrides the persisted retry policy: ms, or a function (undefined defers to the database). */
     retryDelayMs: z
       .union([z.number().int().min(0), z.custom<(attempt: number, job: ClaimedJob) => number | undefined>((v) => typeof v === 'function')])
@@ -62,6 +69,14 @@ export const workerOptionsSchema = z
   .refine((o) => o.maxPollMs === undefined || o.maxPollMs >= o.pollMs, {
     message: 'maxPollMs must be at least pollMs',
     path: ['maxPollMs'],
+  })
+  .refine((o) => o.outbox === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
+    message: 'outbox is delivered by the sys slots: add "sys" to scheduleNamespaces',
+    path: ['outbox'],
+  })
+  .refine((o) => o.alerts === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
+    message: 'alerts are evaluated by the sys slots: add "sys" to scheduleNamespaces',
+    path: ['alerts'],
   });
 
 /** Listener-less idle polls back off up to this unless maxPollMs says otherwise. */
@@ -88,6 +103,8 @@ export interface ResolvedWorkerOptions {
   retryDelayMs: RetryDelay | undefined;
   scheduleNamespaces: string[] | undefined;
   scheduleCatchupLimit: number;
+  /** sys.outbox and sys.alerts configuration (used with the `sys` schedule namespace). */
+  system: SystemSlotConfig;
 }
 
 export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): ResolvedWorkerOptions {
@@ -109,5 +126,6 @@ export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): R
     retryDelayMs: o.retryDelayMs,
     scheduleNamespaces: o.scheduleNamespaces,
     scheduleCatchupLimit: o.scheduleCatchupLimit,
+    system: { outbox: o.outbox, alerts: o.alerts ? resolveAlertsOptions(o.alerts) : undefined },
   };
 }

@@ -8,7 +8,9 @@ import type { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import { WorkerStoppedError } from '../errors.js';
 import { SlotRunner } from '../schedules/slotRunner.js';
+import { OutboxPump } from '../outbox/outboxPump.js';
 import { SYSTEM_QUEUE } from '../schedules/retention.js';
+import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { parseConfig } from '../validation.js';
 import { WorkerCore } from './core.js';
 import { HandlerRegistry } from './handlerRegistry.js';
@@ -179,19 +181,26 @@ export class Worker {
         intervalMs: Math.min(5000, this.options.pollMs * 5),
         workerId: `${this.workerId}:schedules`,
         onError: (err) => this.core.emitError(err),
+        system: this.options.system,
       },
-      (workerId, pollMs, onError) => Worker.startSystemWorker(this.client, workerId, pollMs, onError),
+      (workerId, pollMs, onError, system) => Worker.startSystemWorker(this.client, workerId, pollMs, onError, system),
     );
     await runner.start();
     return runner;
   }
 
-  /** A one-slot worker on the `sys` queue running the built-in sys.* jobs; returns how to stop it. */
-  static startSystemWorker(client: Client, workerId: string, pollMs: number, onError: (err: unknown) => void): Companion {
+  /**
+   * A one-slot worker on the `sys` queue running the built-in sys.* jobs
+   * (and, with sinks, the outbox pump that delivers right after each
+   * commit); returns how to stop it.
+   */
+  static startSystemWorker(client: Client, workerId: string, pollMs: number, onError: (err: unknown) => void, system: SystemSlotConfig = {}): Companion {
     const worker = new Worker(client, { queue: SYSTEM_QUEUE, concurrency: 1, workerId, pollMs });
-    addSystemHandlers(worker.handlers, client);
+    addSystemHandlers(worker.handlers, client, system);
     worker.events.on('error', onError);
     const run = worker.run();
-    return { stop: () => worker.stop().then(() => run) };
+    const pump = system.outbox ? new OutboxPump(client, system.outbox, `${workerId}:pump`, onError) : undefined;
+    pump?.start();
+    return { stop: () => Promise.all([pump?.stop(), worker.stop().then(() => run)]).then(() => undefined) };
   }
 }

@@ -169,10 +169,22 @@ describe('WorkhorseTickWorker', () => {
     expect(fns[migrateId]!.Properties.Timeout).toBe(300);
   });
 
-  it('alarms on errors, throttles and duration near the timeout of each function, and on the ready backlog', () => {
+  it('alarms on errors, throttles and duration near the timeout of each function, on the ready backlog and on each alert rule', () => {
     const alarms = template.findResources('AWS::CloudWatch::Alarm');
-    expect(Object.keys(alarms)).toHaveLength(7);
-    expect(worker.alarms).toHaveLength(7);
+    expect(Object.keys(alarms)).toHaveLength(7 + 8);
+    expect(worker.alarms).toHaveLength(7 + 8);
+    for (const rule of ['backlog', 'oldest_ready', 'failure_rate', 'dead_worker', 'unhandled_type', 'stuck_lease', 'slot_missed', 'held_xmin']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Workhorse',
+        MetricName: 'OpenAlerts',
+        Dimensions: [
+          { Name: 'Rule', Value: rule },
+          { Name: 'WorkhorseNamespace', Value: 'default' },
+        ],
+        Statistic: 'Maximum',
+        Threshold: 1,
+      });
+    }
     const tickDims = [{ Name: 'FunctionName', Value: { Ref: tickId } }];
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Lambda',

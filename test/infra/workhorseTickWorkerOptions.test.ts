@@ -39,7 +39,7 @@ describe('WorkhorseTickWorker options', () => {
       owner.startsWith('Workhorse') && asArray(statement.Action).includes('lambda:InvokeFunction'),
     );
     expect(invokes).toEqual([]);
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 4 + 8);
   });
 
   it('takes a custom cadence, a plain database URL and a log retention', () => {

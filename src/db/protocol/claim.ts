@@ -33,6 +33,8 @@ export interface ClaimedJob {
   progress: unknown;
   createdAt: Date;
   leaseExpiresAt: Date;
+  /** W3C trace context of the span that enqueued the job ({ traceparent, tracestate? }), or null. */
+  traceContext: { traceparent: string; tracestate?: string } | null;
 }
 
 /** A claim_many_v1 row (an array, in the column order of workhorse.claimed_job). */
@@ -52,6 +54,7 @@ export function toClaimedJob(r: unknown[]): ClaimedJob {
     progress: r[11],
     createdAt: new Date(r[12] as number),
     leaseExpiresAt: new Date(r[13] as number),
+    traceContext: (r[14] as ClaimedJob['traceContext']) ?? null,
   };
 }
 

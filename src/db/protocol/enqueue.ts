@@ -18,6 +18,8 @@ export interface JobInsert {
   concurrency_key?: string;
   dedupe_key?: string;
   timeout_ms?: number;
+  /** W3C trace context of the enqueueing span. */
+  trace_context?: { traceparent: string; tracestate?: string };
 }
 
 export interface Enqueued {

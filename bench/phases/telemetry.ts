@@ -1,0 +1,143 @@
+// What OpenTelemetry costs a drain, measured in this process on a fresh
+// database: the same no-op drain with no provider registered and with a
+// tracer provider (batching span processor, exporter that drops) and a meter
+// provider (every instrument aggregated) registered, the two taking turns
+// round by round so a drift of the machine hits both. Reports each round's
+// rate, the medians, the ratio, and the spread between the rounds without a
+// provider (the noise floor a difference must clear to mean anything).
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { z } from 'zod';
+import { createClient, defineJob, Worker } from '../../src/index.js';
+import { withDatabase, type PhaseContext } from './context.js';
+
+const Noop = defineJob({ type: 'bench.otel', queue: 'otel', schema: z.object({}) });
+
+export interface TelemetryResult {
+  jobs: number;
+  offRates: number[];
+  onRates: number[];
+  offMedian: number;
+  onMedian: number;
+  /** onMedian / offMedian. */
+  ratio: number;
+  /** (max - min) / median of the rounds without a provider. */
+  offSpread: number;
+  /** This process's CPU (user + system) per job, median of the rounds, µs. */
+  offCpuUs: number;
+  onCpuUs: number;
+  spansExported: number;
+}
+
+class DroppingExporter implements SpanExporter {
+  count = 0;
+  export(spans: ReadableSpan[], done: (r: { code: number }) => void): void {
+    this.count += spans.length;
+    done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+class IdleReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResult> {
+  const jobs = Math.min(ctx.flags.jobs, 10_000);
+  return withDatabase(ctx, 'workhorse', async (db) => {
+    const client = createClient({ connectionString: db.url, jobs: [Noop], poolMax: 6 });
+    await client.migrate();
+    const exporter = new DroppingExporter();
+    const offRates: number[] = [];
+    const onRates: number[] = [];
+    const offCpu: number[] = [];
+    const onCpu: number[] = [];
+    try {
+      const rounds = Math.max(5, ctx.flags.rounds);
+      for (let round = 1; round <= rounds; round++) {
+        const order = round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+        for (const mode of order) {
+          let tracer: BasicTracerProvider | undefined;
+          let meter: MeterProvider | undefined;
+          if (mode === 'on') {
+            context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+            tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 100_000, maxExportBatchSize: 2048 })] });
+            trace.setGlobalTracerProvider(tracer);
+            meter = new MeterProvider({ readers: [new IdleReader()] });
+            metrics.setGlobalMeterProvider(meter);
+          }
+          try {
+            const { rate, cpuUs } = await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
+            (mode === 'on' ? onRates : offRates).push(rate);
+            (mode === 'on' ? onCpu : offCpu).push(cpuUs);
+            ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job`);
+          } finally {
+            if (tracer) await tracer.forceFlush();
+            trace.disable();
+            metrics.disable();
+            context.disable();
+            await tracer?.shutdown();
+            await meter?.shutdown();
+          }
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    const offMedian = median(offRates);
+    const onMedian = median(onRates);
+    return {
+      jobs,
+      offRates,
+      onRates,
+      offMedian,
+      onMedian,
+      ratio: onMedian / offMedian,
+      offSpread: (Math.max(...offRates) - Math.min(...offRates)) / offMedian,
+      offCpuUs: median(offCpu),
+      onCpuUs: median(onCpu),
+      spansExported: exporter.count,
+    };
+  });
+}
+
+/** Enqueues `jobs` no-op jobs, then drains them with one worker; returns jobs per second and this process's CPU per job. */
+async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, concurrency: number, prefetch: number): Promise<{ rate: number; cpuUs: number }> {
+  for (let i = 0; i < jobs; i += 1000) {
+    await client.enqueueMany(Array.from({ length: Math.min(1000, jobs - i) }, () => ({ job: Noop, payload: {} })));
+  }
+  const worker = new Worker(client, { queue: 'otel', concurrency, prefetch, pollMs: 50, heartbeatMs: 30_000 });
+  worker.handle(Noop, async () => null);
+  let settled = 0;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  worker.events.on('settled', () => {
+    if (++settled === jobs) resolveDone();
+  });
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const run = worker.run();
+  await done;
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await worker.stop();
+  await run;
+  await client.pool.query("delete from workhorse.jobs where type = 'bench.otel'");
+  return { rate: jobs / seconds, cpuUs: (cpu.user + cpu.system) / jobs };
+}
+
+export function telemetryLines(t: TelemetryResult): string[] {
+  const r = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
+  return [
+    '',
+    `OpenTelemetry (workhorse, ${t.jobs} no-op jobs per drain, one worker, rounds interleaved):`,
+    `  no provider: median ${Math.round(t.offMedian)} jobs/s (rounds ${r(t.offRates)}; spread ${(t.offSpread * 100).toFixed(1)} %)`,
+    `  tracer + meter provider: median ${Math.round(t.onMedian)} jobs/s (rounds ${r(t.onRates)}); ${t.spansExported} spans exported`,
+    `  cost of a registered provider: ${((1 - t.ratio) * 100).toFixed(1)} % of the drain rate; worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)`,
+  ];
+}

@@ -1,0 +1,192 @@
+-- alerts: the rules the sys.alerts slot evaluates from the database each
+-- cadence, and the open/resolved ledger of what they found. Each rule is
+-- one query over the state the protocol already keeps; its thresholds come
+-- in a JSON object (a rule absent from it is not evaluated). An alert opens
+-- once per (rule, key), stays open while the condition holds and resolves
+-- when it clears; each opening and resolution is published on the outbox
+-- topic workhorse.alert in the same transaction.
+
+create function workhorse.alert_conditions_v1(p_namespace text, p_rules jsonb)
+returns table (rule text, key text, details jsonb) language plpgsql stable as $$
+#variable_conflict use_column
+declare
+  r jsonb;
+begin
+  -- backlog and oldest_ready: due ready jobs without a lease (a leased job is running), per unpaused queue.
+  if p_rules ? 'backlog' or p_rules ? 'oldest_ready' then
+    return query
+    with ready as (
+      select j.queue, count(*) as n, min(j.run_at) as oldest
+        from workhorse.jobs j
+       where j.namespace = p_namespace and j.status = 'ready' and j.run_at <= now()
+         and not exists (select 1 from workhorse.job_runtime l where l.job_id = j.id)
+         and not exists (select 1 from workhorse.queues q where q.namespace = p_namespace and q.name = j.queue and q.paused)
+       group by j.queue
+    )
+    select 'backlog'::text, q.queue, jsonb_build_object('queue', q.queue, 'ready', q.n, 'max', (p_rules->'backlog'->>'max')::bigint)
+      from ready q where p_rules ? 'backlog' and q.n > (p_rules->'backlog'->>'max')::bigint
+    union all
+    select 'oldest_ready'::text, q.queue,
+           jsonb_build_object('queue', q.queue, 'ageMs', floor(extract(epoch from now() - q.oldest) * 1000)::bigint,
+                              'maxAgeMs', (p_rules->'oldest_ready'->>'maxAgeMs')::bigint)
+      from ready q where p_rules ? 'oldest_ready'
+       and q.oldest < now() - (p_rules->'oldest_ready'->>'maxAgeMs')::bigint * interval '1 millisecond';
+  end if;
+
+  -- failure_rate: failed attempts (failed, retried, recovered) against successes in the window, per type.
+  r := p_rules->'failure_rate';
+  if r is not null then
+    return query
+    with f as (
+      select j.type, count(*) as n from workhorse.job_attempts a join workhorse.jobs j on j.id = a.job_id
+       where a.namespace = p_namespace and a.finished_at > now() - (r->>'windowMs')::bigint * interval '1 millisecond'
+         and a.outcome in ('failed', 'retried', 'recovered')
+       group by j.type
+    ), s as (
+      select j.type, count(*) as n from workhorse.jobs j
+       where j.namespace = p_namespace and j.status = 'succeeded'
+         and j.finished_at > now() - (r->>'windowMs')::bigint * interval '1 millisecond'
+       group by j.type
+    )
+    select 'failure_rate'::text, f.type,
+           jsonb_build_object('type', f.type, 'failures', f.n, 'successes', coalesce(s.n, 0),
+                              'rate', round(f.n::numeric / (f.n + coalesce(s.n, 0)), 4), 'maxRate', (r->>'maxRate')::numeric,
+                              'windowMs', (r->>'windowMs')::bigint)
+      from f left join s on s.type = f.type
+     where f.n >= (r->>'minFailures')::bigint and f.n::numeric / (f.n + coalesce(s.n, 0)) > (r->>'maxRate')::numeric;
+  end if;
+
+  -- dead_worker: a registered worker silent for this many of its heartbeats (a clean stop deregisters).
+  r := p_rules->'dead_worker';
+  if r is not null then
+    return query
+    select 'dead_worker'::text, w.id,
+           jsonb_build_object('workerId', w.id, 'kind', w.kind, 'build', w.build, 'state', w.state,
+                              'silentMs', floor(extract(epoch from now() - w.last_seen) * 1000)::bigint, 'heartbeatMs', w.heartbeat_ms)
+      from workhorse.worker_registry w
+     where w.namespace = p_namespace
+       and (w.state = 'dead' or w.last_seen < now() - (r->>'missedHeartbeats')::integer * w.heartbeat_ms * interval '1 millisecond');
+  end if;
+
+  -- unhandled_type: ready jobs due for a while whose (queue, type) no live worker claims.
+  r := p_rules->'unhandled_type';
+  if r is not null then
+    return query
+    with pending as (
+      select j.queue, j.type, count(*) as n, min(j.run_at) as oldest from workhorse.jobs j
+       where j.namespace = p_namespace and j.status = 'ready'
+         and j.run_at < now() - (r->>'minAgeMs')::bigint * interval '1 millisecond'
+         and not exists (select 1 from workhorse.job_runtime l where l.job_id = j.id)
+       group by j.queue, j.type
+    )
+    select 'unhandled_type'::text, p.type || '@' || p.queue,
+           jsonb_build_object('type', p.type, 'queue', p.queue, 'ready', p.n,
+                              'oldestAgeMs', floor(extract(epoch from now() - p.oldest) * 1000)::bigint)
+      from pending p
+     where not exists (
+       select 1 from workhorse.worker_registry w
+        where w.namespace = p_namespace and w.state <> 'dead'
+          and w.last_seen > now() - 7 * w.heartbeat_ms * interval '1 millisecond'
+          and p.queue = any(w.queues) and p.type = any(w.types));
+  end if;
+
+  -- stuck_lease: leases expired for longer than the grace that no recovery pass took back.
+  r := p_rules->'stuck_lease';
+  if r is not null then
+    return query
+    select 'stuck_lease'::text, l.job_id::text,
+           jsonb_build_object('jobId', l.job_id::text, 'workerId', l.worker_id, 'queue', l.queue,
+                              'expiredMs', floor(extract(epoch from now() - l.expires_at) * 1000)::bigint)
+      from workhorse.job_runtime l
+     where l.namespace = p_namespace and l.expires_at < now() - (r->>'graceMs')::bigint * interval '1 millisecond';
+  end if;
+
+  -- slot_missed: an enabled recurring slot whose next cadence is overdue by several cadences.
+  r := p_rules->'slot_missed';
+  if r is not null then
+    return query
+    select 'slot_missed'::text, s.name,
+           jsonb_build_object('schedule', s.name, 'scheduleNamespace', s.schedule_namespace,
+                              'overdueMs', floor(extract(epoch from now() - s.next_run_at) * 1000)::bigint,
+                              'lastFiredAt', s.last_fired_at)
+      from workhorse.schedules s
+     where s.namespace = p_namespace and s.enabled
+       and s.next_run_at < now() - (case when s.interval_ms is not null then (r->>'cadences')::integer * s.interval_ms
+                                         else (r->>'cronGraceMs')::bigint end) * interval '1 millisecond';
+  end if;
+
+  -- held_xmin: a session of this database whose open transaction (or idle-in-transaction session)
+  -- holds a snapshot older than maxAgeMs, or a replication slot holding an xmin older than maxSlotXidAge.
+  r := p_rules->'held_xmin';
+  if r is not null then
+    return query
+    select 'held_xmin'::text, 'backend:' || a.pid || ':' || floor(extract(epoch from a.backend_start))::bigint,
+           jsonb_build_object('source', 'backend', 'pid', a.pid, 'state', a.state, 'user', a.usename,
+                              'applicationName', a.application_name, 'clientAddr', a.client_addr::text,
+                              'xactAgeMs', floor(extract(epoch from now() - a.xact_start) * 1000)::bigint,
+                              'xminAge', age(a.backend_xmin), 'query', left(a.query, 200))
+      from pg_stat_activity a
+     where a.datname = current_database() and a.pid <> pg_backend_pid() and a.backend_type = 'client backend'
+       and (a.backend_xmin is not null or a.backend_xid is not null)
+       and a.xact_start < now() - (r->>'maxAgeMs')::bigint * interval '1 millisecond'
+    union all
+    select 'held_xmin'::text, 'slot:' || s.slot_name,
+           jsonb_build_object('source', 'replication_slot', 'slot', s.slot_name, 'slotType', s.slot_type, 'active', s.active,
+                              'xminAge', greatest(age(s.xmin), age(s.catalog_xmin)))
+      from pg_replication_slots s
+     where greatest(coalesce(age(s.xmin), 0), coalesce(age(s.catalog_xmin), 0)) > (r->>'maxSlotXidAge')::bigint;
+  end if;
+end $$;
+comment on function workhorse.alert_conditions_v1(text, jsonb) is
+  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats}, unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
+
+create function workhorse.evaluate_alerts_v1(p_namespace text, p_rules jsonb)
+returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)
+language plpgsql as $$
+#variable_conflict use_column
+begin
+  perform workhorse.check_namespace_v1(p_namespace);
+  return query
+  with cond as (
+    select c.rule, c.key, c.details from workhorse.alert_conditions_v1(p_namespace, p_rules) c
+  ), opened as (
+    insert into workhorse.alerts as a (namespace, rule, key, details)
+    select p_namespace, c.rule, c.key, c.details from cond c
+    on conflict (namespace, rule, key) where state = 'open' do nothing
+    returning a.rule, a.key, a.state, a.opened_at, a.resolved_at, a.details
+  ), resolved as (
+    update workhorse.alerts a set state = 'resolved', resolved_at = now()
+     where a.namespace = p_namespace and a.state = 'open' and p_rules ? a.rule
+       and not exists (select 1 from cond c where c.rule = a.rule and c.key = a.key)
+    returning a.rule, a.key, a.state, a.opened_at, a.resolved_at, a.details
+  ), changes as (
+    select * from opened union all select * from resolved
+  ), published as (
+    insert into workhorse.outbox_events (namespace, topic, key, payload)
+    select p_namespace, 'workhorse.alert', 'alert:' || c.rule || ':' || c.key,
+           jsonb_build_object('rule', c.rule, 'key', c.key, 'state', c.state, 'openedAt', c.opened_at,
+                              'resolvedAt', c.resolved_at, 'details', c.details)
+      from changes c
+    returning 1
+  )
+  select c.rule, c.key, c.state, c.opened_at, c.resolved_at, c.details from changes c order by c.rule, c.key;
+  if found then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
+end $$;
+comment on function workhorse.evaluate_alerts_v1(text, jsonb) is
+  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), resolves the open alerts of those rules whose condition no longer holds, and publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
+
+create function workhorse.list_alerts_v1(p_namespace text, p_state text, p_limit integer)
+returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)
+language plpgsql stable as $$
+#variable_conflict use_column
+begin
+  if p_state is not null and p_state not in ('open', 'resolved') then
+    raise exception 'invalid alert state %', p_state using errcode = '22023';
+  end if;
+  return query
+  select a.rule, a.key, a.state, a.opened_at, a.resolved_at, a.details from workhorse.alerts a
+   where a.namespace = p_namespace and (p_state is null or a.state = p_state)
+   order by a.id desc limit least(greatest(p_limit, 1), 1000);
+end $$;
+comment on function workhorse.list_alerts_v1(text, text, integer) is
+  'Alerts of the namespace, newest first, filtered by state (open | resolved) when not null, at most p_limit (1..1000). Refuses an unknown state with 22023.';

@@ -1,0 +1,184 @@
+-- outbox: the transactional outbox behind client.publish and the sys.outbox
+-- slot. publish_v1 writes an event in the caller's transaction and sends a
+-- wake hint on the namespace's outbox channel (NOTIFY is delivered at
+-- commit, so a listening deliverer only ever hears of committed events).
+-- A deliverer leases a batch with outbox_lease_v1, delivers it (per key in
+-- id order, stopping a key at its first failure) and records the outcome
+-- with outbox_settle_v1, which writes only rows it still holds: a deliverer
+-- whose lease expired and was taken over changes nothing. A deliverer that
+-- dies leaves its events pending; they are leased again when its lease
+-- expires.
+
+-- The outbox wake channel: the wake channel of the pseudo-queue '#outbox'
+-- (a queue name never holds '#', so it meets no real queue's channel).
+create function workhorse.outbox_channel_v1(p_namespace text)
+returns text language sql immutable parallel safe as $$
+  select workhorse.wake_channel_v1(p_namespace, '#outbox')
+$$;
+comment on function workhorse.outbox_channel_v1(text) is
+  'The NOTIFY channel on which publish_v1 announces new outbox events of the namespace: wake_channel_v1(namespace, ''#outbox''). Payload: ms until the earliest announced event is due (0 = now).';
+
+create function workhorse.publish_v1(
+  p_namespace text, p_topic text, p_key text, p_payload jsonb, p_delay_ms bigint default 0)
+returns bigint language plpgsql as $$
+declare
+  v_id bigint;
+begin
+  perform workhorse.check_namespace_v1(p_namespace);
+  if p_topic is null or p_topic !~ '^[A-Za-z0-9_.:/-]{1,200}$' then
+    raise exception 'invalid topic %: 1-200 characters of letters, digits, "_", ".", ":", "/" or "-"', coalesce(p_topic, 'null')
+      using errcode = 'WH422';
+  end if;
+  if p_key is not null and (octet_length(p_key) = 0 or octet_length(p_key) > 500) then
+    raise exception 'invalid outbox key: 1-500 bytes' using errcode = 'WH422';
+  end if;
+  insert into workhorse.outbox_events (namespace, topic, key, payload, available_at)
+  values (p_namespace, p_topic, p_key, coalesce(p_payload, 'null'::jsonb),
+          now() + greatest(coalesce(p_delay_ms, 0), 0) * interval '1 millisecond')
+  returning id into v_id;
+  perform pg_notify(workhorse.outbox_channel_v1(p_namespace), greatest(coalesce(p_delay_ms, 0), 0)::text)
+   where coalesce(p_delay_ms, 0) <= workhorse.wake_horizon_ms_v1();
+  return v_id;
+end $$;
+comment on function workhorse.publish_v1(text, text, text, jsonb, bigint) is
+  'Writes one outbox event (topic: 1-200 of [A-Za-z0-9_.:/-]; key: null or 1-500 bytes, events of one key are delivered in id order; payload jsonb; available after p_delay_ms) in the caller''s transaction, and sends a hint on outbox_channel_v1 (delivered at commit). Refuses a bad namespace, topic or key with WH422. Returns the event id.';
+
+create function workhorse.outbox_lease_v1(p_namespace text, p_owner text, p_limit integer, p_lease_ms integer)
+returns table (id bigint, topic text, key text, payload jsonb, attempts integer, created_at timestamptz)
+language sql as $$
+  with cand as materialized (
+    select e.id, e.key from workhorse.outbox_events e
+     where e.namespace = p_namespace and e.state = 'pending' and e.available_at <= now()
+       and (e.leased_until is null or e.leased_until < now())
+     order by e.id
+     limit greatest(p_limit, 0)
+     for update skip locked
+  ), ok as (
+    -- An event goes out only after every earlier pending event of its key:
+    -- those must be in this batch (it delivers them first, in order).
+    select c.id from cand c
+     where c.key is null or not exists (
+       select 1 from workhorse.outbox_events p
+        where p.namespace = p_namespace and p.key = c.key and p.state = 'pending' and p.id < c.id
+          and p.id not in (select x.id from cand x))
+  )
+  update workhorse.outbox_events e
+     set leased_by = p_owner, leased_until = now() + greatest(p_lease_ms, 1000) * interval '1 millisecond'
+    from ok where e.id = ok.id
+  returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at
+$$;
+comment on function workhorse.outbox_lease_v1(text, text, integer, integer) is
+  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first, skipping rows others hold, and leaving out an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+
+create function workhorse.outbox_settle_v1(
+  p_namespace text, p_owner text, p_delivered bigint[], p_failed bigint[], p_errors jsonb,
+  p_released bigint[], p_max_attempts integer, p_base_ms integer, p_max_ms integer)
+returns table (delivered integer, retried integer, dead integer) language plpgsql as $$
+#variable_conflict use_column
+declare
+  v_delivered integer;
+  v_retried integer;
+  v_dead integer;
+begin
+  perform workhorse.check_lengths_v1('outbox_settle_v1 failed/errors', cardinality(p_failed), jsonb_array_length(coalesce(p_errors, '[]'::jsonb)));
+  update workhorse.outbox_events e
+     set state = 'delivered', delivered_at = now(), attempts = e.attempts + 1, leased_by = null, leased_until = null
+   where e.namespace = p_namespace and e.id = any(p_delivered) and e.leased_by = p_owner and e.state = 'pending';
+  get diagnostics v_delivered = row_count;
+
+  with f as (
+    select u.id, u.ord, p_errors -> (u.ord::integer - 1) as err
+      from unnest(p_failed) with ordinality u(id, ord)
+  ), upd as (
+    update workhorse.outbox_events e
+       set attempts = e.attempts + 1,
+           state = case when e.attempts + 1 >= p_max_attempts then 'dead' else 'pending' end,
+           available_at = now() + least(p_max_ms::double precision,
+                                        p_base_ms * power(2::double precision, least(e.attempts, 30))) * interval '1 millisecond',
+           last_error = f.err, leased_by = null, leased_until = null
+      from f
+     where e.namespace = p_namespace and e.id = f.id and e.leased_by = p_owner and e.state = 'pending'
+    returning e.state
+  )
+  select count(*) filter (where upd.state = 'pending'), count(*) filter (where upd.state = 'dead')
+    into v_retried, v_dead from upd;
+
+  update workhorse.outbox_events e set leased_by = null, leased_until = null
+   where e.namespace = p_namespace and e.id = any(p_released) and e.leased_by = p_owner and e.state = 'pending';
+  return query select v_delivered, v_retried, v_dead;
+end $$;
+comment on function workhorse.outbox_settle_v1(text, text, bigint[], bigint[], jsonb, bigint[], integer, integer, integer) is
+  'Records a delivery batch of p_owner: p_delivered become delivered; p_failed (with p_errors, a JSON array in the same order) count an attempt and are available again after least(p_max_ms, p_base_ms * 2^(attempts before)) ms, or dead once attempts reach p_max_attempts; p_released go back untouched. Writes only rows p_owner still leases (a deliverer whose lease was taken over changes nothing). Returns the counts written.';
+
+create function workhorse.list_outbox_v1(p_namespace text, p_state text, p_topic text, p_limit integer, p_before_id bigint)
+returns table (id bigint, topic text, key text, payload jsonb, state text, attempts integer, available_at timestamptz,
+               leased_until timestamptz, last_error jsonb, created_at timestamptz, delivered_at timestamptz)
+language plpgsql stable as $$
+#variable_conflict use_column
+begin
+  if p_state is not null and p_state not in ('pending', 'delivered', 'dead') then
+    raise exception 'invalid outbox state %', p_state using errcode = '22023';
+  end if;
+  return query
+  select e.id, e.topic, e.key, e.payload, e.state, e.attempts, e.available_at, e.leased_until, e.last_error, e.created_at, e.delivered_at
+    from workhorse.outbox_events e
+   where e.namespace = p_namespace and (p_state is null or e.state = p_state)
+     and (p_topic is null or e.topic = p_topic) and (p_before_id is null or e.id < p_before_id)
+   order by e.id desc
+   limit least(greatest(p_limit, 1), 500);
+end $$;
+comment on function workhorse.list_outbox_v1(text, text, text, integer, bigint) is
+  'Outbox events of the namespace, newest first, filtered by state (pending | delivered | dead) and topic when not null, below p_before_id, at most p_limit (1..500). Refuses an unknown state with 22023.';
+
+create function workhorse.retry_outbox_v1(p_namespace text, p_ids bigint[])
+returns setof bigint language plpgsql as $$
+begin
+  return query
+  with upd as (
+    update workhorse.outbox_events e
+       set state = 'pending', attempts = 0, available_at = now(), leased_by = null, leased_until = null
+     where e.namespace = p_namespace and e.id = any(p_ids) and e.state in ('dead', 'pending')
+       and (e.leased_until is null or e.leased_until < now())
+    returning e.id
+  ) select upd.id from upd;
+  if found then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
+end $$;
+comment on function workhorse.retry_outbox_v1(text, bigint[]) is
+  'Makes dead (or waiting, not leased) events pending again with a fresh attempt budget, due now, and wakes the deliverers. Returns the ids changed; a delivered, leased or unknown id is left out.';
+
+create function workhorse.discard_outbox_v1(p_namespace text, p_ids bigint[])
+returns setof bigint language sql as $$
+  delete from workhorse.outbox_events e
+   where e.namespace = p_namespace and e.id = any(p_ids) and e.state in ('dead', 'pending')
+     and (e.leased_until is null or e.leased_until < now())
+  returning e.id
+$$;
+comment on function workhorse.discard_outbox_v1(text, bigint[]) is
+  'Deletes dead or pending (not leased) events: they are never delivered. Returns the ids deleted; a delivered, leased or unknown id is left out.';
+
+create function workhorse.purge_outbox_v1(p_namespace text, p_older_than_ms bigint, p_limit integer)
+returns integer language sql as $$
+  with doomed as (
+    select e.id from workhorse.outbox_events e
+     where e.namespace = p_namespace and e.state = 'delivered'
+       and e.delivered_at < now() - p_older_than_ms * interval '1 millisecond'
+     order by e.id limit p_limit for update skip locked
+  ), gone as (delete from workhorse.outbox_events e using doomed d where e.id = d.id returning 1)
+  select count(*)::integer from gone
+$$;
+comment on function workhorse.purge_outbox_v1(text, bigint, integer) is
+  'Deletes up to p_limit delivered events delivered more than p_older_than_ms ago. Returns how many.';
+
+create function workhorse.set_outbox_lifecycle_v1(p_namespace text, p_events text[])
+returns void language plpgsql as $$
+begin
+  perform workhorse.check_namespace_v1(p_namespace);
+  if exists (select 1 from unnest(coalesce(p_events, '{}')) e where e not in ('succeeded', 'failed', 'dead')) then
+    raise exception 'invalid lifecycle events %: each is succeeded, failed or dead', p_events using errcode = 'WH422';
+  end if;
+  insert into workhorse.outbox_lifecycle (namespace, events) values (p_namespace, coalesce(p_events, '{}'))
+  on conflict (namespace) do update set events = excluded.events, updated_at = now()
+   where workhorse.outbox_lifecycle.events is distinct from excluded.events;
+end $$;
+comment on function workhorse.set_outbox_lifecycle_v1(text, text[]) is
+  'Sets which job lifecycle events the namespace publishes through the outbox on settlement: any of succeeded (topic workhorse.job.succeeded), failed (an attempt failed and will be retried: workhorse.job.failed), dead (failed for good: workhorse.job.dead); an empty array publishes none. Refuses anything else with WH422.';

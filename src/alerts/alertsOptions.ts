@@ -1,0 +1,34 @@
+// The `alerts` option of defineApp and of a Worker that fires the `sys`
+// slots: the sys.alerts cadence and per-rule threshold overrides. Parsed
+// once; the resolved thresholds travel in each sys.alerts job's payload.
+import * as z from 'zod';
+import { parseConfig } from '../validation.js';
+import { resolveThresholds, thresholdsSchema, type ResolvedThresholds } from './alertRules.js';
+
+export const alertsOptionsSchema = z
+  .object({
+    /** How often the rules are evaluated. */
+    everyMs: z.number().int().min(1000).max(86_400_000).default(60_000),
+    /** Threshold overrides per rule; `false` turns a rule off. */
+    rules: thresholdsSchema,
+    /** Write one CloudWatch EMF line per rule after each evaluation (default: when running on Lambda). */
+    emitMetrics: z.boolean().optional(),
+  })
+  .strict();
+
+export type AlertsOptions = z.input<typeof alertsOptionsSchema>;
+
+export interface ResolvedAlertsOptions {
+  everyMs: number;
+  thresholds: ResolvedThresholds;
+  emitMetrics: boolean;
+}
+
+export function parseAlertsOptions(o: AlertsOptions, what = 'alerts options'): ResolvedAlertsOptions {
+  return resolveAlertsOptions(parseConfig(alertsOptionsSchema, o, what));
+}
+
+/** From the parsed option (e.g. inside the worker's options). */
+export function resolveAlertsOptions(p: z.output<typeof alertsOptionsSchema>): ResolvedAlertsOptions {
+  return { everyMs: p.everyMs, thresholds: resolveThresholds(p.rules), emitMetrics: p.emitMetrics ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) };
+}

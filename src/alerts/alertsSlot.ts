@@ -1,0 +1,56 @@
+// sys.alerts, the built-in slot that has the fleet watch itself. Each
+// cadence enqueues a `sys.alerts` job on the `sys` queue carrying the
+// resolved thresholds; its handler evaluates every rule in one statement
+// (evaluate_alerts_v1: open, resolve and publish on workhorse.alert through
+// the outbox, atomically) and, when metrics are on, writes one EMF line per
+// rule with the number of its open alerts.
+import * as z from 'zod';
+import type { Client } from '../client/client.js';
+import { defineJob } from '../client/defineJob.js';
+import type { AlertRecord } from '../db/protocol.js';
+import { openAlertsEmfLine } from '../metrics/openAlertsMetric.js';
+import { defineSystemSchedule, type ScheduleDefinition } from '../schedules/defineSchedule.js';
+import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
+import type { ResolvedAlertsOptions } from './alertsOptions.js';
+
+export const SYS_ALERTS = 'sys.alerts';
+/** The outbox topic of alert openings and resolutions. */
+export const ALERT_TOPIC = 'workhorse.alert';
+
+const alertsPayloadSchema = z.object({ thresholds: z.record(z.string(), z.record(z.string(), z.number())) }).strict();
+
+export const alertsJob = defineJob({
+  type: SYS_ALERTS,
+  schema: alertsPayloadSchema,
+  queue: SYSTEM_QUEUE,
+  retry: { maxAttempts: 2, backoff: { kind: 'fixed', baseMs: 5000, maxMs: 5000 } },
+});
+
+export function alertsSchedule(o: ResolvedAlertsOptions): ScheduleDefinition {
+  return defineSystemSchedule({
+    name: SYS_ALERTS,
+    job: alertsJob,
+    everyMs: o.everyMs,
+    scheduleNamespace: SYSTEM_SCHEDULE_NAMESPACE,
+    payload: { thresholds: o.thresholds },
+  });
+}
+
+/** Evaluates the rules once; returns the alerts that opened or resolved. */
+export async function evaluateAlerts(client: Client, thresholds: Record<string, Record<string, number>>, emitMetrics = false): Promise<AlertRecord[]> {
+  const changed = await client.protocol.evaluateAlerts(client.pool, client.namespace, thresholds);
+  if (emitMetrics) {
+    const open = await client.protocol.listAlerts(client.pool, client.namespace, 'open', 1000);
+    for (const rule of Object.keys(thresholds)) {
+      console.log(openAlertsEmfLine(client.namespace, rule, open.filter((a) => a.rule === rule).length));
+    }
+  }
+  return changed;
+}
+
+export function alertsHandler(client: Client, o: ResolvedAlertsOptions) {
+  return async (payload: z.output<typeof alertsPayloadSchema>) => {
+    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics);
+    return { opened: changed.filter((a) => a.state === 'open').length, resolved: changed.filter((a) => a.state === 'resolved').length };
+  };
+}

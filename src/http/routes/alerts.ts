@@ -1,0 +1,27 @@
+// The alerts resource: what sys.alerts opened and resolved (`read`).
+import { Hono } from 'hono';
+import * as z from 'zod';
+import { parseInput } from '../../validation.js';
+import { readQuery } from '../body.js';
+import type { HttpEnv } from '../env.js';
+import type { RouteDeps } from './deps.js';
+
+const listQuery = z
+  .object({
+    state: z.enum(['open', 'resolved']).optional(),
+    limit: z
+      .string()
+      .regex(/^[0-9]{1,7}$/, 'limit is a whole number')
+      .transform(Number)
+      .optional(),
+  })
+  .strict();
+
+export function alertRoutes(d: RouteDeps): Hono<HttpEnv> {
+  const r = new Hono<HttpEnv>();
+  r.get('/', d.guard('read'), async (c) => {
+    const q = parseInput(listQuery, readQuery(c), 'query');
+    return c.json({ alerts: await d.client.alerts(q) });
+  });
+  return r;
+}

@@ -1,0 +1,123 @@
+// One delivery pass of the outbox: lease a batch, deliver it and record the
+// outcome, until a lease comes back empty (or the pass is told to stop).
+// Events of one key go one after the other in id order and the key stops
+// at its first failure (its later events are released untouched, so order
+// holds); different keys go in parallel up to `concurrency`. No delivery
+// starts once too little of the lease is left for it to finish: the rest is
+// released. A deliverer that dies mid-batch writes nothing, and its events
+// are leased again once its lease ends: delivered at least once, never lost.
+import { randomUUID } from 'node:crypto';
+import type { Client } from '../client/client.js';
+import type { LeasedEvent, OutboxSettlement } from '../db/protocol.js';
+import { errorToJson } from '../worker/errorJson.js';
+import type { ResolvedOutboxOptions } from './outboxOptions.js';
+import { sinkTakes, type OutboxEvent } from './sink.js';
+
+export interface DeliveryResult {
+  delivered: number;
+  retried: number;
+  dead: number;
+  batches: number;
+  /** Milliseconds until the soonest event that failed in this pass is due again (null: none failed). */
+  nextRetryInMs: number | null;
+}
+
+/** Runs batches until one is empty, `maxBatches`, or `signal` aborts. */
+export async function deliverOutbox(
+  client: Client,
+  o: ResolvedOutboxOptions,
+  opts: { signal?: AbortSignal; maxBatches?: number; owner?: string } = {},
+): Promise<DeliveryResult> {
+  const out: DeliveryResult = { delivered: 0, retried: 0, dead: 0, batches: 0, nextRetryInMs: null };
+  const signal = opts.signal ?? new AbortController().signal;
+  const maxBatches = opts.maxBatches ?? 100;
+  while (out.batches < maxBatches && !signal.aborted) {
+    const owner = `${opts.owner ?? 'outbox'}:${randomUUID()}`;
+    const leasedAt = Date.now();
+    const events = await client.protocol.leaseOutbox(client.pool, client.namespace, owner, o.batchSize, o.leaseMs);
+    if (events.length === 0) break;
+    out.batches++;
+    const settlement = await deliverBatch(client.namespace, events, o, signal, leasedAt + o.leaseMs);
+    const r = await client.protocol.settleOutbox(client.pool, client.namespace, owner, settlement, {
+      maxAttempts: o.maxAttempts,
+      baseMs: o.backoff.baseMs,
+      maxMs: o.backoff.maxMs,
+    });
+    out.delivered += r.delivered;
+    out.retried += r.retried;
+    out.dead += r.dead;
+    for (const f of settlement.failed) {
+      const attempts = events.find((e) => e.id === f.id)?.attempts ?? 0;
+      if (attempts + 1 >= o.maxAttempts) continue;
+      const delay = Math.min(o.backoff.maxMs, o.backoff.baseMs * 2 ** Math.min(attempts, 30));
+      out.nextRetryInMs = out.nextRetryInMs === null ? delay : Math.min(out.nextRetryInMs, delay);
+    }
+    // A key that failed is held back by its failed event; anything else released is leased again.
+  }
+  return out;
+}
+
+/** How long before the lease ends no new delivery starts, beyond the sinks' own time limit. */
+const LEASE_MARGIN_MS = 2000;
+/** The longest a sink is given (the webhook's default timeout). */
+const DELIVERY_ALLOWANCE_MS = 10_000;
+
+async function deliverBatch(
+  namespace: string,
+  events: LeasedEvent[],
+  o: ResolvedOutboxOptions,
+  signal: AbortSignal,
+  leaseEndsAt: number,
+): Promise<OutboxSettlement> {
+  const s: OutboxSettlement = { delivered: [], failed: [], released: [] };
+  const lastStart = leaseEndsAt - LEASE_MARGIN_MS - Math.min(DELIVERY_ALLOWANCE_MS, o.leaseMs / 2);
+  // One lane per key (events without a key each get their own), in id order.
+  const lanes = new Map<string, LeasedEvent[]>();
+  for (const e of events) {
+    const lane = e.key === null ? `#${e.id}` : `k${e.key}`;
+    let l = lanes.get(lane);
+    if (!l) lanes.set(lane, (l = []));
+    l.push(e);
+  }
+  const queue = [...lanes.values()];
+  const runLane = async (lane: LeasedEvent[]): Promise<void> => {
+    for (let i = 0; i < lane.length; i++) {
+      const e = lane[i]!;
+      if (signal.aborted || Date.now() > lastStart) {
+        for (const rest of lane.slice(i)) s.released.push(rest.id);
+        return;
+      }
+      try {
+        await deliverOne(namespace, e, o, signal);
+        s.delivered.push(e.id);
+      } catch (err) {
+        // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
+        if (signal.aborted) s.released.push(e.id);
+        else s.failed.push({ id: e.id, error: errorToJson(err) });
+        for (const rest of lane.slice(i + 1)) s.released.push(rest.id);
+        return;
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.min(o.concurrency, queue.length) }, async () => {
+    for (let lane = queue.shift(); lane; lane = queue.shift()) await runLane(lane);
+  });
+  await Promise.all(workers);
+  return s;
+}
+
+async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOptions, signal: AbortSignal): Promise<void> {
+  const event: OutboxEvent = {
+    id: e.id,
+    namespace,
+    topic: e.topic,
+    key: e.key,
+    payload: e.payload,
+    publishedAt: e.createdAt.toISOString(),
+    attempt: e.attempts + 1,
+  };
+  const sinks = o.sinks.filter((k) => sinkTakes(k, e.topic));
+  const results = await Promise.allSettled(sinks.map((k) => k.deliver(event, signal)));
+  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
+  if (failures.length > 0) throw new Error(failures.join('; '));
+}

@@ -1,0 +1,51 @@
+// The EventBridge sink: PutEvents with one entry per event on the given
+// bus: Source (default "workhorse"), DetailType = the topic, Detail = the
+// event as JSON (its id included, for the target to deduplicate). An entry
+// EventBridge reports failed is a failed delivery. The SDK client is loaded
+// on first use (a dynamic import).
+import type { EventBridgeClient, EventBridgeClientConfig } from '@aws-sdk/client-eventbridge';
+import * as z from 'zod';
+import { parseConfig } from '../validation.js';
+import { eventBody, type Sink } from './sink.js';
+
+const eventBridgeSinkSchema = z
+  .object({
+    eventBusName: z.string().min(1).max(1600),
+    source: z.string().min(1).max(256).default('workhorse'),
+    topics: z.array(z.string().min(1)).min(1).optional(),
+    client: z
+      .custom<EventBridgeClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'client must be an EventBridgeClient')
+      .optional(),
+    region: z.string().min(1).optional(),
+    endpoint: z.string().url().optional(),
+  })
+  .strict();
+
+export type EventBridgeSinkOptions = z.input<typeof eventBridgeSinkSchema>;
+
+type Sdk = typeof import('@aws-sdk/client-eventbridge');
+
+export function eventBridgeSink(options: EventBridgeSinkOptions): Sink {
+  const o = parseConfig(eventBridgeSinkSchema, options, 'eventBridgeSink options');
+  let loaded: Promise<{ eb: EventBridgeClient; Put: Sdk['PutEventsCommand'] }> | undefined;
+  const load = () =>
+    (loaded ??= import('@aws-sdk/client-eventbridge').then((m) => {
+      const config: EventBridgeClientConfig = { ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) };
+      return { eb: o.client ?? new m.EventBridgeClient(config), Put: m.PutEventsCommand };
+    }));
+  return {
+    name: `eventbridge ${o.eventBusName}`,
+    ...(o.topics ? { topics: o.topics } : {}),
+    async deliver(event, signal) {
+      const { eb, Put } = await load();
+      const r = await eb.send(
+        new Put({ Entries: [{ EventBusName: o.eventBusName, Source: o.source, DetailType: event.topic, Detail: eventBody(event) }] }),
+        { abortSignal: signal },
+      );
+      const failed = r.Entries?.find((e) => e.ErrorCode);
+      if ((r.FailedEntryCount ?? 0) > 0 || failed) {
+        throw new Error(`EventBridge refused the event: ${failed?.ErrorCode ?? 'failed'}${failed?.ErrorMessage ? ` (${failed.ErrorMessage})` : ''}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// The `outbox` option of defineApp and of a Worker that fires the `sys`
+// slots: the sinks events go to, the sys.outbox cadence and the delivery
+// policy (batch size, parallel keys, lease, retries with capped backoff,
+// dead-letter threshold, how long delivered events are kept). Parsed once.
+import * as z from 'zod';
+import { parseConfig } from '../validation.js';
+import { isSink, type Sink } from './sink.js';
+
+export const outboxOptionsSchema = z
+  .object({
+    /** Where events go; each takes the topics it names (all by default). */
+    sinks: z.array(z.custom<Sink>(isSink, 'a sink must be a webhookSink(), lambdaSink() or eventBridgeSink() value')).min(1),
+    /** The sys.outbox cadence: a safety net under the wake-up that follows each commit. */
+    everyMs: z.number().int().min(1000).max(86_400_000).default(60_000),
+    /** Events one lease takes at most. */
+    batchSize: z.number().int().min(1).max(1000).default(100),
+    /** Keys delivered at once (events of one key go one after the other). */
+    concurrency: z.number().int().min(1).max(256).default(8),
+    /** How long a batch is held; a deliverer that dies frees it when this ends. */
+    leaseMs: z.number().int().min(5000).max(3_600_000).default(60_000),
+    /** After this many failed deliveries an event is dead (kept, not retried, listed for an operator). */
+    maxAttempts: z.number().int().min(1).max(1000).default(10),
+    backoff: z
+      .object({ baseMs: z.number().int().min(0).max(3_600_000).default(1000), maxMs: z.number().int().min(0).max(86_400_000).default(300_000) })
+      .strict()
+      .default({ baseMs: 1000, maxMs: 300_000 }),
+    /**
+     * Job lifecycle events the settlements publish through the outbox, in
+     * the settlement's own statement: `succeeded` (topic workhorse.job.succeeded),
+     * `failed` (an attempt failed and will be retried: workhorse.job.failed),
+     * `dead` (failed for good: workhorse.job.dead). Stored for the namespace
+     * at start; absent leaves the stored choice alone, [] turns them off.
+     */
+    lifecycle: z.array(z.enum(['succeeded', 'failed', 'dead'])).max(3).optional(),
+    /** Delivered events are deleted after this long. */
+    keepDeliveredMs: z.number().int().min(0).max(366 * 86_400_000).default(7 * 86_400_000),
+  })
+  .strict();
+
+export type OutboxOptions = z.input<typeof outboxOptionsSchema>;
+export type ResolvedOutboxOptions = z.output<typeof outboxOptionsSchema>;
+
+export function parseOutboxOptions(o: OutboxOptions, what = 'outbox options'): ResolvedOutboxOptions {
+  return parseConfig(outboxOptionsSchema, o, what);
+}

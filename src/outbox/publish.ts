@@ -1,0 +1,47 @@
+// client.publish: validates an event and writes it through publish_v1 on
+// the caller's transaction (`tx`) or the client's pool. Inside a
+// transaction the event exists if and only if that transaction commits,
+// and the deliverers are woken at its commit (NOTIFY is transactional).
+import * as z from 'zod';
+import { encodePayload } from '../client/enqueueInput.js';
+import type { Protocol, Queryable } from '../db/protocol.js';
+import { storableText } from '../storable.js';
+import { parseInput } from '../validation.js';
+
+export const topicSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:/-]{1,200}$/, 'a topic is 1-200 characters of letters, digits, "_", ".", ":", "/" or "-"');
+
+const publishOptionsSchema = z
+  .object({
+    /** A pg client inside the caller's open transaction. */
+    tx: z.custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client').optional(),
+    /** Events with the same key are delivered in publication order. */
+    key: storableText(z.string().min(1).max(500)).optional(),
+    /** Deliver no earlier than this many ms after publication. */
+    delayMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
+  })
+  .strict();
+
+export type PublishOptions = z.input<typeof publishOptionsSchema>;
+
+export interface PublishResult {
+  /** The event's id: the sinks see it as the event id on every delivery. */
+  id: string;
+}
+
+export async function publishEvent(
+  protocol: Protocol,
+  pool: Queryable,
+  namespace: string,
+  maxPayloadBytes: number,
+  topic: string,
+  payload: unknown,
+  options: PublishOptions = {},
+): Promise<PublishResult> {
+  const t = parseInput(topicSchema, topic, 'topic');
+  const o = parseInput(publishOptionsSchema, options, 'publish options');
+  const json = encodePayload(`event topic ${t}`, payload, maxPayloadBytes);
+  const id = await protocol.publish(o.tx ?? pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);
+  return { id };
+}

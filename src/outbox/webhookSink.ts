@@ -1,0 +1,49 @@
+// The webhook sink: POSTs each event as JSON to a URL, signed with the
+// project's request-signing scheme (src/signing: x-workhorse-timestamp and
+// x-workhorse-signature over the method, path and body), with the event's
+// stable id in x-workhorse-event-id so the receiver can drop repeats. A
+// response outside 2xx, a network error or the timeout is a failed delivery.
+import * as z from 'zod';
+import { signRequest } from '../signing/sign.js';
+import { parseConfig } from '../validation.js';
+import { eventBody, type Sink } from './sink.js';
+
+export const EVENT_ID_HEADER = 'x-workhorse-event-id';
+export const EVENT_TOPIC_HEADER = 'x-workhorse-topic';
+
+const webhookSchema = z
+  .object({
+    url: z.string().url().refine((u) => /^https?:$/.test(new URL(u).protocol), 'url must be http(s)'),
+    /** The shared signing secret; the receiver verifies with verifySignedRequest. */
+    secret: z.string().min(1),
+    topics: z.array(z.string().min(1)).min(1).optional(),
+    /** A delivery that has not answered by then fails. */
+    timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+    /** Extra request headers (e.g. an API key of the receiver). */
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+export type WebhookSinkOptions = z.input<typeof webhookSchema>;
+
+export function webhookSink(options: WebhookSinkOptions): Sink {
+  const o = parseConfig(webhookSchema, options, 'webhookSink options');
+  const url = new URL(o.url);
+  const path = url.pathname + url.search;
+  return {
+    name: `webhook ${url.origin}${url.pathname}`,
+    ...(o.topics ? { topics: o.topics } : {}),
+    async deliver(event, signal) {
+      const body = eventBody(event);
+      const signature = await signRequest({ secret: o.secret, method: 'POST', path, body });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...o.headers, 'content-type': 'application/json', [EVENT_ID_HEADER]: event.id, [EVENT_TOPIC_HEADER]: event.topic, ...signature },
+        body,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs)]),
+      });
+      const text = await res.text().catch(() => '');
+      if (!res.ok) throw new Error(`webhook answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    },
+  };
+}

@@ -1,0 +1,235 @@
+// Each alert rule opened and resolved by its condition created for real:
+// a backlog (running jobs not counted), an old ready job, a failing type, a
+// killed worker (dead_worker, then stuck_lease for its lease), a handler
+// dropped by a rolling deploy, a slot nobody fires, and a transaction held
+// open on a second connection. Then the sys.alerts slot on a worker,
+// publishing the opening and the resolution through the outbox.
+import pg from 'pg';
+import * as z from 'zod';
+import { defineJob } from '../../src/client/defineJob.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateAlerts as evaluate } from '../../src/alerts/alertsSlot.js';
+import { resolveThresholds, type AlertThresholds } from '../../src/alerts/alertRules.js';
+import { Client } from '../../src/client/client.js';
+import { webhookSink } from '../../src/outbox/webhookSink.js';
+import { defineSchedule } from '../../src/schedules/defineSchedule.js';
+import { Schedules } from '../../src/schedules/schedules.js';
+import { Worker } from '../../src/worker/worker.js';
+import { ConfigError } from '../../src/errors.js';
+import { parseAlertsOptions } from '../../src/alerts/alertsOptions.js';
+import { createRunLog, killAll, spawnWorker, waitRegistered, type SpawnedWorker } from '../fixtures/spawnWorker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+import { startWebhookReceiver } from '../helpers/webhookReceiver.js';
+
+let db: TestDatabase;
+let client: Client;
+const children: SpawnedWorker[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const jobs = ['slow', 'late', 'flaky', 'fx.job', 'email.send', 'sms.send', 'report.build'].map((type) => defineJob({ type, schema: z.unknown() }));
+  jobs.push(defineJob({ type: 'nobody.handles', schema: z.unknown(), queue: 'orphans' }));
+  client = new Client({ connectionString: db.url, jobs });
+  await createRunLog(db.pool);
+});
+afterEach(async () => {
+  killAll(children);
+  while (cleanups.length) await cleanups.pop()!();
+  await db.pool.query('truncate workhorse.jobs, workhorse.job_runtime, workhorse.job_attempts, workhorse.alerts, workhorse.outbox_events, workhorse.schedules');
+  await db.pool.query('delete from workhorse.worker_registry');
+});
+afterAll(async () => {
+  await client.close();
+  await db.drop();
+});
+
+/** Only the named rules, with these thresholds (resolved like the option). */
+function only(t: AlertThresholds): Record<string, Record<string, number>> {
+  const all = resolveThresholds(t as never);
+  return Object.fromEntries(Object.entries(all).filter(([r]) => r in t));
+}
+
+/** Each opening and resolution of `rule` went into the outbox on workhorse.alert, in order per alert. */
+async function expectPublished(...rules: string[]): Promise<void> {
+  const r = await db.pool.query<{ key: string; state: string }>(
+    "select key, payload->>'state' as state from workhorse.outbox_events where topic = 'workhorse.alert' order by id",
+  );
+  for (const rule of rules) {
+    const mine = r.rows.filter((e) => e.key.startsWith(`alert:${rule}:`));
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    for (const key of new Set(mine.map((e) => e.key))) {
+      expect(mine.filter((e) => e.key === key).map((e) => e.state)).toEqual(['open', 'resolved']);
+    }
+  }
+}
+
+const open = async (rule: string) => (await client.alerts({ state: 'open' })).filter((a) => a.rule === rule);
+
+function startWorker(types: Record<string, (p: unknown) => Promise<unknown>>, extra: Record<string, unknown> = {}): Worker {
+  const w = new Worker(client, { queue: 'default', pollMs: 100, heartbeatMs: 200, ...extra });
+  for (const [t, fn] of Object.entries(types)) w.handle(t, fn);
+  const run = w.run();
+  cleanups.push(() => w.stop().then(() => run));
+  return w;
+}
+
+describe('alert rules', () => {
+  it('backlog: opens above the threshold and counts no running job; resolves when the handlers take them', async () => {
+    const rules = only({ backlog: { max: 2 } });
+    for (let i = 0; i < 3; i++) await client.enqueue('slow', {}, {});
+    const opened = await evaluate(client, rules);
+    expect(opened).toMatchObject([{ rule: 'backlog', key: 'default', state: 'open', details: { ready: 3, max: 2 } }]);
+    // Evaluated again while it holds: stays open, nothing new.
+    expect(await evaluate(client, rules)).toEqual([]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    startWorker({ slow: () => gate }, { concurrency: 2 });
+    await waitFor(async () => (await client.admin.listLeases()).length, (n) => n === 2, { what: 'two running jobs' });
+    // Two are running (leased): the ready backlog is 1.
+    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'backlog', key: 'default', state: 'resolved' }]);
+    release();
+    expect(await open('backlog')).toEqual([]);
+    await expectPublished('backlog');
+  });
+
+  it('oldest_ready: opens when the oldest due job has waited too long; resolves once it ran', async () => {
+    const rules = only({ oldest_ready: { maxAgeMs: 400 } });
+    await client.enqueue('late', {}, {});
+    expect(await evaluate(client, rules)).toEqual([]);
+    await sleep(500);
+    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'oldest_ready', key: 'default', state: 'open' }]);
+    startWorker({ late: async () => 'ok' });
+    await waitFor(() => evaluate(client, rules), (c) => c.length === 1 && c[0]!.state === 'resolved', { what: 'oldest_ready resolved' });
+    await expectPublished('oldest_ready');
+  });
+
+  it('failure_rate: opens when most runs of a type fail; resolves when successes bring the rate under', async () => {
+    const rules = only({ failure_rate: { windowMs: 60_000, maxRate: 0.5, minFailures: 3 } });
+    let failing = true;
+    startWorker({
+      flaky: async () => {
+        if (failing) throw new Error('boom');
+        return 'ok';
+      },
+    });
+    for (let i = 0; i < 3; i++) await client.enqueue('flaky', {}, { maxAttempts: 1 });
+    await waitFor(async () => (await client.admin.listJobs({ status: 'failed' })).jobs.length, (n) => n === 3, { what: '3 failed jobs' });
+    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'failure_rate', key: 'flaky', state: 'open', details: { failures: 3, successes: 0 } }]);
+    failing = false;
+    for (let i = 0; i < 4; i++) await client.enqueue('flaky', {}, { maxAttempts: 1 });
+    await waitFor(async () => (await client.admin.listJobs({ status: 'succeeded' })).jobs.length, (n) => n === 4, { what: '4 succeeded jobs' });
+    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'failure_rate', key: 'flaky', state: 'resolved' }]);
+    await expectPublished('failure_rate');
+  });
+
+  it('dead_worker and stuck_lease: a SIGKILLed worker opens both; restarted, it resolves the first and its recovery pass the second', async () => {
+    const rules = only({ dead_worker: { missedHeartbeats: 2 }, stuck_lease: { graceMs: 0 } });
+    const { id } = await client.enqueue('fx.job', {}, {});
+    const child = spawnWorker({ label: 'doomed', url: db.url, mode: 'hang', heartbeatMs: 200 });
+    children.push(child);
+    await waitRegistered(db.pool, ['doomed'], [child]);
+    await waitFor(async () => (await client.admin.listLeases()).length, (n) => n === 1, { what: 'the child to lease the job' });
+    child.child.kill('SIGKILL');
+    await child.exited;
+    const changes = await waitFor(
+      async () => (await evaluate(client, rules), client.alerts({ state: 'open' })),
+      (a) => a.length === 2,
+      { what: 'dead_worker and stuck_lease open' },
+    );
+    expect(changes.map((a) => [a.rule, a.key]).sort()).toEqual([
+      ['dead_worker', 'doomed'],
+      ['stuck_lease', id],
+    ]);
+    const again = spawnWorker({ label: 'doomed', url: db.url, mode: 'record', heartbeatMs: 200 });
+    children.push(again);
+    await waitFor(
+      async () => (await evaluate(client, rules), client.alerts({ state: 'open' })),
+      (a) => a.length === 0,
+      { what: 'both resolved', timeoutMs: 30_000 },
+    );
+    const all = await client.alerts();
+    expect(all.every((a) => a.state === 'resolved' && a.resolvedAt !== null)).toBe(true);
+    await expectPublished('dead_worker', 'stuck_lease');
+  });
+
+  it('unhandled_type: a rolling deploy drops the handler of a type that still has ready jobs; a worker handling it again resolves it', async () => {
+    const rules = only({ unhandled_type: { minAgeMs: 300 } });
+    const v1 = startWorker({ 'email.send': async () => 'ok', 'sms.send': async () => 'ok' }, { build: 'v1' });
+    await v1.stop();
+    // v2 forgot sms.send.
+    startWorker({ 'email.send': async () => 'ok' }, { build: 'v2' });
+    await client.enqueue('email.send', {}, {});
+    await client.enqueue('sms.send', {}, {});
+    await sleep(400);
+    expect(await evaluate(client, rules)).toMatchObject([
+      { rule: 'unhandled_type', key: 'sms.send@default', state: 'open', details: { type: 'sms.send', queue: 'default', ready: 1 } },
+    ]);
+    startWorker({ 'sms.send': async () => 'ok' }, { build: 'v3' });
+    await waitFor(() => evaluate(client, rules), (c) => c.length === 1 && c[0]!.state === 'resolved', { what: 'unhandled_type resolved' });
+    await expectPublished('unhandled_type');
+  });
+
+  it('slot_missed: a slot nobody fires for several cadences opens; a worker firing it resolves it', async () => {
+    const rules = only({ slot_missed: { cadences: 3 } });
+    await new Schedules(client).define(defineSchedule({ name: 'nightly', job: 'report.build', everyMs: 1000 }));
+    await db.pool.query("update workhorse.schedules set next_run_at = date_trunc('milliseconds', now() - interval '5 seconds') where name = 'nightly'");
+    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'slot_missed', key: 'nightly', state: 'open' }]);
+    startWorker({ 'report.build': async () => 'ok' }, { scheduleNamespaces: ['default'] });
+    await waitFor(() => evaluate(client, rules), (c) => c.length === 1 && c[0]!.state === 'resolved', { what: 'slot_missed resolved' });
+    await expectPublished('slot_missed');
+  });
+
+  it('held_xmin: a transaction held open (idle in transaction) on a second connection opens; committing resolves it', async () => {
+    const rules = only({ held_xmin: { maxAgeMs: 400 } });
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    cleanups.push(() => holder.end());
+    await holder.query('begin isolation level repeatable read');
+    await holder.query('select count(*) from workhorse.jobs');
+    const pid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    await sleep(500);
+    const opened = await evaluate(client, rules);
+    const mine = opened.filter((a) => a.details.pid === pid);
+    expect(mine).toMatchObject([{ rule: 'held_xmin', state: 'open', details: { source: 'backend', state: 'idle in transaction' } }]);
+    await holder.query('commit');
+    const closed = await evaluate(client, rules);
+    expect(closed.filter((a) => a.key === mine[0]!.key)).toMatchObject([{ state: 'resolved' }]);
+    await expectPublished('held_xmin');
+  });
+
+  it('refuses a bad threshold with a ConfigError naming it', () => {
+    expect(() => parseAlertsOptions({ rules: { backlog: { max: -1 } } })).toThrow(ConfigError);
+    expect(() => parseAlertsOptions({ rules: { nope: {} } as never })).toThrow(/nope/);
+    expect(Object.keys(parseAlertsOptions({ rules: { held_xmin: false } }).thresholds)).not.toContain('held_xmin');
+  });
+});
+
+describe('the sys.alerts slot', () => {
+  it('evaluates on its cadence and publishes the opening and the resolution on workhorse.alert through the outbox', async () => {
+    const r = await startWebhookReceiver('alert-secret');
+    cleanups.push(() => r.close());
+    startWorker(
+      {},
+      {
+        scheduleNamespaces: ['sys'],
+        alerts: { everyMs: 1000, rules: { backlog: { max: 0 }, oldest_ready: false, failure_rate: false, dead_worker: false, unhandled_type: false, stuck_lease: false, slot_missed: false, held_xmin: false } },
+        outbox: { sinks: [webhookSink({ url: r.url, secret: 'alert-secret', topics: ['workhorse.alert'] })] },
+      },
+    );
+    await client.enqueue('nobody.handles', {});
+    await waitFor(() => r.accepted().length, (n) => n >= 1, { what: 'the opening delivered', timeoutMs: 30_000 });
+    expect(r.accepted()[0]!.json).toMatchObject({
+      topic: 'workhorse.alert',
+      key: 'alert:backlog:orphans',
+      payload: { rule: 'backlog', key: 'orphans', state: 'open', details: { ready: 1 } },
+    });
+    await db.pool.query("delete from workhorse.jobs where type = 'nobody.handles'");
+    await waitFor(() => r.accepted().length, (n) => n >= 2, { what: 'the resolution delivered', timeoutMs: 30_000 });
+    expect(r.accepted()[1]!.json).toMatchObject({ payload: { rule: 'backlog', key: 'orphans', state: 'resolved' } });
+    expect(r.accepted().every((q) => q.signatureOk)).toBe(true);
+    const runs = await db.pool.query<{ status: string }>("select status from workhorse.jobs where type = 'sys.alerts'");
+    expect(runs.rows.length).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,0 +1,87 @@
+// Job lifecycle events through the outbox: a namespace that asks for them
+// gets one event per settlement, written in the settlement's own statement
+// (workhorse.job.succeeded with the result, workhorse.job.failed for an
+// attempt that will be retried, workhorse.job.dead for a job failed for
+// good), delivered to the sinks in order per job; turned off, none.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import * as z from 'zod';
+import { Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { webhookSink } from '../../src/outbox/webhookSink.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
+
+const Ok = defineJob({ type: 'lc.ok', schema: z.object({ n: z.number() }) });
+const Flaky = defineJob({ type: 'lc.flaky', schema: z.object({}), retry: { maxAttempts: 2, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } } });
+
+let db: TestDatabase;
+let client: Client;
+let r: WebhookReceiver;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = new Client({ connectionString: db.url, jobs: [Ok, Flaky] });
+  r = await startWebhookReceiver('lc-secret');
+});
+afterAll(async () => {
+  await r.close();
+  await client.close();
+  await db.drop();
+});
+
+function start(lifecycle: ('succeeded' | 'failed' | 'dead')[]): () => Promise<void> {
+  const worker = new Worker(client, {
+    pollMs: 50,
+    scheduleNamespaces: ['sys'],
+    outbox: { sinks: [webhookSink({ url: r.url, secret: 'lc-secret', topics: ['workhorse.job.*'] })], lifecycle },
+  });
+  worker.handle(Ok, async (p) => ({ doubled: p.n * 2 }));
+  worker.handle(Flaky, async () => {
+    throw new Error('always');
+  });
+  const run = worker.run();
+  return () => worker.stop().then(() => run);
+}
+
+const stored = async () => (await db.pool.query<{ events: string[] }>("select events from workhorse.outbox_lifecycle where namespace = 'default'")).rows[0]?.events;
+
+it('publishes succeeded, failed and dead events of settlements, in order per job', async () => {
+  const stop = start(['succeeded', 'failed', 'dead']);
+  try {
+    await waitFor(stored, (e) => e?.length === 3, { what: 'the lifecycle setting stored' });
+    const ok = await client.enqueue(Ok, { n: 21 });
+    const flaky = await client.enqueue(Flaky, {});
+    await waitFor(() => r.accepted().length, (n) => n >= 3, { what: 'three lifecycle events delivered', timeoutMs: 30_000 });
+    const events = r.accepted().map((q) => ({ topic: q.json.topic, key: q.json.key, payload: q.json.payload as Record<string, unknown> }));
+    expect(events.find((e) => e.topic === 'workhorse.job.succeeded')).toMatchObject({
+      key: `job:${ok.id}`,
+      payload: { event: 'succeeded', jobId: ok.id, type: 'lc.ok', queue: 'default', attempt: 1, result: { doubled: 42 } },
+    });
+    const mine = events.filter((e) => e.key === `job:${flaky.id}`);
+    expect(mine.map((e) => [e.topic, e.payload.attempt])).toEqual([
+      ['workhorse.job.failed', 1],
+      ['workhorse.job.dead', 2],
+    ]);
+    expect(mine[1]!.payload).toMatchObject({ maxAttempts: 2, error: { message: 'always' } });
+    expect(r.accepted().every((q) => q.signatureOk)).toBe(true);
+  } finally {
+    await stop();
+  }
+});
+
+it('publishes nothing once turned off', async () => {
+  const stop = start([]);
+  try {
+    await waitFor(stored, (e) => e?.length === 0, { what: 'the lifecycle setting cleared' });
+    const before = await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.outbox_events');
+    const { id } = await client.enqueue(Ok, { n: 1 });
+    await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the job to succeed' });
+    await sleep(200);
+    const after = await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.outbox_events');
+    expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
+  } finally {
+    await stop();
+  }
+});

@@ -1,0 +1,158 @@
+// OpenTelemetry through the API alone, asserted with the SDK's in-memory
+// exporters: without a registered provider nothing is recorded (and no
+// trace context is stored); with one, a job's span is the child of the span
+// that enqueued it, the handler's spans nest under it, failures carry the
+// error, a tick has its span, and the counters and histograms are recorded.
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineApp } from '../../src/app/defineApp.js';
+import { Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { tracingOn } from '../../src/telemetry/telemetry.js';
+import { runTick } from '../../src/tick/runTick.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+class TestReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}
+
+const Ok = defineJob({ type: 't.ok', schema: z.object({ n: z.number() }) });
+const Bad = defineJob({ type: 't.bad', schema: z.object({}), retry: { maxAttempts: 1 } });
+
+let db: TestDatabase;
+let client: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = new Client({ connectionString: db.url, jobs: [Ok, Bad] });
+});
+afterAll(async () => {
+  trace.disable();
+  metrics.disable();
+  context.disable();
+  await client.close();
+  await db.drop();
+});
+
+async function drain(ids: string[]): Promise<void> {
+  const worker = new Worker(client, { pollMs: 50 });
+  worker.handle(Ok, async (p) => trace.getTracer('app').startActiveSpan('inner', (s) => (s.end(), p.n * 2)));
+  worker.handle(Bad, async () => {
+    throw new Error('nope');
+  });
+  const run = worker.run();
+  await waitFor(
+    async () => (await db.pool.query("select count(*)::int n from workhorse.jobs where id = any($1::bigint[]) and status in ('succeeded','failed')", [ids])).rows[0].n,
+    (n) => n === ids.length,
+    { what: 'the jobs to settle' },
+  );
+  await worker.stop();
+  await run;
+}
+
+describe('without a registered provider', () => {
+  it('records nothing and stores no trace context', async () => {
+    expect(tracingOn()).toBe(false);
+    const { id } = await trace.getTracer('app').startActiveSpan('outer', async (s) => {
+      const r = await client.enqueue(Ok, { n: 1 });
+      s.end();
+      return r;
+    });
+    await drain([id]);
+    const row = await db.pool.query('select trace_context, status from workhorse.jobs where id = $1', [id]);
+    expect(row.rows[0]).toEqual({ trace_context: null, status: 'succeeded' });
+  });
+});
+
+describe('with a tracer and a meter provider', () => {
+  const spans = new InMemorySpanExporter();
+  const reader = new TestReader();
+
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  });
+
+  const byName = (name: string): ReadableSpan[] => spans.getFinishedSpans().filter((s) => s.name === name);
+  const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
+
+  it('makes each attempt a child span of the enqueueing span, with the messaging attributes and the outcome', async () => {
+    expect(tracingOn()).toBe(true);
+    const { ok, bad, outer } = await trace.getTracer('app').startActiveSpan('http.request', async (s) => {
+      const ok = await client.enqueue(Ok, { n: 21 });
+      const bad = await client.enqueue(Bad, {});
+      s.end();
+      return { ok, bad, outer: s.spanContext() };
+    });
+    const stored = await db.pool.query<{ trace_context: { traceparent: string } }>('select trace_context from workhorse.jobs where id = $1', [ok.id]);
+    expect(stored.rows[0]!.trace_context.traceparent).toBe(`00-${outer.traceId}-${outer.spanId}-01`);
+    await drain([ok.id, bad.id]);
+
+    const [okSpan] = byName('process t.ok');
+    expect(okSpan).toBeDefined();
+    expect(okSpan!.spanContext().traceId).toBe(outer.traceId);
+    expect(parentOf(okSpan!)).toBe(outer.spanId);
+    expect(okSpan!.attributes).toMatchObject({
+      'messaging.system': 'workhorse',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': 'default',
+      'messaging.message.id': ok.id,
+      'workhorse.job.type': 't.ok',
+      'workhorse.job.attempt': 1,
+      'workhorse.job.outcome': 'succeeded',
+    });
+    // The handler's own span nests under the job's.
+    const [inner] = byName('inner');
+    expect(parentOf(inner!)).toBe(okSpan!.spanContext().spanId);
+
+    const [badSpan] = byName('process t.bad');
+    expect(badSpan!.attributes['workhorse.job.outcome']).toBe('failed');
+    expect(badSpan!.status).toMatchObject({ code: 2, message: 'nope' });
+    expect(badSpan!.events.map((e) => e.name)).toContain('exception');
+    expect(parentOf(badSpan!)).toBe(outer.spanId);
+  });
+
+  it('records claimed and settled counters and the duration and queue-lag histograms', async () => {
+    const { resourceMetrics } = await reader.collect();
+    const m = metricsOf(resourceMetrics);
+    expect(sum(m['workhorse.jobs.claimed'])).toBeGreaterThanOrEqual(2);
+    const settled = m['workhorse.jobs.settled']!;
+    expect(settled.find((p) => p.attributes['workhorse.job.type'] === 't.ok' && p.attributes['workhorse.job.outcome'] === 'succeeded')?.value).toBeGreaterThanOrEqual(1);
+    expect(settled.find((p) => p.attributes['workhorse.job.type'] === 't.bad' && p.attributes['workhorse.job.outcome'] === 'failed')?.value).toBe(1);
+    const duration = m['workhorse.job.duration']!;
+    expect(duration.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(2);
+    expect(m['workhorse.job.queue_lag']!.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('gives a tick its span and records the time it had left', async () => {
+    const app = defineApp({ jobs: [Ok], configure: (w) => w.handle(Ok, async (p) => p.n) });
+    await client.enqueue(Ok, { n: 3 });
+    const summary = await runTick({ app, connectionString: db.url, deadline: new Date(Date.now() + 10_000), scheduleNamespaces: ['default'] });
+    expect(summary.succeeded).toBe(1);
+    const [tick] = byName('workhorse.tick');
+    expect(tick!.attributes).toMatchObject({ 'workhorse.tick.claimed': 1, 'workhorse.tick.succeeded': 1 });
+    const job = byName('process t.ok').at(-1)!;
+    expect(job.spanContext().traceId).not.toBe(tick!.spanContext().traceId); // its parent is the enqueue (none here): a root span
+    const m = metricsOf((await reader.collect()).resourceMetrics);
+    expect(m['workhorse.tick.time_left']!.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(1);
+  });
+});
+
+type Point = { attributes: Record<string, unknown>; value: unknown };
+function metricsOf(rm: ResourceMetrics): Record<string, Point[]> {
+  const out: Record<string, Point[]> = {};
+  for (const sm of rm.scopeMetrics) for (const md of sm.metrics) out[md.descriptor.name] = md.dataPoints as Point[];
+  return out;
+}
+const sum = (points: Point[] | undefined) => (points ?? []).reduce((n, p) => n + (p.value as number), 0);
