@@ -35,6 +35,8 @@ const ROUTES: [string, string][] = [
   ['GET', '/ui/workers'],
   ['GET', '/ui/schedules'],
   ['GET', '/ui/decisions'],
+  ['GET', '/ui/alerts'],
+  ['GET', '/ui/outbox'],
   ['GET', '/ui/sign-in'],
   ['POST', '/ui/sign-in'],
   ['POST', '/ui/sign-out'],
@@ -46,6 +48,8 @@ const ROUTES: [string, string][] = [
   ['POST', '/ui/jobs/:x/cancel'],
   ['POST', '/ui/jobs/:x/decisions/:x'],
   ['POST', '/ui/jobs/1/decisions/approve'],
+  ['POST', '/ui/outbox/:x/retry'],
+  ['POST', '/ui/outbox/:x/discard'],
   ['GET', '/ui/assets/:x'],
   ['GET', '/ui/:x'],
   ['PUT', '/ui/jobs/:x'],
@@ -56,8 +60,8 @@ const SEGMENTS = [
   '1', '0', '-1', '2', '9223372036854775807', '9223372036854775808', 'reports', 'default', 'ghost', 'w-fuzz', 'dashboard.js', 'dashboard.css',
   '%00', 'a%00b', '%ED%A0%80', '%F0%9F%98%80', '%ff', '%', '%2F', 'a%2Fb', '..', '%2e%2e', 'x'.repeat(300), '%22%3E%3Cwh-x%3E', '%3Cwh-x%3E',
 ];
-const QUERY_KEYS = ['status', 'queue', 'type', 'before', 'done', 'subject', 'next', 'v', 'sort', '__proto__', 'a%00'];
-const QUERY_VALUES = [...SEGMENTS, 'ready', 'failed', 'bogus', 'email.send', 'queue-paused', 'job-retried', 'decision-made', '', '/ui', 'https://evil.example', '%3Cwh-x%3E', '%22%3E%3Cwh-x%3E'];
+const QUERY_KEYS = ['status', 'queue', 'type', 'before', 'done', 'subject', 'next', 'v', 'sort', '__proto__', 'a%00', 'state', 'topic'];
+const QUERY_VALUES = [...SEGMENTS, 'ready', 'failed', 'bogus', 'email.send', 'queue-paused', 'job-retried', 'decision-made', 'event-retried', 'dead', 'pending', 'delivered', 'order.paid', '', '/ui', 'https://evil.example', '%3Cwh-x%3E', '%22%3E%3Cwh-x%3E'];
 
 let db: TestDatabase;
 let d: Dashboard;

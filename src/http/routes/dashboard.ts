@@ -39,8 +39,10 @@ export function dashboardRoutes(d: RouteDeps): Hono<UiEnv> {
   r.route('/', dashboardActions(s));
   r.route('/', dashboardPages(s));
   // Anything else under /ui is a 404 page, like every other dashboard error.
+  // The path is named as it came, percent-encoded: a live refresh's JSON
+  // answer carries the message unescaped.
   r.all('/*', (c) => {
-    throw new NotFoundError(`no dashboard page at ${c.req.method} ${c.req.path}`);
+    throw new NotFoundError(`no dashboard page at ${c.req.method} ${new URL(c.req.url).pathname}`);
   });
   return r;
 }

@@ -2,14 +2,16 @@
 // this site's page and its CSRF token). Each is one call of the client or
 // its admin API — the same calls POST /queues/:name/pause,
 // /workers/:id/pause, /jobs/:id/retry, /jobs/:id/cancel and
-// /jobs/:id/decisions/:name make — then a redirect back to the page it came
-// from with a notice. A decision's `by` is the viewer's token name. A refused action (no such queue, a job that cannot be
+// /jobs/:id/decisions/:name, /outbox/retry and /outbox/discard make — then
+// a redirect back to the page it came from with a notice. A decision's `by`
+// is the viewer's token name. A refused action (no such queue, a job that cannot be
 // retried) is the error page with the API's status and message.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { ConflictError } from '../../errors.js';
 import { waitNameSchema } from '../../client/durableClient.js';
 import { jobIdStringSchema, workerIdSchema } from '../../names.js';
+import { bigintIdString } from '../../storable.js';
 import { parseInput } from '../../validation.js';
 import { requireAction } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
@@ -19,6 +21,7 @@ import { existingQueue } from './queues.js';
 
 const jobParams = z.object({ id: jobIdStringSchema });
 const workerParams = z.object({ id: workerIdSchema });
+const eventParams = z.object({ id: bigintIdString('event id') });
 const decisionParams = z.object({ id: jobIdStringSchema, name: waitNameSchema });
 
 export function dashboardActions(s: UiSettings): Hono<UiEnv> {
@@ -58,6 +61,20 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
     const job = await client.cancel(id);
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
     return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-cancelled', id), 303);
+  });
+  r.post('/outbox/:id/retry', act, async (c) => {
+    const { id } = parseInput(eventParams, c.req.param(), 'path');
+    if ((await client.outbox.retry([id])).length === 0) {
+      throw new ConflictError(`outbox event ${id} was not retried: it is delivered, being delivered, or gone`);
+    }
+    return c.redirect(noticeUrl('/ui/outbox', 'event-retried', id), 303);
+  });
+  r.post('/outbox/:id/discard', act, async (c) => {
+    const { id } = parseInput(eventParams, c.req.param(), 'path');
+    if ((await client.outbox.discard([id])).length === 0) {
+      throw new ConflictError(`outbox event ${id} was not discarded: it is delivered, being delivered, or gone`);
+    }
+    return c.redirect(noticeUrl('/ui/outbox', 'event-discarded', id), 303);
   });
   r.post('/jobs/:id/decisions/:name', decide, async (c) => {
     const { id, name } = parseInput(decisionParams, c.req.param(), 'path');

@@ -1,8 +1,7 @@
 // The frame around every dashboard page: the header (namespace, the views,
 // who is signed in and a sign-out button), a skip link, the page's static
 // part, its live region (the part the script refreshes) and the live
-// controls. The views listed in the header are NAV_VIEWS; a view that only
-// exists once its data does (alerts, the outbox) joins it then.
+// controls. The views listed in the header are NAV_VIEWS.
 import { ASSETS, assetUrl } from './assets/assets.js';
 import { html, type Html } from './html.js';
 import type { Viewer } from './uiEnv.js';
@@ -18,6 +17,8 @@ export const NAV_VIEWS: readonly NavView[] = [
   { path: '/ui/workers', label: 'Workers' },
   { path: '/ui/schedules', label: 'Schedules' },
   { path: '/ui/decisions', label: 'Decisions' },
+  { path: '/ui/alerts', label: 'Alerts' },
+  { path: '/ui/outbox', label: 'Outbox' },
 ];
 
 export interface Page {

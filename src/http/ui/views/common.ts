@@ -36,6 +36,8 @@ const NOTICES = {
   'job-retried': (s: string) => `Job #${s} is ready again with a fresh attempt budget.`,
   'job-cancelled': (s: string) => `Job #${s} cancelled.`,
   'decision-made': (s: string) => `Recorded ${s}: the job resumes.`,
+  'event-retried': (s: string) => `Outbox event #${s} is due now with a fresh attempt budget.`,
+  'event-discarded': (s: string) => `Outbox event #${s} discarded: it will never be delivered.`,
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

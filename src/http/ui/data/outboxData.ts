@@ -1,0 +1,43 @@
+// What the Outbox view reads: the events not delivered yet (pending) and
+// those that ran out of attempts (dead), newest first, through the client
+// (client.outbox.list, as GET /outbox answers it); or one state, filtered
+// by topic when asked.
+import * as z from 'zod';
+import type { Client } from '../../../client/client.js';
+import type { OutboxEventRecord } from '../../../db/protocol.js';
+import { topicSchema } from '../../../outbox/publish.js';
+import { parseInput } from '../../../validation.js';
+import { noticeQuery } from '../views/common.js';
+
+export const EVENTS_SHOWN = 100;
+export const OUTBOX_STATES = ['pending', 'dead', 'delivered'] as const;
+
+const empty = (v: unknown) => (v === '' ? undefined : v);
+
+export const outboxQuery = z
+  .object({
+    state: z.preprocess(empty, z.enum(OUTBOX_STATES).optional()),
+    topic: z.preprocess(empty, topicSchema.optional()),
+    ...noticeQuery,
+  })
+  .strict();
+export type OutboxFilter = z.output<typeof outboxQuery>;
+
+export interface OutboxData {
+  /** Newest first. */
+  events: OutboxEventRecord[];
+  filter: OutboxFilter;
+  nowMs: number;
+}
+
+export async function loadOutbox(client: Client, query: Record<string, string | string[]>, nowMs: number): Promise<OutboxData> {
+  const f = parseInput(outboxQuery, query, 'query');
+  const topic = f.topic;
+  const states = f.state ? [f.state] : (['pending', 'dead'] as const);
+  const lists = await Promise.all(states.map((state) => client.outbox.list({ state, topic, limit: EVENTS_SHOWN })));
+  const events = lists
+    .flat()
+    .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+    .slice(0, EVENTS_SHOWN);
+  return { events, filter: f, nowMs };
+}

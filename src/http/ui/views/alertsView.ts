@@ -1,0 +1,41 @@
+// The Alerts view: what sys.alerts opened and resolved — the open alerts
+// first, then the most recent resolved ones — each with its rule, key,
+// state, when it opened and resolved, and the details its rule recorded.
+// Read-only: an alert resolves when its condition clears.
+import type { AlertRecord } from '../../../db/protocol.js';
+import type { AlertsData } from '../data/alertsData.js';
+import { relative, time } from '../format.js';
+import { html, join, type Html } from '../html.js';
+import type { Page } from '../layout.js';
+import { badge, notice, table } from './common.js';
+
+const HEADERS = [{ label: 'rule' }, { label: 'key' }, { label: 'state' }, { label: 'opened' }, { label: 'resolved' }, { label: 'details' }];
+
+/** The details as `name value` pairs: small objects of numbers and names. */
+function details(d: Record<string, unknown>): Html {
+  const entries = Object.entries(d);
+  if (entries.length === 0) return html`<span class="muted">·</span>`;
+  return html`<span class="note">${join(
+    entries.map(([k, v]) => html`${k} <b>${typeof v === 'string' ? v : JSON.stringify(v)}</b>`),
+    '; ',
+  )}</span>`;
+}
+
+function row(a: AlertRecord, nowMs: number): Html {
+  const when = (d: Date | null) => (d ? html`${time(d)}<br><span class="muted small">${relative(d, nowMs)}</span>` : '·');
+  return html`<tr data-alert="${a.rule}/${a.key}/${a.openedAt.toISOString()}"><td><code>${a.rule}</code></td><td><code>${a.key}</code></td><td>${badge(a.state, a.state === 'open' ? 'failed' : 'succeeded')}</td><td>${when(a.openedAt)}</td><td>${when(a.resolvedAt)}</td><td>${details(a.details)}</td></tr>`;
+}
+
+export function alertsView(d: AlertsData): Page {
+  const section = (id: string, title: string, alerts: AlertRecord[], empty: string) =>
+    html`<section aria-labelledby="sec-${id}"><h2 id="sec-${id}">${title}</h2>${
+      alerts.length ? table(HEADERS, alerts.map((a) => row(a, d.nowMs)), title) : html`<p class="muted" id="${id}-empty">${empty}</p>`
+    }</section>`;
+  return {
+    title: 'Alerts',
+    nav: '/ui/alerts',
+    liveMs: 5000,
+    head: html`<h1>Alerts</h1><p class="lede">What the sys.alerts rules found: an alert opens once when its condition appears and resolves when it clears (docs/operations.md lists the rules).</p>${notice(d.query.done, d.query.subject)}`,
+    live: html`${section('alerts-open', 'Open alerts', d.open, 'No alert is open.')}${section('alerts-resolved', `Resolved alerts (the latest ${d.resolvedShown})`, d.resolved, 'No alert has resolved yet.')}`,
+  };
+}
