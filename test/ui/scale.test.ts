@@ -33,6 +33,24 @@ beforeAll(async () => {
     `insert into workhorse.job_waits (job_id, name, namespace, kind, wake_at, started_at, resolved_at, outcome)
      select id, 'nap', namespace, 'sleep', created_at, created_at, created_at, 'done' from workhorse.jobs`,
   );
+  // An outbox holding a week of delivered events (100,000), a few hundred
+  // pending and dead ones, and a history of resolved alerts.
+  await db.pool.query(
+    `insert into workhorse.outbox_events (namespace, topic, key, payload, state, attempts, created_at, delivered_at, last_error)
+     select 'default', 'order.paid', 'order-' || (i % 1000), jsonb_build_object('n', i),
+            case when i % 1000 = 0 then 'dead' when i % 1000 < 4 then 'pending' else 'delivered' end,
+            case when i % 1000 = 0 then 10 else 0 end, now() - interval '7 days' + i * interval '6 seconds',
+            case when i % 1000 >= 4 then now() - interval '7 days' + i * interval '6 seconds' end,
+            case when i % 1000 = 0 then '{"message":"sink answered 503"}'::jsonb end
+       from generate_series(1, $1::int) i`,
+    [JOBS],
+  );
+  await db.pool.query(
+    `insert into workhorse.alerts (namespace, rule, key, state, opened_at, resolved_at, details)
+     select 'default', 'backlog', 'q' || i, case when i % 1000 = 0 then 'open' else 'resolved' end, now() - i * interval '1 minute',
+            case when i % 1000 <> 0 then now() - i * interval '1 minute' + interval '30 seconds' end, '{}'::jsonb
+       from generate_series(1, 20000) i`,
+  );
   await registerWorkerRow(db.pool, 'default', 'w-scale', ['email.send', 'report.build', 'misc.task']);
   await db.pool.query(`select count(*) from workhorse.claim_many_v1('default', 'w-scale', '{email,reports,default}', '{email.send,report.build,misc.task}', 20, 600000, null, 20)`);
   await db.pool.query('analyze');
@@ -65,6 +83,11 @@ const READS: [string, string, unknown[]][] = [
   ['one job: its open wait (current_wait_v1)', 'select * from workhorse.current_wait_v1($1, 50000)', ['default']],
   ['one job: parent and children', 'select * from workhorse.dashboard_job_family_v1($1, 50000, 100)', ['default']],
   ['decisions (list_decisions_v1)', 'select * from workhorse.list_decisions_v1($1, null, null, 100)', ['default']],
+  ['outbox: pending (list_outbox_v1)', "select * from workhorse.list_outbox_v1($1, 'pending', null, 100, null)", ['default']],
+  ['outbox: dead (list_outbox_v1)', "select * from workhorse.list_outbox_v1($1, 'dead', null, 100, null)", ['default']],
+  ['outbox: dead on a topic (list_outbox_v1)', "select * from workhorse.list_outbox_v1($1, 'dead', 'order.paid', 100, null)", ['default']],
+  ['alerts: open (list_alerts_v1)', "select * from workhorse.list_alerts_v1($1, 'open', 500)", ['default']],
+  ['alerts: resolved (list_alerts_v1)', "select * from workhorse.list_alerts_v1($1, 'resolved', 50)", ['default']],
   ['queue depth', 'select * from workhorse.dashboard_queue_depth_v1($1)', ['default']],
   ['queues (list_queues_v1)', 'select * from workhorse.list_queues_v1($1)', ['default']],
   ['throughput, last hour', 'select * from workhorse.dashboard_throughput_v1($1, 60)', ['default']],
@@ -79,7 +102,7 @@ describe(`the dashboard with ${JOBS.toLocaleString('en-US')} jobs`, () => {
     for (const [name, sql, params] of READS) {
       const { plans, text, ms } = await explainCall(db.url, sql, params);
       expect(plans.length, name).toBeGreaterThan(0);
-      scans.push(...seqScansOf(plans, ['jobs', 'job_attempts', 'job_waits', 'job_children']).map((s) => `${name}: ${s}`));
+      scans.push(...seqScansOf(plans, ['jobs', 'job_attempts', 'job_waits', 'job_children', 'outbox_events', 'alerts']).map((s) => `${name}: ${s}`));
       report.push(`===== ${name}: ${sql} ${JSON.stringify(params)} (${ms.toFixed(1)} ms)\n${text}\n`);
     }
     mkdirSync(PLAN_DIR, { recursive: true });
