@@ -16,7 +16,7 @@ import { PermanentJobError } from '../../src/worker/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { launchBrowser, measureTransfer, newPage, screenshot, SCREENSHOT_DIR, signIn } from './support/browser.js';
+import { launchBrowser, measureTransfer, newPage, screenshot, SCREENSHOT_DIR, signIn, worstContrast } from './support/browser.js';
 import { ADMIN_TOKEN, READ_TOKEN, startDashboard, type Dashboard } from './support/dashboard.js';
 
 // Browser globals for the functions page.evaluate runs in the page (the
@@ -24,7 +24,6 @@ import { ADMIN_TOKEN, READ_TOKEN, startDashboard, type Dashboard } from './suppo
 /* eslint-disable @typescript-eslint/no-explicit-any */
 declare const window: Record<string, unknown>;
 declare const document: any;
-declare const getComputedStyle: (el: unknown) => { color: string; backgroundColor: string };
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 let db: TestDatabase;
@@ -257,26 +256,7 @@ describe('the dashboard in a browser', () => {
   it('keeps text at a contrast of 4.5:1 or more, starts with a skip link, and pauses live updates on request', async () => {
     const { page } = admin;
     await page.goto(`${d.url}/ui`);
-    const worst = await page.evaluate(() => {
-      const rgb = (s: string) => (s.match(/[\d.]+/g) ?? []).map(Number);
-      const lum = ([r, g, b]: number[]) =>
-        [r!, g!, b!].map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4)).reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i]!, 0);
-      const background = (el: { parentElement: unknown } | null): number[] => {
-        for (; el; el = el.parentElement as typeof el) {
-          const c = rgb(getComputedStyle(el).backgroundColor);
-          if (c.length === 3 || (c.length === 4 && c[3]! > 0)) return c.slice(0, 3);
-        }
-        return [255, 255, 255];
-      };
-      let min = { ratio: 99, what: '' };
-      for (const el of document.querySelectorAll('body *')) {
-        if (!el.offsetParent || ![...el.childNodes].some((n: { nodeType: number; textContent: string }) => n.nodeType === 3 && n.textContent.trim())) continue;
-        const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
-        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-        if (ratio < min.ratio) min = { ratio, what: `${el.tagName}.${el.className}: ${String(el.textContent).trim().slice(0, 30)}` };
-      }
-      return min;
-    });
+    const worst = await worstContrast(page);
     expect(worst.ratio, worst.what).toBeGreaterThanOrEqual(4.5);
 
     await page.keyboard.press('Tab');

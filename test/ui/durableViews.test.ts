@@ -17,7 +17,7 @@ import { defineJob } from '../../src/client/defineJob.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
-import { launchBrowser, newPage, screenshot, signIn } from './support/browser.js';
+import { launchBrowser, newPage, screenshot, signIn, worstContrast } from './support/browser.js';
 import { ADMIN_TOKEN, READ_TOKEN, startDashboard, type Dashboard } from './support/dashboard.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -146,6 +146,8 @@ describe('the durable-execution views in a browser', () => {
       // Stored as due in 9999 while it waits without a timeout: the page says what that means.
       expect(await page.locator('dl.facts').first().innerText()).toMatch(/run at\s+when what it waits for arrives/);
       await screenshot(page, 'job-parent');
+      const jobContrast = await worstContrast(page);
+      expect(jobContrast.ratio, jobContrast.what).toBeGreaterThanOrEqual(4.5);
 
       await page.locator(`#family-${byName.get('second')}`).click();
       await page.waitForURL(`${d.url}/ui/jobs/${byName.get('second')}`);
@@ -192,6 +194,8 @@ describe('the durable-execution views in a browser', () => {
       await expect.poll(() => page.locator('tr[data-before-refresh]').count(), { timeout: 15_000 }).toBe(0);
       expect(await row.getByLabel('Comment (optional)').inputValue()).toBe('paid by wire');
       await screenshot(page, 'decisions');
+      const contrast = await worstContrast(page);
+      expect(contrast.ratio, contrast.what).toBeGreaterThanOrEqual(4.5);
       await row.getByRole('button', { name: `ship on decision approve of job #${id}` }).click();
       await page.waitForURL(/\/ui\/decisions\?done=decision-made/);
       expect(await page.getByRole('status').innerText()).toBe(`Recorded "ship" on decision approve of job #${id}: the job resumes.`);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateAlerts } from '../../src/alerts/alertsSlot.js';
 import { resolveThresholds } from '../../src/alerts/alertRules.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { launchBrowser, newPage, screenshot, signIn } from './support/browser.js';
+import { launchBrowser, newPage, screenshot, signIn, worstContrast } from './support/browser.js';
 import { ADMIN_TOKEN, READ_TOKEN, startDashboard, type Dashboard } from './support/dashboard.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -100,6 +100,8 @@ describe('the Alerts and Outbox views in a browser', () => {
       expect(resolved).toHaveLength(1);
       expect(resolved[0]).toMatch(/backlog\s+reports\s+resolved\s+\d{4}-\d\d-\d\d [\s\S]*UTC[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
       await screenshot(page, 'alerts');
+      const contrast = await worstContrast(page);
+      expect(contrast.ratio, contrast.what).toBeGreaterThanOrEqual(4.5);
       expect(s.problems).toEqual([]);
     } finally {
       await s.context.close();
@@ -123,6 +125,8 @@ describe('the Alerts and Outbox views in a browser', () => {
       const pendingRow = page.locator(`tr[data-event="${pending}"]`);
       expect(await pendingRow.innerText()).toMatch(new RegExp(`#${pending}\\s+order.shipped\\s+order-2\\s+pending\\s+0\\s+`));
       await screenshot(page, 'outbox');
+      const contrast = await worstContrast(page);
+      expect(contrast.ratio, contrast.what).toBeGreaterThanOrEqual(4.5);
 
       await page.getByRole('button', { name: `Retry event #${dead}` }).click();
       await page.waitForURL(/\/ui\/outbox\?done=event-retried/);

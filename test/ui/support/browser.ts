@@ -60,6 +60,37 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   return path;
 }
 
+// Browser globals for the function page.evaluate runs in the page (the
+// suite is type-checked without the DOM library).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+declare const getComputedStyle: (el: unknown) => { color: string; backgroundColor: string };
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The lowest contrast ratio of any visible text on the page (WCAG's formula), and where it is. */
+export function worstContrast(page: Page): Promise<{ ratio: number; what: string }> {
+  return page.evaluate(() => {
+    const rgb = (s: string) => (s.match(/[\d.]+/g) ?? []).map(Number);
+    const lum = ([r, g, b]: number[]) =>
+      [r!, g!, b!].map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4)).reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i]!, 0);
+    const background = (el: { parentElement: unknown } | null): number[] => {
+      for (; el; el = el.parentElement as typeof el) {
+        const c = rgb(getComputedStyle(el).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3]! > 0)) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    let min = { ratio: 99, what: '' };
+    for (const el of document.querySelectorAll('body *')) {
+      if (!el.offsetParent || ![...el.childNodes].some((n: { nodeType: number; textContent: string }) => n.nodeType === 3 && n.textContent.trim())) continue;
+      const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      if (ratio < min.ratio) min = { ratio, what: `${el.tagName}.${el.className}: ${String(el.textContent).trim().slice(0, 30)}` };
+    }
+    return min;
+  });
+}
+
 export interface Transfer {
   /** Bytes received per path (headers and the encoded body); cached answers are left out. */
   sizes: Record<string, number>;
