@@ -53,7 +53,7 @@ returns boolean language sql stable as $$
   select coalesce((select p_event = any(l.events) from workhorse.outbox_lifecycle l where l.namespace = p_namespace), false)
 $$;
 comment on function workhorse.publishes_lifecycle_v1(text, text) is
-  'Whether the namespace publishes the job lifecycle event p_event (succeeded, failed, dead) through the outbox (workhorse.outbox_lifecycle).';
+  'Whether the namespace publishes the job lifecycle event p_event (succeeded, failed, dead, decision) through the outbox (workhorse.outbox_lifecycle).';
 
 create function workhorse.complete_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_results jsonb[])

@@ -114,6 +114,18 @@ begin
           coalesce(p_wake_at, now() + p_wake_in_ms * interval '1 millisecond'),
           p_choices, p_prompt, p_children, p_mode)
   on conflict (job_id, name) do nothing;
+  -- A decision opened for the first time is a lifecycle event when the
+  -- namespace publishes them: people can be told that a job waits for them.
+  if found and p_kind = 'decision' and workhorse.publishes_lifecycle_v1(p_namespace, 'decision') then
+    insert into workhorse.outbox_events (namespace, topic, key, payload)
+    select p_namespace, 'workhorse.job.decision', 'job:' || j.id,
+           jsonb_build_object('event', 'decision', 'jobId', j.id::text, 'type', j.type, 'queue', j.queue,
+                              'name', p_name, 'choices', to_jsonb(p_choices), 'prompt', p_prompt,
+                              'timeoutAt', w.wake_at)
+      from workhorse.jobs j, workhorse.job_waits w
+     where j.id = p_job_id and w.job_id = p_job_id and w.name = p_name;
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  end if;
   select w.kind into v_kind from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
   if v_kind <> p_kind then
     raise exception 'wait "%" of job % is a % wait, not a % wait', p_name, p_job_id, v_kind, p_kind using errcode = 'WH422';
@@ -124,7 +136,7 @@ begin
     from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any); for the last three the wake time is the timeout (null: none). A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
 
 -- Makes a waiting job ready now and wakes its queue. Callers hold its row.
 create function workhorse.wake_job_v1(p_job_id bigint)

@@ -28,10 +28,11 @@ export const outboxOptionsSchema = z
      * Job lifecycle events the settlements publish through the outbox, in
      * the settlement's own statement: `succeeded` (topic workhorse.job.succeeded),
      * `failed` (an attempt failed and will be retried: workhorse.job.failed),
-     * `dead` (failed for good: workhorse.job.dead). Stored for the namespace
+     * `dead` (failed for good: workhorse.job.dead), `decision` (a job opened
+     * a wait for a human decision: workhorse.job.decision). Stored for the namespace
      * at start; absent leaves the stored choice alone, [] turns them off.
      */
-    lifecycle: z.array(z.enum(['succeeded', 'failed', 'dead'])).max(3).optional(),
+    lifecycle: z.array(z.enum(['succeeded', 'failed', 'dead', 'decision'])).max(4).optional(),
     /** Delivered events are deleted after this long. */
     keepDeliveredMs: z.number().int().min(0).max(366 * 86_400_000).default(7 * 86_400_000),
   })

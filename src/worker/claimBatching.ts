@@ -29,3 +29,10 @@ export function claimThreshold(c: Capacity, reason: WakeReason, idle: boolean): 
   if (reason !== 'slot' || idle) return 1;
   return Math.max(1, Math.floor((c.concurrency + c.prefetch) / 2), c.prefetch);
 }
+
+/** The queues in the order a claim tries them: rotated by one each claim, so no queue starves behind another. */
+export function rotatedQueues(queues: string[], turn: number): string[] {
+  if (queues.length === 1) return queues;
+  const start = turn % queues.length;
+  return [...queues.slice(start), ...queues.slice(0, start)];
+}

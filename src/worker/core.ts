@@ -10,14 +10,14 @@ import { buildJobInsert } from '../client/enqueueInput.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
-import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
-import { freeRoom } from './claimBatching.js';
+import { freeRoom, rotatedQueues } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
+import { reportWorkerError } from './reportError.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
@@ -194,7 +194,7 @@ export class WorkerCore {
     this.settledCounts.flush();
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
-      queues: this.rotatedQueues(),
+      queues: rotatedQueues(this.s.options.queues, this.queueCursor++),
       types: this.s.handlers.types,
       limit,
       leaseMs: this.leaseMs,
@@ -285,25 +285,8 @@ export class WorkerCore {
     }
   }
 
-  private rotatedQueues(): string[] {
-    const q = this.s.options.queues;
-    if (q.length === 1) return q;
-    const start = this.queueCursor++ % q.length;
-    return [...q.slice(start), ...q.slice(0, start)];
-  }
-
-  /**
-   * An `error` event, or one log line when nobody listens. A database fault
-   * is a line with its message; anything unexpected is printed whole.
-   */
+  /** An `error` event, or one log line when nobody listens (reportError.ts). */
   emitError(err: unknown, what?: string): void {
-    const events = this.s.events;
-    if (events.listenerCount('error') > 0) {
-      events.emit('error', err);
-      return;
-    }
-    const prefix = `[workhorse] worker ${this.s.options.workerId}:`;
-    if (isTransientDbError(err)) console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}`);
-    else console.error(`${prefix} ${what ?? 'error'}:`, err);
+    reportWorkerError(this.s.events, this.s.options.workerId, err, what);
   }
 }

@@ -15,10 +15,8 @@ import {
   postgresProtocol,
   type Completion,
   type Failure,
-  type FailOutcome,
   type Protocol,
   type Queryable,
-  type Suspended,
   type Suspension,
 } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
@@ -115,26 +113,23 @@ export class Settler {
     for (const p of batch) p.done(accepted.has(p.item.id) ? SUCCEEDED : REFUSED);
   }
 
-  private async writeFailures(batch: Pending<Failure>[]): Promise<void> {
-    if (!batch.length) return;
-    let accepted: Map<string, FailOutcome>;
-    try {
-      accepted = await this.withRetries(() => this.protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
-    } catch (err) {
-      for (const p of batch) p.done(undefined, err);
-      return;
-    }
-    for (const p of batch) {
-      const o = accepted.get(p.item.id);
-      p.done(o ? { accepted: true, status: o.status, runAt: o.runAt } : REFUSED);
-    }
+  private writeFailures(batch: Pending<Failure>[]): Promise<void> {
+    return this.writeKeyed(batch, () => this.protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
   }
 
-  private async writeSuspensions(batch: Pending<Suspension>[]): Promise<void> {
+  private writeSuspensions(batch: Pending<Suspension>[]): Promise<void> {
+    return this.writeKeyed(batch, () => this.protocol.suspendMany(this.db, this.namespace, batch.map((p) => p.item)));
+  }
+
+  /** Writes a batch whose answer maps each accepted id to its new status and run_at; an id left out was refused. */
+  private async writeKeyed<T extends { id: string }>(
+    batch: Pending<T>[],
+    write: () => Promise<Map<string, { status: 'ready' | 'failed' | 'waiting'; runAt: Date }>>,
+  ): Promise<void> {
     if (!batch.length) return;
-    let accepted: Map<string, Suspended>;
+    let accepted: Map<string, { status: 'ready' | 'failed' | 'waiting'; runAt: Date }>;
     try {
-      accepted = await this.withRetries(() => this.protocol.suspendMany(this.db, this.namespace, batch.map((p) => p.item)));
+      accepted = await this.withRetries(write);
     } catch (err) {
       for (const p of batch) p.done(undefined, err);
       return;

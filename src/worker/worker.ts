@@ -7,8 +7,8 @@ import { EventEmitter } from 'node:events';
 import type { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import { WorkerStoppedError } from '../errors.js';
-import { SlotRunner } from '../schedules/slotRunner.js';
 import { OutboxPump } from '../outbox/outboxPump.js';
+import type { SystemWorkerStarter } from '../schedules/slotRunner.js';
 import { SYSTEM_QUEUE } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { parseConfig } from '../validation.js';
@@ -18,6 +18,7 @@ import type { BatchHandler } from './invokeBatch.js';
 import type { Handler } from './invokeHandler.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { RunLoop, type Companion } from './runLoop.js';
+import { startScheduleCompanion } from './scheduleCompanion.js';
 import { addSystemHandlers } from './systemHandlers.js';
 import { Waiter } from './waiter.js';
 import type { RuntimeState, WorkerEvents } from './workerTypes.js';
@@ -119,7 +120,9 @@ export class Worker {
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const { core, client, options, waiter, events } = this;
-    const loop = new RunLoop({ core, client, options, waiter, events, startCompanion: () => this.startSchedules() });
+    const startSystem: SystemWorkerStarter = (id, pollMs, onError, system) => Worker.startSystemWorker(client, id, pollMs, onError, system);
+    const startCompanion = () => startScheduleCompanion(client, options, (err) => core.emitError(err), startSystem);
+    const loop = new RunLoop({ core, client, options, waiter, events, startCompanion });
     this.loop = loop;
     return (this.running = loop.run().finally(() => {
       this.running = this.loop = undefined;
@@ -167,26 +170,6 @@ export class Worker {
     if (this.running && !options.hard) return this.running;
     if (!options.hard) await this.core.drain();
     await this.core.shutdown();
-  }
-
-  /** With scheduleNamespaces, a companion loop fires due recurring slots while the worker runs. */
-  private async startSchedules(): Promise<Companion | undefined> {
-    const namespaces = this.options.scheduleNamespaces;
-    if (!namespaces) return undefined;
-    const runner = new SlotRunner(
-      this.client,
-      {
-        scheduleNamespaces: namespaces,
-        scheduleCatchupLimit: this.options.scheduleCatchupLimit,
-        intervalMs: Math.min(5000, this.options.pollMs * 5),
-        workerId: `${this.workerId}:schedules`,
-        onError: (err) => this.core.emitError(err),
-        system: this.options.system,
-      },
-      (workerId, pollMs, onError, system) => Worker.startSystemWorker(this.client, workerId, pollMs, onError, system),
-    );
-    await runner.start();
-    return runner;
   }
 
   /**

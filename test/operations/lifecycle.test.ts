@@ -2,7 +2,9 @@
 // gets one event per settlement, written in the settlement's own statement
 // (workhorse.job.succeeded with the result, workhorse.job.failed for an
 // attempt that will be retried, workhorse.job.dead for a job failed for
-// good), delivered to the sinks in order per job; turned off, none.
+// good), delivered to the sinks in order per job; a decision a job waits
+// for is published when the wait opens (workhorse.job.decision), once;
+// turned off, none.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Client } from '../../src/client/client.js';
@@ -14,6 +16,7 @@ import { sleep, waitFor } from '../helpers/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 const Ok = defineJob({ type: 'lc.ok', schema: z.object({ n: z.number() }) });
+const Approval = defineJob({ type: 'lc.approval', schema: z.object({ order: z.number() }) });
 const Flaky = defineJob({ type: 'lc.flaky', schema: z.object({}), retry: { maxAttempts: 2, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } } });
 
 let db: TestDatabase;
@@ -22,7 +25,7 @@ let r: WebhookReceiver;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = new Client({ connectionString: db.url, jobs: [Ok, Flaky] });
+  client = new Client({ connectionString: db.url, jobs: [Ok, Flaky, Approval] });
   r = await startWebhookReceiver('lc-secret');
 });
 afterAll(async () => {
@@ -31,7 +34,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-function start(lifecycle: ('succeeded' | 'failed' | 'dead')[]): () => Promise<void> {
+function start(lifecycle: ('succeeded' | 'failed' | 'dead' | 'decision')[]): () => Promise<void> {
   const worker = new Worker(client, {
     pollMs: 50,
     scheduleNamespaces: ['sys'],
@@ -40,6 +43,10 @@ function start(lifecycle: ('succeeded' | 'failed' | 'dead')[]): () => Promise<vo
   worker.handle(Ok, async (p) => ({ doubled: p.n * 2 }));
   worker.handle(Flaky, async () => {
     throw new Error('always');
+  });
+  worker.handle(Approval, async (p, ctx) => {
+    const d = await ctx.waitForDecision('approve', { choices: ['ship', 'hold'], prompt: `ship order ${p.order}?` });
+    return { choice: d.choice };
   });
   const run = worker.run();
   return () => worker.stop().then(() => run);
@@ -66,6 +73,35 @@ it('publishes succeeded, failed and dead events of settlements, in order per job
     ]);
     expect(mine[1]!.payload).toMatchObject({ maxAttempts: 2, error: { message: 'always' } });
     expect(r.accepted().every((q) => q.signatureOk)).toBe(true);
+  } finally {
+    await stop();
+  }
+});
+
+it('publishes a decision a job waits for when the wait opens, once, however often the job replays', async () => {
+  const stop = start(['decision']);
+  try {
+    await waitFor(stored, (e) => e?.length === 1 && e[0] === 'decision', { what: 'the lifecycle setting stored' });
+    const before = r.accepted().length;
+    const { id } = await client.enqueue(Approval, { order: 7 });
+    await waitFor(() => client.getJob(id), (j) => j?.status === 'waiting', { what: 'the job to wait for its decision' });
+    await waitFor(() => r.accepted().length, (n) => n > before, { what: 'the decision event delivered', timeoutMs: 30_000 });
+    const events = r.accepted().slice(before).map((q) => q.json as { topic: string; key: string; payload: Record<string, unknown> });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      topic: 'workhorse.job.decision',
+      key: `job:${id}`,
+      payload: { event: 'decision', jobId: id, type: 'lc.approval', name: 'approve', choices: ['ship', 'hold'], prompt: 'ship order 7?' },
+    });
+    // Deciding resumes the job; the replay reaches the same wait, resolved, and publishes nothing new.
+    await client.decide(id, 'approve', { choice: 'ship', by: 'ops' });
+    await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the job to finish' });
+    await sleep(300);
+    const decisions = await db.pool.query<{ n: number }>(
+      "select count(*)::int n from workhorse.outbox_events where topic = 'workhorse.job.decision' and key = $1",
+      [`job:${id}`],
+    );
+    expect(decisions.rows[0]!.n).toBe(1);
   } finally {
     await stop();
   }

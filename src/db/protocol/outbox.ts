@@ -133,7 +133,7 @@ export function purgeOutbox(db: Queryable, ns: string, olderThanMs: number, limi
   });
 }
 
-export type LifecycleEvent = 'succeeded' | 'failed' | 'dead';
+export type LifecycleEvent = 'succeeded' | 'failed' | 'dead' | 'decision';
 
 /** Which job lifecycle events settlements publish through the outbox in this namespace ([] for none). */
 export function setOutboxLifecycle(db: Queryable, ns: string, events: LifecycleEvent[]): Promise<void> {

@@ -4,16 +4,13 @@ import * as z from 'zod';
 import { parseInput } from '../../validation.js';
 import { readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { cursorParam, limitParam } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const listQuery = z
   .object({
     state: z.enum(['open', 'resolved']).optional(),
-    limit: z
-      .string()
-      .regex(/^[0-9]{1,7}$/, 'limit is a whole number')
-      .transform(Number)
-      .optional(),
+    limit: limitParam,
   })
   .strict();
 

@@ -9,6 +9,7 @@ import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { parseEnqueueBody } from '../jobInput.js';
+import { cursorParam, limitParam } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const idParams = z.object({ id: jobIdStringSchema });
@@ -18,12 +19,8 @@ const listQuery = z
     status: z.string().optional(),
     queue: z.string().optional(),
     type: z.string().optional(),
-    limit: z
-      .string()
-      .regex(/^[0-9]{1,7}$/, 'limit is a whole number')
-      .transform(Number)
-      .optional(),
-    cursor: z.string().optional(),
+    limit: limitParam,
+    cursor: cursorParam,
   })
   .strict();
 

@@ -5,18 +5,15 @@ import * as z from 'zod';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { cursorParam, limitParam } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const listQuery = z
   .object({
     state: z.string().optional(),
     topic: z.string().optional(),
-    limit: z
-      .string()
-      .regex(/^[0-9]{1,7}$/, 'limit is a whole number')
-      .transform(Number)
-      .optional(),
-    cursor: z.string().optional(),
+    limit: limitParam,
+    cursor: cursorParam,
   })
   .strict();
 

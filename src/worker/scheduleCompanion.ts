@@ -1,0 +1,32 @@
+// A long-lived worker with scheduleNamespaces runs a companion beside its
+// claim loop: the slot runner that fires due recurring slots (and, for the
+// `sys` namespace, a one-slot system worker for the sys.* jobs). This
+// builds it from the worker's resolved options.
+import type { Client } from '../client/client.js';
+import { SlotRunner, type SystemWorkerStarter } from '../schedules/slotRunner.js';
+import type { ResolvedWorkerOptions } from './options.js';
+import type { Companion } from './runLoop.js';
+
+export async function startScheduleCompanion(
+  client: Client,
+  options: ResolvedWorkerOptions,
+  onError: (err: unknown) => void,
+  startSystemWorker: SystemWorkerStarter,
+): Promise<Companion | undefined> {
+  const namespaces = options.scheduleNamespaces;
+  if (!namespaces) return undefined;
+  const runner = new SlotRunner(
+    client,
+    {
+      scheduleNamespaces: namespaces,
+      scheduleCatchupLimit: options.scheduleCatchupLimit,
+      intervalMs: Math.min(5000, options.pollMs * 5),
+      workerId: `${options.workerId}:schedules`,
+      onError,
+      system: options.system,
+    },
+    startSystemWorker,
+  );
+  await runner.start();
+  return runner;
+}
