@@ -14,14 +14,12 @@
 // stalled step cannot pin its lease: PostgreSQL ends a transaction left idle
 // for two heartbeats, or a statement running longer than the lease.
 import type pg from 'pg';
-import type { GuardedDb } from '../db/guardedDb.js';
-import type { Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
-import type { ClaimedJob, JobInsert, WaitSpec, WaitState } from '../db/protocol.js';
+import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import { DatabaseUnavailableError, StaleLeaseError, ValidationError } from '../errors.js';
 import type { JobDefinition } from '../client/defineJob.js';
-import type { EnqueueOptions } from '../client/enqueueInput.js';
+import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
 import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
@@ -56,19 +54,7 @@ export interface BatchContext {
 /** A per-job handler's context: a batch context plus durable waits and child jobs (see durable.ts). */
 export interface HandlerContext extends BatchContext, DurableContext {}
 
-export interface ContextDeps {
-  db: GuardedDb;
-  protocol: Protocol;
-  namespace: string;
-  workerId: string;
-  deadline: Date | null;
-  /** A transactional step's transaction may sit idle this long before the server ends it. */
-  txIdleTimeoutMs: number;
-  /** One statement inside a transactional step may run this long. */
-  txStatementTimeoutMs: number;
-  /** The row a spawned child is enqueued with (validated like an enqueue). */
-  childRow(job: JobDefinition | string, payload: unknown, options: EnqueueOptions): JobInsert;
-}
+export type { ContextDeps } from './contextDeps.js';
 
 /** Fenced, idempotent context writes are retried this many times on a database fault. */
 const CONTEXT_WRITE_ATTEMPTS = 4;

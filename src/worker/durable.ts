@@ -11,7 +11,19 @@ import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
 import { ChildJobFailedError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
 import { toIssues } from '../validation.js';
-import type { JobContext } from './context.js';
+import type pg from 'pg';
+import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
+import type { ContextDeps } from './contextDeps.js';
+
+/** What the durable methods need of a handler's context (JobContext provides it). */
+export interface WaitHost {
+  readonly job: ClaimedJob;
+  readonly lease: { id: string; execution: number };
+  readonly deps: ContextDeps;
+  assertLive(what: string): void;
+  openWait(name: string, spec: WaitSpec): Promise<WaitState>;
+  transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T>;
+}
 
 /** The payload `spawn` accepts for a definition (its schema's input), or anything for a type name. */
 export type PayloadOf<D> = D extends JobDefinition ? PayloadInput<D> : unknown;
@@ -96,13 +108,13 @@ function checkMs(what: string, ms: unknown, field: string): void {
   }
 }
 
-export async function sleep(ctx: JobContext, name: string, ms: number): Promise<void> {
+export async function sleep(ctx: WaitHost, name: string, ms: number): Promise<void> {
   checkName('sleep', name);
   checkMs(`sleep "${name}"`, ms, 'ms');
   await ctx.openWait(name, { kind: 'sleep', wakeInMs: ms });
 }
 
-export async function sleepUntil(ctx: JobContext, name: string, at: Date): Promise<void> {
+export async function sleepUntil(ctx: WaitHost, name: string, at: Date): Promise<void> {
   checkName('sleepUntil', name);
   if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
     throw new ValidationError(`sleepUntil "${name}": a valid Date is required`, [{ path: ['at'], message: 'invalid date' }]);
@@ -110,7 +122,7 @@ export async function sleepUntil(ctx: JobContext, name: string, at: Date): Promi
   await ctx.openWait(name, { kind: 'sleep', wakeAt: at });
 }
 
-export async function waitForSignal<T>(ctx: JobContext, name: string, o: SignalWaitOptions<T> = {}): Promise<T> {
+export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWaitOptions<T> = {}): Promise<T> {
   checkName('waitForSignal', name);
   if (o.timeoutMs !== undefined) checkMs(`waitForSignal "${name}"`, o.timeoutMs, 'timeoutMs');
   if (o.key !== undefined) checkName(`waitForSignal "${name}" key`, o.key);
@@ -125,7 +137,7 @@ export async function waitForSignal<T>(ctx: JobContext, name: string, o: SignalW
   });
 }
 
-export async function waitForDecision<C extends string>(ctx: JobContext, name: string, o: DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
+export async function waitForDecision<C extends string>(ctx: WaitHost, name: string, o: DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
   checkName('waitForDecision', name);
   const choices = o?.choices;
   if (!Array.isArray(choices) || choices.length === 0 || choices.some((c) => typeof c !== 'string' || c.length === 0 || c.length > MAX_NAME)) {
@@ -141,7 +153,7 @@ export async function waitForDecision<C extends string>(ctx: JobContext, name: s
 }
 
 export async function spawn<D extends JobDefinition | string>(
-  ctx: JobContext,
+  ctx: WaitHost,
   name: string,
   job: D,
   payload: PayloadOf<D>,
@@ -164,7 +176,7 @@ export async function spawn<D extends JobDefinition | string>(
 }
 
 export async function join(
-  ctx: JobContext,
+  ctx: WaitHost,
   name: string,
   children: readonly (ChildJob | string)[],
   o: JoinOptions = {},
