@@ -1,7 +1,7 @@
 // Query-string parameters the list routes share, parsed the same way on
 // every route: a page size is a whole number (at most seven digits; the
 // route caps it), a cursor is opaque text the previous page returned.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const limitParam = z
   .string()
