@@ -79,6 +79,8 @@ declare
   v_delivered integer;
   v_retried integer;
   v_dead integer;
+  v_released integer;
+  v_retry_at timestamptz;
 begin
   perform workhorse.check_lengths_v1('outbox_settle_v1 failed/errors', cardinality(p_failed), jsonb_array_length(coalesce(p_errors, '[]'::jsonb)));
   update workhorse.outbox_events e
@@ -98,17 +100,27 @@ begin
            last_error = f.err, leased_by = null, leased_until = null
       from f
      where e.namespace = p_namespace and e.id = f.id and e.leased_by = p_owner and e.state = 'pending'
-    returning e.state
+    returning e.state, e.available_at
   )
-  select count(*) filter (where upd.state = 'pending'), count(*) filter (where upd.state = 'dead')
-    into v_retried, v_dead from upd;
+  select count(*) filter (where upd.state = 'pending'), count(*) filter (where upd.state = 'dead'),
+         min(upd.available_at) filter (where upd.state = 'pending')
+    into v_retried, v_dead, v_retry_at from upd;
 
   update workhorse.outbox_events e set leased_by = null, leased_until = null
    where e.namespace = p_namespace and e.id = any(p_released) and e.leased_by = p_owner and e.state = 'pending';
+  get diagnostics v_released = row_count;
+  -- Whoever delivers next (a pump of any worker, or the next sys.outbox job)
+  -- is told when the retries come due, and that released events wait now.
+  if v_released > 0 then
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  elsif v_retry_at is not null then
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace),
+                      greatest(0, ceil(date_part('epoch', v_retry_at - now()) * 1000))::bigint::text);
+  end if;
   return query select v_delivered, v_retried, v_dead;
 end $$;
 comment on function workhorse.outbox_settle_v1(text, text, bigint[], bigint[], jsonb, bigint[], integer, integer, integer) is
-  'Records a delivery batch of p_owner: p_delivered become delivered; p_failed (with p_errors, a JSON array in the same order) count an attempt and are available again after least(p_max_ms, p_base_ms * 2^(attempts before)) ms, or dead once attempts reach p_max_attempts; p_released go back untouched. Writes only rows p_owner still leases (a deliverer whose lease was taken over changes nothing). Returns the counts written.';
+  'Records a delivery batch of p_owner: p_delivered become delivered; p_failed (with p_errors, a JSON array in the same order) count an attempt and are available again after least(p_max_ms, p_base_ms * 2^(attempts before)) ms, or dead once attempts reach p_max_attempts; p_released go back untouched. Writes only rows p_owner still leases (a deliverer whose lease was taken over changes nothing). Notifies the outbox channel at commit: 0 when it released events, else the ms until the earliest retry is due, so the next deliverer (a pump on any worker) retries on time instead of at the sys.outbox cadence. Returns the counts written.';
 
 create function workhorse.list_outbox_v1(p_namespace text, p_state text, p_topic text, p_limit integer, p_before_id bigint)
 returns table (id bigint, topic text, key text, payload jsonb, state text, attempts integer, available_at timestamptz,

@@ -120,7 +120,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 340 KB and the HTTP one (API and dashboard) under 440 KB', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 340 KB and the HTTP one (API and dashboard) under 460 KB', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -131,9 +131,10 @@ describe('the synthesised, bundled functions', () => {
     // (every locale comes along) instead of `import * as z from 'zod'`.
     // 340 and 440 KB: the OpenTelemetry API (10 KB), the outbox (publish,
     // delivery, the webhook sink, its operator routes), the alert rules and
-    // the telemetry added about 32 KB to each.
+    // the telemetry added about 32 KB to each; the dashboard's Decisions,
+    // Alerts and Outbox views about 10 KB more to the HTTP one (438 KB).
     expect(tickBytes).toBeLessThan(340 * 1024);
-    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(440 * 1024);
+    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(460 * 1024);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
