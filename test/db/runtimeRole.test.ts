@@ -58,10 +58,13 @@ async function asServerAdmin(sql: string): Promise<void> {
 beforeAll(async () => {
   db = await createTestDatabase();
   login = `wh_rt_${randomBytes(4).toString('hex')}`;
-  await asServerAdmin(`create role ${login} login in role workhorse_runtime`);
+  // A password, so the role can sign in where the server checks them (the
+  // embedded default uses scram-sha-256; a trust server ignores it).
+  const password = randomBytes(12).toString('hex');
+  await asServerAdmin(`create role ${login} login password '${password}' in role workhorse_runtime`);
   const u = new URL(db.url);
   u.username = login;
-  u.password = '';
+  u.password = password;
   runtimeUrl = u.toString();
   runtime = new pg.Pool({ connectionString: runtimeUrl, max: 2 });
   runtime.on('error', () => undefined);
