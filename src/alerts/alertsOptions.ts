@@ -24,11 +24,16 @@ export interface ResolvedAlertsOptions {
   emitMetrics: boolean;
 }
 
-export function parseAlertsOptions(o: AlertsOptions, what = 'alerts options'): ResolvedAlertsOptions {
-  return resolveAlertsOptions(parseConfig(alertsOptionsSchema, o, what));
+export function parseAlertsOptions(o: AlertsOptions, what = 'alerts options', emitMetricsByDefault = false): ResolvedAlertsOptions {
+  return resolveAlertsOptions(parseConfig(alertsOptionsSchema, o, what), emitMetricsByDefault);
 }
 
-/** From the parsed option (e.g. inside the worker's options). */
-export function resolveAlertsOptions(p: z.output<typeof alertsOptionsSchema>): ResolvedAlertsOptions {
-  return { everyMs: p.everyMs, thresholds: resolveThresholds(p.rules), emitMetrics: p.emitMetrics ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) };
+/**
+ * From the parsed option (e.g. inside the worker's options). Without
+ * `emitMetrics`, metrics are written when the caller says so by default: a
+ * tick on Lambda (its environment, parsed once in tick/env.ts), never a
+ * long-lived worker.
+ */
+export function resolveAlertsOptions(p: z.output<typeof alertsOptionsSchema>, emitMetricsByDefault = false): ResolvedAlertsOptions {
+  return { everyMs: p.everyMs, thresholds: resolveThresholds(p.rules), emitMetrics: p.emitMetrics ?? emitMetricsByDefault };
 }

@@ -68,6 +68,8 @@ export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
     maxGeneration: e.WORKHORSE_MAX_GENERATION,
     // Fan-out invokes this function itself unless told otherwise.
     fanoutFunction: e.WORKHORSE_FANOUT_FUNCTION ?? e.AWS_LAMBDA_FUNCTION_NAME,
+    // On Lambda, alert metrics go to CloudWatch as EMF log lines unless the app says otherwise.
+    alertMetrics: e.AWS_LAMBDA_FUNCTION_NAME ? true : undefined,
     lambdaEndpoint: e.WORKHORSE_LAMBDA_ENDPOINT,
     build: e.WORKHORSE_BUILD,
   };

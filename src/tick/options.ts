@@ -45,6 +45,8 @@ export const tickOptionsSchema = z
     queues: z.array(queueNameSchema).min(1).optional(),
     /** Report the skipped jobs (summary.skippedTimeout) per job type too, as summary.skippedByType. */
     skipsByType: z.boolean().default(false),
+    /** The default of the app's `alerts.emitMetrics` (EMF lines for CloudWatch): on when the tick runs on Lambda. */
+    alertMetrics: z.boolean().default(false),
     /** Return as soon as a claim finds nothing (true), or keep polling until the margin. */
     untilEmpty: z.boolean().default(true),
     /** Wait between empty claims when untilEmpty is false. */

@@ -84,7 +84,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
   const withSystem = o.scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
   const system: SystemSlotConfig = {
     outbox: o.app.outbox ? parseOutboxOptions(o.app.outbox, 'app outbox options') : undefined,
-    alerts: o.app.alerts ? parseAlertsOptions(o.app.alerts, 'app alerts options') : undefined,
+    alerts: o.app.alerts ? parseAlertsOptions(o.app.alerts, 'app alerts options', o.alertMetrics) : undefined,
   };
   const schedules = [
     ...(o.app.schedules ?? []),
