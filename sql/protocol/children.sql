@@ -10,10 +10,7 @@ returns bigint language plpgsql as $$
 declare
   v_child bigint;
 begin
-  perform 1 from workhorse.job_runtime r
-   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
-   for key share;
-  if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
+  perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
   select c.child_id into v_child from workhorse.job_children c where c.parent_id = p_job_id and c.name = p_name;
   return v_child;
 end $$;
@@ -26,10 +23,7 @@ returns bigint language plpgsql as $$
 declare
   v_child bigint;
 begin
-  perform 1 from workhorse.job_runtime r
-   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
-   for key share;
-  if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
+  perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
   insert into workhorse.job_children (parent_id, name, child_id, detached)
   values (p_job_id, p_name, p_child_id, coalesce(p_detached, false))
   on conflict (parent_id, name) do nothing

@@ -12,7 +12,21 @@ begin
     using errcode = 'WH409';
 end $$;
 comment on function workhorse.raise_stale_v1(bigint, bigint) is
-  'Raises WH409 (stale lease) for a write whose (job, execution) lease is gone. Used by set_progress_v1, record_step_v1 and begin_tx_step_v1; settlements leave a refused id out of their answer instead.';
+  'Raises WH409 (stale lease) for a write whose (job, execution) lease is gone. Used by hold_fence_v1 and set_progress_v1; settlements leave a refused id out of their answer instead.';
+
+-- The fence of a context write: the lease (job, execution) must still
+-- exist; KEY SHARE holds it until the caller's transaction ends, so a
+-- recovery or a settlement cannot delete it under the write.
+create function workhorse.hold_fence_v1(p_namespace text, p_job_id bigint, p_execution bigint)
+returns void language plpgsql as $$
+begin
+  perform 1 from workhorse.job_runtime r
+   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
+   for key share;
+  if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
+end $$;
+comment on function workhorse.hold_fence_v1(text, bigint, bigint) is
+  'Holds the fence of a write by the owner of lease (p_job_id, p_execution): KEY SHARE on the lease row until the transaction ends, or WH409 (raise_stale_v1) when the lease is gone. Used by record_step_v1, begin_tx_step_v1, begin_wait_v1, begin_spawn_v1 and link_child_v1.';
 
 create function workhorse.check_lengths_v1(p_what text, variadic p_lengths integer[])
 returns void language plpgsql immutable as $$

@@ -20,10 +20,7 @@ returns jsonb language plpgsql as $$
 declare
   v_result jsonb;
 begin
-  perform 1 from workhorse.job_runtime r
-   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
-   for key share;
-  if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
+  perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
   insert into workhorse.job_steps (job_id, name, result, execution)
   values (p_job_id, p_name, p_result, p_execution)
   on conflict (job_id, name) do nothing;
@@ -36,10 +33,7 @@ comment on function workhorse.record_step_v1(text, bigint, bigint, text, jsonb) 
 create function workhorse.begin_tx_step_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_name text)
 returns table (recorded boolean, result jsonb) language plpgsql as $$
 begin
-  perform 1 from workhorse.job_runtime r
-   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
-   for key share;
-  if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
+  perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
   return query select true, s.result from workhorse.job_steps s where s.job_id = p_job_id and s.name = p_name;
   if not found then return query select false, null::jsonb; end if;
 end $$;

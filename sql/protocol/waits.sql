@@ -102,10 +102,7 @@ begin
       from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
     return;
   end if;
-  perform 1 from workhorse.job_runtime r
-   where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace
-   for key share;
-  if not found then perform workhorse.raise_stale_v1(p_job_id, p_execution); end if;
+  perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
   if p_kind not in ('sleep', 'signal', 'decision', 'join') then
     raise exception 'begin_wait_v1: unknown wait kind %', p_kind using errcode = 'WH422';
   end if;
