@@ -110,7 +110,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       { job: RenderReport, payload: { label: 'J3' } },
       { job: RebuildTenant, payload: { label: 'J4', tenant: 'acme' }, options: { concurrencyKey: 'rebuild:acme' } },
       { job: RebuildTenant, payload: { label: 'J5', tenant: 'acme' }, options: { concurrencyKey: 'rebuild:acme' } },
-      { job: LegacyExport, payload: { label: 'J6' }, options: { delayMs: workMs * 3 } },
+      // Due only after the rolling deploy (step 7), pauses included, so no build-1 worker claims it first.
+      { job: LegacyExport, payload: { label: 'J6' }, options: { delayMs: workMs * 3 + stepPauseMs * 6 } },
     ]);
     enq.forEach((r, i) => labels.set(r.id, `J${i + 1}`));
     await show('1. Six jobs enqueued (J6 is scheduled a little later). No worker yet.');
@@ -135,13 +136,16 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     await until(`recovery of ${victimJob}`, (s) => job(s, victimJob).execution >= 2);
     await show(`6. Recovery: a surviving worker's heartbeat ran the recovery pass; ${victimJob} came back (attempt counted) and was claimed again with a new execution.`);
 
+    // Every build-1 worker still alive drains and leaves (the victim is
+    // already gone), so only build 2 is left when J6 comes due.
+    const survivors = ['w1', 'w2', 'w3'].filter((id) => id !== victim);
     startWorker('w4', '2');
     startWorker('w5', '2');
-    for (const id of ['w1', 'w3']) procs.get(id)!.kill('SIGTERM');
-    await Promise.all([exited('w1'), exited('w3')]);
+    for (const id of survivors) procs.get(id)!.kill('SIGTERM');
+    await Promise.all(survivors.map(exited));
     await until('J1-J5 to finish', (s) => ['J1', 'J2', 'J3', 'J4', 'J5'].every((l) => job(s, l).status === 'succeeded'));
     await until('J6 to come due', (s) => job(s, 'J6').runAt.getTime() <= Date.now() - 500);
-    await show('7. Rolling deploy: w1 and w3 drained and left; w4 and w5 run build 2, which has no legacy.export handler. J6 is due but stays ready: build 2 never claims it.');
+    await show(`7. Rolling deploy: ${survivors.join(' and ')} drained and left; w4 and w5 run build 2, which has no legacy.export handler. J6 is due but stays ready: build 2 never claims it.`);
 
     startWorker('w6', '1');
     await until('J6 to finish', (s) => job(s, 'J6').status === 'succeeded');
