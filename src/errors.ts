@@ -40,8 +40,9 @@ export class UnknownJobTypeError extends WorkhorseError {
 export class PayloadTooLargeError extends WorkhorseError {
   readonly bytes: number;
   readonly limit: number;
-  constructor(type: string, bytes: number, limit: number) {
-    super('payload_too_large', `payload of job type "${type}" is ${bytes} bytes; the limit is ${limit} bytes`);
+  /** `subject`: what the payload belongs to, e.g. `job type "email.send"`, `topic "t"`, `signal "paid"`. */
+  constructor(subject: string, bytes: number, limit: number) {
+    super('payload_too_large', `payload of ${subject} is ${bytes} bytes; the limit is ${limit} bytes`);
     this.bytes = bytes;
     this.limit = limit;
   }

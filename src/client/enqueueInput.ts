@@ -46,7 +46,7 @@ export function buildJobInsert(
 ): JobInsert {
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
-  encodePayload(def.type, parsed, maxPayloadBytes);
+  encodePayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   const backoff = o.backoff ?? def.retry.backoff;
   const row: JobInsert = {
     type: def.type,
@@ -74,8 +74,8 @@ export function buildJobInsert(
  * issue path is relative to the payload; one over the size limit is a
  * PayloadTooLargeError.
  */
-export function encodePayload(type: string, payload: unknown, maxBytes: number): string {
-  const what = `payload for job type "${type}"`;
+export function encodePayload(subject: string, payload: unknown, maxBytes: number): string {
+  const what = `payload for ${subject}`;
   let encoded: string | undefined;
   let reason = 'it is not a JSON value';
   try {
@@ -87,7 +87,7 @@ export function encodePayload(type: string, payload: unknown, maxBytes: number):
     throw new ValidationError(`invalid ${what}: not JSON-serialisable (${reason})`, [{ path: [], message: `not JSON-serialisable: ${reason}` }]);
   }
   const bytes = Buffer.byteLength(encoded, 'utf8');
-  if (bytes > maxBytes) throw new PayloadTooLargeError(type, bytes, maxBytes);
+  if (bytes > maxBytes) throw new PayloadTooLargeError(subject, bytes, maxBytes);
   const problem = jsonProblem(encoded);
   if (problem) {
     throw new ValidationError(`invalid ${what}: ${problem.path.length ? problem.path.join('.') : '(root)'}: ${problem.message}`, [problem]);

@@ -46,7 +46,7 @@ function isBatch(body: unknown): boolean {
 /** What the database could not store of a valid payload (a PayloadTooLargeError still throws: 413). */
 function storageIssues(client: Client, type: string, payload: unknown): ValidationIssue[] {
   try {
-    encodePayload(type, payload, client.maxPayloadBytes);
+    encodePayload(`job type "${type}"`, payload, client.maxPayloadBytes);
     return [];
   } catch (err) {
     if (err instanceof ValidationError) return err.issues;

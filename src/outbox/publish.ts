@@ -41,7 +41,7 @@ export async function publishEvent(
 ): Promise<PublishResult> {
   const t = parseInput(topicSchema, topic, 'topic');
   const o = parseInput(publishOptionsSchema, options, 'publish options');
-  const json = encodePayload(`event topic ${t}`, payload, maxPayloadBytes);
+  const json = encodePayload(`topic "${t}"`, payload, maxPayloadBytes);
   const id = await protocol.publish(o.tx ?? pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);
   return { id };
 }

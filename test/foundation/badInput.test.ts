@@ -118,4 +118,17 @@ describe('bad input', () => {
     expect(() => createClient({} as never)).toThrow(ConfigError);
     expect(() => defineJob({ type: 'bad type', schema: z.object({}) })).toThrow(ConfigError);
   });
+
+  it('names what a bad payload belongs to: a job type, an outbox topic or a signal', async () => {
+    const published = (await client.publish('orders.paid', { amount: 1n } as never).catch((e: unknown) => e)) as ValidationError;
+    expect(published).toBeInstanceOf(ValidationError);
+    expect(published.message).toContain('payload for topic "orders.paid"');
+    expect(published.message).not.toContain('job type');
+    const big = 'x'.repeat(DEFAULT_MAX_PAYLOAD_BYTES);
+    const signalled = (await client.signalKey('order:1', 'paid', { big }).catch((e: unknown) => e)) as PayloadTooLargeError;
+    expect(signalled).toBeInstanceOf(PayloadTooLargeError);
+    expect(signalled.message).toMatch(/^payload of signal "paid" is \d+ bytes; the limit is 262144 bytes$/);
+    const outbox = await db.pool.query('select count(*)::int as n from workhorse.outbox_events');
+    expect(outbox.rows[0].n).toBe(0);
+  });
 });
