@@ -14,15 +14,16 @@ import { skipHint } from '../../tick/skipHint.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usageError.js';
+import { wholeNumberFlag } from '../wholeNumberFlag.js';
 import { loadUserModule } from '../userModule.js';
 
-const int = z.coerce.number().int();
+const ms = (min: number, max: number) => wholeNumberFlag('milliseconds', min, max);
 const flagsSchema = z.object({
   'database-url': databaseUrlSchema.optional(),
-  'budget-ms': int.min(1000).max(86_400_000).default(60_000),
-  'heartbeat-ms': int.optional(),
-  'safety-margin-ms': int.optional(),
-  concurrency: int.optional(),
+  'budget-ms': ms(1000, 86_400_000).default(60_000),
+  'heartbeat-ms': ms(50, 3_600_000).optional(),
+  'safety-margin-ms': ms(0, 900_000).optional(),
+  concurrency: wholeNumberFlag('jobs', 1, 1000).optional(),
   queue: z.array(z.string()).optional(),
   'keep-polling': z.boolean().optional(),
   'skips-by-type': z.boolean().optional(),
