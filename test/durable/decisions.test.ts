@@ -1,6 +1,6 @@
 // Durable waits (3): a human decision through HTTP. A job waits for an
-// approval; GET /decisions lists it for a credential with the `decide`
-// scope (not for others); POST /jobs/:id/decisions/:name with a choice
+// approval; GET /decisions lists it for a credential with the `read` or
+// the `decide` scope (not for others); POST /jobs/:id/decisions/:name with a choice
 // outside the wait's choices is a 400 and changes nothing; a valid one
 // resumes the job with { choice, by, comment, at }, stored as the audit
 // trail beside the prompt, the choices and when the wait opened. All over a
@@ -86,8 +86,9 @@ describe('a decision over HTTP', () => {
     const { id } = await client.enqueue(Approval, { order: 42 });
     await waitFor(() => client.getJob(id), (j) => j?.status === 'waiting', { what: 'the job to wait' });
 
-    // Listing needs the decide scope.
-    expect((await call('GET', '/decisions', READ)).status).toBe(403);
+    // Listing needs the read or the decide scope.
+    expect((await call('GET', '/decisions', READ)).status).toBe(200);
+    expect((await call('GET', '/decisions', SIGNAL)).status).toBe(403);
     const list = await call('GET', '/decisions', DECIDE);
     expect(list.status).toBe(200);
     const { decisions } = (await list.json()) as { decisions: Record<string, unknown>[] };

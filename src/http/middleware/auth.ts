@@ -98,14 +98,20 @@ export function requireSignature(auth: AuthSettings, body: BodyReader): Middlewa
   };
 }
 
-/** For an API route: credentials holding `scope`, checked from the headers before the body is read. */
-export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope): MiddlewareHandler<HttpEnv> {
+/**
+ * For an API route: credentials holding `scope` (or one of several), checked
+ * from the headers before the body is read.
+ */
+export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope | readonly Scope[]): MiddlewareHandler<HttpEnv> {
   const signedScopes = new Set(auth.signedScopes);
+  const anyOf: readonly Scope[] = typeof scope === 'string' ? [scope] : scope;
+  const holds = (scopes: ReadonlySet<Scope>) => anyOf.some((s) => scopes.has(s));
+  const needed = anyOf.map((s) => `"${s}"`).join(' or ');
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) {
       const principal = tokenPrincipal(authorization, auth.tokens);
-      if (!principal.scopes.has(scope)) throw new ForbiddenError(`token "${principal.name}" lacks the "${scope}" scope this route needs`);
+      if (!holds(principal.scopes)) throw new ForbiddenError(`token "${principal.name}" lacks the ${needed} scope this route needs`);
       c.set('principal', principal);
       return withBody(c, body, next);
     }
@@ -113,8 +119,8 @@ export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope)
       if (signedScopes.size === 0) {
         throw new UnauthorizedError('signed requests are accepted on POST /tick only on this server: send "Authorization: Bearer <token>"');
       }
-      if (!signedScopes.has(scope)) {
-        throw new ForbiddenError(`signed requests carry the scopes ${[...signedScopes].join(', ')}; this route needs "${scope}"`);
+      if (!holds(signedScopes)) {
+        throw new ForbiddenError(`signed requests carry the scopes ${[...signedScopes].join(', ')}; this route needs ${needed}`);
       }
       return withBody(c, body, async () => {
         await checkSignature(c, auth);

@@ -9,8 +9,8 @@ import type { Scope } from '../../credentials/scopes.js';
 export interface RouteDeps {
   client: Client;
   config: ResolvedHttpAppConfig;
-  /** Credentials holding `scope` (checked from the headers), then the body. */
-  guard(scope: Scope): MiddlewareHandler<HttpEnv>;
+  /** Credentials holding `scope`, or one of several (checked from the headers), then the body. */
+  guard(scope: Scope | readonly Scope[]): MiddlewareHandler<HttpEnv>;
   /** A valid HMAC signature (POST /tick), then the body. */
   signed: MiddlewareHandler<HttpEnv>;
 }

@@ -1,6 +1,6 @@
 // The durable-wait resources: signals to a job or to a key (scope
-// `signal`), and human decisions: the list of what waits for people and
-// the decision itself (scope `decide`). A decision records who made it: the
+// `signal`), and human decisions: the list of what waits for people (scope
+// `read` or `decide`) and the decision itself (scope `decide`). A decision records who made it: the
 // body's `by`, or else the credential's name. Every route is one client call;
 // bad input is a typed 400, a choice outside the wait's choices too.
 import { Hono } from 'hono';
@@ -64,7 +64,9 @@ export function signalRoutes(d: RouteDeps): Hono<HttpEnv> {
 /** Mounted at /decisions: GET /decisions. */
 export function decisionRoutes(d: RouteDeps): Hono<HttpEnv> {
   const r = new Hono<HttpEnv>();
-  r.get('/', d.guard('decide'), async (c) => {
+  // `read` sees every wait in GET /jobs/:id anyway; `decide` alone lets an
+  // approvals app list what it may decide.
+  r.get('/', d.guard(['read', 'decide']), async (c) => {
     const q = parseInput(decisionsQuery, readQuery(c), 'query');
     return c.json({ decisions: await d.client.pendingDecisions(q) });
   });
