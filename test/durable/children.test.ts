@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
+import { createApp } from '../../src/http/createApp.js';
+import { defineApp } from '../../src/app/defineApp.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { ChildJobFailedError } from '../../src/errors.js';
 import { isSuspension } from '../../src/worker/suspension.js';
@@ -22,6 +24,8 @@ const Parent = defineJob({
   type: 'dx.parent',
   schema: z.object({ mode: z.enum(['all', 'any']), kids: z.array(Kid), detachLast: z.boolean().default(false) }),
 });
+
+const TOKEN = 'family-token-0123456789abcdef';
 
 let db: TestDatabase;
 let client: Client;
@@ -168,5 +172,32 @@ describe('spawn and join', () => {
     await client.signal(kids[2]!.id, 'finish', null);
     expect((await finished(kids[2]!.id))!.status).toBe('succeeded');
     expect((await client.getJob(id))!.status).toBe('cancelled');
+  });
+
+  it('POST /jobs/:id/cancel with { keepChildren: true } cancels the parent alone; a bad body changes nothing', async () => {
+    const http = createApp({
+      client,
+      app: defineApp({ jobs: [Child, Parent], configure: () => undefined }),
+      apiToken: TOKEN,
+      tick: () => Promise.reject(new Error('no ticks in this test')),
+      log: () => undefined,
+    });
+    const cancel = (id: string, body: string) =>
+      http.request(`/jobs/${id}/cancel`, { method: 'POST', body, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } });
+    const { id } = await client.enqueue(Parent, { mode: 'all', kids: [{ behave: 'waitForSignal', n: 1 }] });
+    await waitFor(() => childrenOf(id), (k) => k.length === 1 && k[0]!.status === 'waiting', { what: 'the child to wait' });
+    await waitFor(() => client.getJob(id), (j) => j!.status === 'waiting', { what: 'the parent to wait' });
+    const bad = await cancel(id, JSON.stringify({ keepChildren: 'yes' }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
+    expect((await cancel(id, JSON.stringify({ keep: true }))).status).toBe(400);
+    expect((await client.getJob(id))!.status).toBe('waiting');
+    const res = await cancel(id, JSON.stringify({ keepChildren: true }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { status: string }).status).toBe('cancelled');
+    const kids = await childrenOf(id);
+    expect(kids.map((k) => k.status)).toEqual(['waiting']);
+    await client.signal(kids[0]!.id, 'finish', null);
+    expect((await finished(kids[0]!.id))!.status).toBe('succeeded');
   });
 });

@@ -13,6 +13,8 @@ import { cursorParam, limitParam } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const idParams = z.object({ id: jobIdStringSchema });
+/** POST /jobs/:id/cancel's optional body: keep the job's unfinished children running. */
+const cancelBody = z.object({ keepChildren: z.boolean().optional() }).strict().optional();
 
 const listQuery = z
   .object({
@@ -49,7 +51,8 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
 
   r.post('/:id/cancel', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, c.req.param(), 'path');
-    const job = await client.cancel(id);
+    const body = parseInput(cancelBody, readJson(c), 'body');
+    const job = await client.cancel(id, { keepChildren: body?.keepChildren ?? false });
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
     return c.json(job);
   });
