@@ -43,7 +43,8 @@ begin
            updated_at = now()
       from lapsed d
      where j.id = d.job_id
-    returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, j.parent_id, d.worker_id, d.claimed_at, d.counted
+    returning j.id, d.execution, d.attempt, j.queue, j.status, j.last_error, j.parent_id, d.worker_id, d.claimed_at, d.counted,
+              j.type, j.max_attempts
   ), gates as (
     delete from workhorse.job_gates g using upd where g.namespace = p_namespace and g.job_id = upd.id
   ), ledger as (
@@ -53,6 +54,15 @@ begin
            case when upd.counted then upd.last_error end, upd.claimed_at
       from upd
     on conflict do nothing
+  ), lifecycle as (
+    -- A counted attempt is a failure like a settled one (fail_many_v1's
+    -- events and payload): failed while attempts remain, dead after the last.
+    insert into workhorse.outbox_events (namespace, topic, key, payload)
+    select p_namespace, 'workhorse.job.' || e.event, 'job:' || upd.id,
+           jsonb_build_object('event', e.event, 'jobId', upd.id::text, 'type', upd.type, 'queue', upd.queue,
+                              'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'error', upd.last_error)
+      from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
+     where upd.counted and workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   ), notified as (
     select workhorse.notify_wake_v1(p_namespace, q.queue, 0)
       from (select distinct upd.queue from upd where upd.status = 'ready') q
@@ -63,6 +73,9 @@ begin
     from upd, (select count(*) from notified) n;
   perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
   if v_parents is not null then perform workhorse.wake_parents_v1(v_parents); end if;
+  if v_recovered > 0 and (workhorse.publishes_lifecycle_v1(p_namespace, 'failed') or workhorse.publishes_lifecycle_v1(p_namespace, 'dead')) then
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  end if;
 
   update workhorse.worker_registry w set state = 'dead'
    where (w.namespace, w.id) in (
@@ -79,4 +92,4 @@ begin
   return v_recovered;
 end $$;
 comment on function workhorse.recover_expired_v1(text, integer) is
-  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates, wakes each queue that got a ready job (notify_wake_v1, due now) and the parents joining a child that ended failed (wake_parents_v1). Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';
+  'Returns up to p_limit expired leases to their jobs: a lease whose handler started counts its attempt (ready again, or failed when that was the last one; ledger outcome recovered); one that never started gives its attempt back (ready; outcome orphaned), unless the job was orphaned twice already, so a job that kills its worker every time still ends failed. Releases their gates, wakes each queue that got a ready job (notify_wake_v1, due now) and the parents joining a child that ended failed (wake_parents_v1); when the namespace publishes them, a counted attempt writes a workhorse.job.failed (ready again) or workhorse.job.dead (failed for good) outbox event with fail_many_v1''s payload. Marks workers silent for 7 of their heartbeats dead and removes rows dead for a further minute. Skips rows locked by others. Returns how many leases it recovered.';

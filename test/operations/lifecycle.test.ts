@@ -4,6 +4,7 @@
 // attempt that will be retried, workhorse.job.dead for a job failed for
 // good), delivered to the sinks in order per job; a decision a job waits
 // for is published when the wait opens (workhorse.job.decision), once;
+// an attempt ended by the recovery pass is a failure like a settled one;
 // turned off, none.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -105,6 +106,41 @@ it('publishes a decision a job waits for when the wait opens, once, however ofte
   } finally {
     await stop();
   }
+});
+
+it('publishes failed, then dead, for attempts that end through recovery; nothing for a claim that never started', async () => {
+  await db.pool.query("select workhorse.set_outbox_lifecycle_v1('default', array['failed', 'dead'])");
+  await db.pool.query("select workhorse.register_worker_v1('default', 'ghost', 'b1', 'process', array['default'], array['lc.flaky'], 1, 1000, null)");
+  const events = async (id: string) =>
+    (
+      await db.pool.query<{ topic: string; payload: { attempt: number; maxAttempts: number; error: { name: string; worker: string } } }>(
+        'select topic, payload from workhorse.outbox_events where key = $1 order by id',
+        [`job:${id}`],
+      )
+    ).rows;
+  /** The ghost claims the job (its handler started, or not), stops heartbeating, and a peer's recovery pass runs. */
+  const claimAndLapse = async (started: boolean) => {
+    const claimed = await db.pool.query(
+      "select id from workhorse.claim_many_v1('default', 'ghost', array['default'], array['lc.flaky'], 1, 60000, null, $1)",
+      [started ? 1 : 0],
+    );
+    expect(claimed.rowCount).toBe(1);
+    await db.pool.query("update workhorse.job_runtime set expires_at = now() - interval '1 second' where worker_id = 'ghost'");
+    expect((await db.pool.query<{ n: number }>("select workhorse.recover_expired_v1('default') as n")).rows[0]!.n).toBe(1);
+  };
+  const { id } = await client.enqueue(Flaky, {});
+  await claimAndLapse(false);
+  expect(await events(id)).toEqual([]);
+  await claimAndLapse(true);
+  await claimAndLapse(true);
+  expect((await client.getJob(id))!.status).toBe('failed');
+  const got = await events(id);
+  expect(got.map((e) => e.topic)).toEqual(['workhorse.job.failed', 'workhorse.job.dead']);
+  expect(got.map((e) => [e.payload.attempt, e.payload.maxAttempts])).toEqual([
+    [1, 2],
+    [2, 2],
+  ]);
+  for (const e of got) expect(e.payload.error).toMatchObject({ name: 'LeaseExpired', worker: 'ghost' });
 });
 
 it('publishes nothing once turned off', async () => {
