@@ -16,6 +16,7 @@ import { DatabaseUnavailableError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
 import { parseAlertsOptions } from '../alerts/alertsOptions.js';
 import { parseOutboxOptions } from '../outbox/outboxOptions.js';
+import { deliverBeforeReturn } from './tickOutbox.js';
 import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
 import { systemSchedules, type SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { toScheduleRow } from '../schedules/scheduleRow.js';
@@ -169,6 +170,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       clearTimeout(hardTimer);
       await pass.fanout;
     }
+    if (withSystem && system.outbox) await deliverBeforeReturn(client, system.outbox, worker.workerId, plan.closeAt, log);
     if (o.reportBacklog) {
       const backlog = await client.protocol.countReady(pool, o.namespace, queues, worker.types, null, BACKLOG_METRIC_CAP).catch(
         (err: unknown) => (log('[workhorse] tick could not count its backlog:', err), null),
