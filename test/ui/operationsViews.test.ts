@@ -189,4 +189,44 @@ describe('the Alerts and Outbox views in a browser', () => {
     expect((await post('/ui/outbox/99999999999999999999/retry')).status).toBe(400);
     expect(await event(id)).toMatchObject({ state: 'delivered' });
   });
+
+  it('pages through more events than one page holds: Older events, then Newest, none skipped or repeated', async () => {
+    const topic = 'order.paged';
+    // 230 pending events (published in one transaction), newest first on the pages.
+    const ids: string[] = [];
+    const tx = await db.pool.connect();
+    try {
+      await tx.query('begin');
+      for (let i = 0; i < 230; i++) ids.push((await d.client.publish(topic, { i }, { tx })).id);
+      await tx.query('commit');
+    } finally {
+      tx.release();
+    }
+    const newestFirst = [...ids].reverse();
+    const s = await session(READ_TOKEN);
+    try {
+      const { page } = s;
+      const shown = async () => page.locator('tr[data-event]').evaluateAll((rows) => rows.map((r) => (r as { dataset: { event: string } }).dataset.event));
+      await page.goto(`${d.url}/ui/outbox?state=pending&topic=${topic}`);
+      expect(await shown()).toEqual(newestFirst.slice(0, 100));
+      expect(await page.locator('#outbox-newest').count()).toBe(0);
+      await page.locator('#outbox-older').click();
+      await page.waitForURL(new RegExp(`before=${newestFirst[99]}`));
+      expect(await shown()).toEqual(newestFirst.slice(100, 200));
+      await screenshot(page, 'outbox-paged');
+      await page.locator('#outbox-older').click();
+      await page.waitForURL(new RegExp(`before=${newestFirst[199]}`));
+      expect(await shown()).toEqual(newestFirst.slice(200));
+      expect(await page.locator('#outbox-older').count()).toBe(0);
+      await page.locator('#outbox-newest').click();
+      await page.waitForURL(`${d.url}/ui/outbox?state=pending&topic=${topic}`);
+      expect(await shown()).toEqual(newestFirst.slice(0, 100));
+      // A cursor that is not an event id is a 400, not a page.
+      expect((await page.goto(`${d.url}/ui/outbox?before=abc`))!.status()).toBe(400);
+      expect(s.problems.filter((p) => !p.includes('400'))).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+    await d.client.outbox.discard(ids.slice(0, 1000));
+  });
 });

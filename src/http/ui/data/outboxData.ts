@@ -1,11 +1,13 @@
 // What the Outbox view reads: the events not delivered yet (pending) and
 // those that ran out of attempts (dead), newest first, through the client
 // (client.outbox.list, as GET /outbox answers it); or one state, filtered
-// by topic when asked.
+// by topic when asked; a page at a time, older pages by the keyset cursor
+// `before` (the last event id shown).
 import * as z from 'zod';
 import type { Client } from '../../../client/client.js';
 import type { OutboxEventRecord } from '../../../db/protocol.js';
 import { topicSchema } from '../../../outbox/publish.js';
+import { bigintIdString } from '../../../storable.js';
 import { parseInput } from '../../../validation.js';
 import { noticeQuery } from '../views/common.js';
 
@@ -18,6 +20,8 @@ export const outboxQuery = z
   .object({
     state: z.preprocess(empty, z.enum(OUTBOX_STATES).optional()),
     topic: z.preprocess(empty, topicSchema.optional()),
+    /** Events older than this id (the last one of the previous page). */
+    before: z.preprocess(empty, bigintIdString('an event id').optional()),
     ...noticeQuery,
   })
   .strict();
@@ -27,6 +31,8 @@ export interface OutboxData {
   /** Newest first. */
   events: OutboxEventRecord[];
   filter: OutboxFilter;
+  /** The `before` of the next (older) page, or null on the last page. */
+  nextBefore: string | null;
   nowMs: number;
 }
 
@@ -34,10 +40,11 @@ export async function loadOutbox(client: Client, query: Record<string, string | 
   const f = parseInput(outboxQuery, query, 'query');
   const topic = f.topic;
   const states = f.state ? [f.state] : (['pending', 'dead'] as const);
-  const lists = await Promise.all(states.map((state) => client.outbox.list({ state, topic, limit: EVENTS_SHOWN })));
-  const events = lists
-    .flat()
-    .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
-    .slice(0, EVENTS_SHOWN);
-  return { events, filter: f, nowMs };
+  // One more than a page: whether an older page exists. Every state's list
+  // is cut at the same cursor, so the merged pages neither skip nor repeat.
+  const lists = await Promise.all(states.map((state) => client.outbox.list({ state, topic, limit: EVENTS_SHOWN + 1, cursor: f.before })));
+  const merged = lists.flat().sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+  const events = merged.slice(0, EVENTS_SHOWN);
+  const nextBefore = merged.length > EVENTS_SHOWN ? events[events.length - 1]!.id : null;
+  return { events, filter: f, nowMs, nextBefore };
 }

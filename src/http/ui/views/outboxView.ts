@@ -4,8 +4,9 @@
 // attempts, the last error. For viewers holding `admin`, Retry (a dead or
 // waiting event: due now with a fresh attempt budget) and Discard (deleted,
 // never delivered), each client.outbox.retry / discard of that one event.
+// A page holds the newest 100; Older events pages on by the last id shown.
 import type { OutboxEventRecord } from '../../../db/protocol.js';
-import { EVENTS_SHOWN, OUTBOX_STATES, type OutboxData } from '../data/outboxData.js';
+import { OUTBOX_STATES, type OutboxData } from '../data/outboxData.js';
 import { relative, time } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { Page } from '../layout.js';
@@ -39,6 +40,21 @@ function row(e: OutboxEventRecord, viewer: Viewer | null, nowMs: number): Html {
   return html`<tr data-event="${e.id}"><td class="num">#${e.id}</td><td><code>${e.topic}</code></td><td>${e.key === null ? html`<span class="muted">·</span>` : html`<code>${e.key}</code>`}</td><td>${badge(e.state, e.state === 'dead' ? 'failed' : e.state === 'pending' ? 'ready' : 'succeeded')}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt)}</td><td>${next}</td><td>${err ? html`<span class="note">${err.slice(0, 300)}</span>` : ''}</td><td>${buttons}</td></tr>`;
 }
 
+function pageLink(f: OutboxData['filter'], before?: string): string {
+  const q = new URLSearchParams();
+  if (f.state) q.set('state', f.state);
+  if (f.topic) q.set('topic', f.topic);
+  if (before) q.set('before', before);
+  const s = q.toString();
+  return s ? `/ui/outbox?${s}` : '/ui/outbox';
+}
+
+function pager(d: OutboxData): Html {
+  const newest = d.filter.before ? html`<a href="${pageLink(d.filter)}" id="outbox-newest">← Newest</a>` : '';
+  const older = d.nextBefore ? html`<a href="${pageLink(d.filter, d.nextBefore)}" id="outbox-older">Older events →</a>` : '';
+  return newest || older ? html`<div class="pager">${newest}${older}</div>` : html``;
+}
+
 function filters(d: OutboxData): Html {
   const f = d.filter;
   const option = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
@@ -53,10 +69,8 @@ export function outboxView(d: OutboxData, viewer: Viewer | null): Page {
   const headers = [{ label: 'event', num: true }, { label: 'topic' }, { label: 'key' }, { label: 'state' }, { label: 'attempts', num: true }, { label: 'published' }, { label: 'next attempt' }, { label: 'last error' }, { label: '' }];
   const what = d.filter.state ?? 'pending or dead';
   const list = d.events.length
-    ? html`${table(headers, d.events.map((e) => row(e, viewer, d.nowMs)), 'Outbox events')}${
-        d.events.length >= EVENTS_SHOWN ? html`<p class="muted small">The newest ${EVENTS_SHOWN}; GET /outbox?cursor= pages on.</p>` : ''
-      }`
-    : html`<p id="outbox-empty">No ${what} event${d.filter.topic ? html` on topic <code>${d.filter.topic}</code>` : ''}.</p>`;
+    ? html`${table(headers, d.events.map((e) => row(e, viewer, d.nowMs)), 'Outbox events')}${pager(d)}`
+    : html`<p id="outbox-empty">No ${what} event${d.filter.topic ? html` on topic <code>${d.filter.topic}</code>` : ''}${d.filter.before ? html` older than #${d.filter.before}` : ''}.</p>${pager(d)}`;
   return {
     title: 'Outbox',
     nav: '/ui/outbox',
