@@ -1,7 +1,7 @@
 // Trims a bundle's source map to the code this project and the app wrote:
 // each run of mappings into node_modules becomes one "unmapped" segment.
 // With --enable-source-maps, Node decodes every mapping of a bundle when it
-// loads it, on every cold start; dependencies (zod, pg, croner) are about
+// loads it, on every cold start; dependencies (zod, pg) are about
 // three quarters of the mappings and their frames are rarely the ones a
 // stack trace is read for. Frames inside a dependency then show the
 // bundle's own position (index.mjs:line:column); the app's and workhorse's

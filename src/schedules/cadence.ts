@@ -1,9 +1,10 @@
 // Cadence math for recurring slots: when a slot first runs, which of its
 // cadences are due at a given instant (bounded by the catch-up limit), and
-// when it runs next. Cron expressions go through croner; fixed intervals are
-// plain arithmetic anchored on the slot's previous next_run_at, so every
-// claimer computes the same cadence times and therefore the same dedupe keys.
-import { Cron } from 'croner';
+// when it runs next. Cron expressions go through cronSchedule.ts; fixed
+// intervals are plain arithmetic anchored on the slot's previous
+// next_run_at, so every claimer computes the same cadence times and
+// therefore the same dedupe keys.
+import { cronSchedule } from './cronSchedule.js';
 
 export interface CadenceSpec {
   cron: string | null;
@@ -14,15 +15,12 @@ export interface CadenceSpec {
 /** A date PostgreSQL and JavaScript both accept, for a cron that never fires again. */
 const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
-/** Builds a croner instance used for calculations only (no timer). Throws on a bad expression. */
-export function cronFor(expression: string, timezone: string | null): Cron {
-  return new Cron(expression, { paused: true, ...(timezone ? { timezone } : {}) });
-}
+const at = (ms: number | null) => (ms === null ? NEVER : new Date(ms));
 
 /** The first cadence strictly after `from` (cron), or `from` + interval. */
 export function firstRunAfter(spec: CadenceSpec, from: Date): Date {
   if (spec.intervalMs !== null) return new Date(from.getTime() + spec.intervalMs);
-  return cronFor(spec.cron!, spec.timezone).nextRun(from) ?? NEVER;
+  return at(cronSchedule(spec.cron!, spec.timezone).next(from.getTime()));
 }
 
 export interface DueCadences {
@@ -48,16 +46,14 @@ export function dueCadences(spec: CadenceSpec, nextRunAt: Date, now: Date, limit
     for (let k = first; k <= last; k++) due.push(new Date(start + k * iv));
     return { due, next: new Date(start + (last + 1) * iv) };
   }
-  const cron = cronFor(spec.cron!, spec.timezone);
-  // previousRuns returns the latest runs before the reference, newest first.
-  // One extra so a run in the second after `now` (filtered out) costs nothing.
-  const recent = cron
-    .previousRuns(limit + 1, new Date(t + 1000))
-    .filter((d) => d.getTime() >= start && d.getTime() <= t)
-    .slice(0, limit)
-    .reverse();
+  const schedule = cronSchedule(spec.cron!, spec.timezone);
+  // The latest runs at or before `now` (strictly before now + 1 ms), newest first.
+  const recent: Date[] = [];
+  for (let run = schedule.previous(t + 1); run !== null && run >= start && recent.length < limit; run = schedule.previous(run)) {
+    recent.push(new Date(run));
+  }
   // The stored next_run_at is itself a cadence; it fires even if the
   // expression changed under it.
-  const due = recent.length > 0 ? recent : [nextRunAt];
-  return { due, next: cron.nextRun(now) ?? NEVER };
+  const due = recent.length > 0 ? recent.reverse() : [nextRunAt];
+  return { due, next: at(schedule.next(t)) };
 }

@@ -1,6 +1,6 @@
-// A recurring slot's definition: its name, its cadence (a cron expression
-// checked with croner, or a fixed interval), the schedule namespace workers
-// opt into, and the job each cadence enqueues. Validated once, at
+// A recurring slot's definition: its name, its cadence (a cron expression,
+// parsed by cronFields.ts, or a fixed interval), the schedule namespace
+// workers opt into, and the job each cadence enqueues. Validated once, at
 // definition, so a malformed cron fails when the app loads, not at 3 a.m.
 import * as z from 'zod';
 import type { JobDefinition } from '../client/defineJob.js';
@@ -8,7 +8,8 @@ import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
-import { cronFor } from './cadence.js';
+import { parseCron } from './cronFields.js';
+import { zoneClock } from './zoneClock.js';
 
 /** Names of built-in slots start with this; user schedules may not. */
 export const SYSTEM_PREFIX = 'sys.';
@@ -34,22 +35,13 @@ const jobOptionsSchema = z
 const isJobDefinition = (v: unknown): v is JobDefinition =>
   typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && 'schema' in v;
 
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const definitionSchema = z
   .object({
     name: scheduleNameSchema,
     /** The job definition (or job type) each cadence enqueues. */
     job: z.union([jobTypeSchema, z.custom<JobDefinition>(isJobDefinition, 'job must be a job type or a defineJob() value')]),
     payload: z.unknown().optional(),
-    /** A 5-, 6- or 7-field cron expression (croner syntax). */
+    /** A 5-, 6- or 7-field cron expression, or a nickname such as @daily (docs/serverless.md lists the syntax). */
     cron: z.string().min(1).max(200).optional(),
     /** IANA time zone the cron expression is read in; UTC when absent. */
     timezone: z.string().min(1).max(100).optional(),
@@ -69,13 +61,17 @@ const definitionSchema = z
     if (d.timezone !== undefined && d.cron === undefined) {
       ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone applies to cron schedules only' });
     }
-    if (d.timezone !== undefined && !isTimeZone(d.timezone)) {
-      ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown time zone "${d.timezone}" (use an IANA name such as "Europe/Paris")` });
-      return;
+    if (d.timezone !== undefined) {
+      try {
+        zoneClock(d.timezone);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['timezone'], message: (err as Error).message });
+        return;
+      }
     }
     if (d.cron !== undefined) {
       try {
-        cronFor(d.cron, d.timezone ?? null).nextRun();
+        parseCron(d.cron);
       } catch (err) {
         ctx.addIssue({ code: 'custom', path: ['cron'], message: `invalid cron expression "${d.cron}": ${(err as Error).message}` });
       }
