@@ -23,9 +23,17 @@
 // `Response`, which on Node 20 loads the whole fetch implementation (about
 // 20 ms on a small machine). Lambda's nodejs22.x has `navigator`, so there
 // the shim changes nothing.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//
+// pg's native binding stays out too (pgNativeStub.ts). That takes an esbuild
+// plugin, which only esbuild's asynchronous build accepts, while CDK calls
+// local bundling synchronously: the build runs in a child Node process
+// (esbuildChild.ts, itself bundled first) that this one waits for.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import esbuild from 'esbuild';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
@@ -71,7 +79,7 @@ export function bundleLambdaEntry(options: BundleOptions): void {
   const navigatorShim = join(shimDir, 'navigator.mjs');
   try {
     writeFileSync(navigatorShim, NAVIGATOR_SHIM);
-    esbuild.buildSync({
+    buildWithPlugins(shimDir, {
       entryPoints: [options.entryFile],
       outfile: join(options.outDir, BUNDLE_FILE),
       bundle: true,
@@ -91,6 +99,20 @@ export function bundleLambdaEntry(options: BundleOptions): void {
   }
   if (options.sourceMap) trimSourceMapFile(join(options.outDir, `${BUNDLE_FILE}.map`), (s) => s.endsWith('/navigator.mjs') && s.includes('workhorse-bundle-'));
   copyMigrations(options.sqlDir, join(options.outDir, 'sql'));
+}
+
+/** This module's sibling `name` (TypeScript in a checkout, JavaScript when installed). */
+const sibling = (name: string) => fileURLToPath(new URL(`./${name}${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+
+/** Runs esbuild's build with workhorse's plugins in a child process and waits for it; throws with esbuild's messages. */
+function buildWithPlugins(workDir: string, buildOptions: esbuild.BuildOptions): void {
+  const child = join(workDir, 'esbuild-child.mjs');
+  esbuild.buildSync({ entryPoints: [sibling('esbuildChild')], outfile: child, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['esbuild'], logLevel: 'error' });
+  const esbuildMain = pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href;
+  const run = spawnSync(process.execPath, [child, esbuildMain, JSON.stringify(buildOptions)], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
+  if (run.status !== 0) {
+    throw new Error(`esbuild could not bundle ${String(buildOptions.entryPoints)}: ${run.error?.message ?? run.stderr.trim()}`);
+  }
 }
 
 /** Copies sql/ORDER and every file it lists (bootstrap, migrations, protocol), keeping their paths. */
