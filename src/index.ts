@@ -8,6 +8,7 @@ export type { JobDefinition, JobDefinitionInput, PayloadInput, PayloadOutput, Re
 export { DEFAULT_MAX_PAYLOAD_BYTES } from './client/enqueueInput.js';
 export type { EnqueueOptions } from './client/enqueueInput.js';
 export { Worker } from './worker/worker.js';
+export { WorkerBase } from './worker/workerBase.js';
 export type { Handler, JobOutcome, WorkerEvents, RuntimeState } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
 export type { HandlerContext, BatchContext } from './worker/context.js';

@@ -6,13 +6,17 @@ import type { AlertsOptions } from '../alerts/alertsOptions.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { OutboxOptions } from '../outbox/outboxOptions.js';
 import type { ScheduleDefinition } from '../schedules/defineSchedule.js';
-import type { Worker } from '../worker/worker.js';
+import type { WorkerBase } from '../worker/workerBase.js';
 
 export interface WorkhorseApp {
   /** Every job type this service enqueues or handles. */
   jobs: JobDefinition[];
-  /** Binds handlers: `worker.handle(SendEmail, async (payload, ctx) => …)`. */
-  configure(worker: Worker): void;
+  /**
+   * Binds handlers: `worker.handle(SendEmail, async (payload, ctx) => …)`.
+   * A long-lived process passes its Worker; a tick passes a WorkerBase,
+   * the same but for run() (the tick pass drives it).
+   */
+  configure(worker: WorkerBase): void;
   /** Recurring slots (defineSchedule values); ticks and schedule runners store them at start. */
   schedules?: ScheduleDefinition[];
   /** Where the outbox delivers (ticks that fire the `sys` slots run sys.outbox with these sinks). */

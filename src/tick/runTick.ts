@@ -24,7 +24,7 @@ import { getTracer, meters, SpanKind, SpanStatusCode, tracingOn } from '../telem
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
-import { Worker } from '../worker/worker.js';
+import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick } from './plan.js';
 import { countSkips, countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
@@ -107,8 +107,9 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     const client = new Client({ pool, namespace: o.namespace, jobs: o.app.jobs });
     const rows = schedules.map((d) => toScheduleRow(d, (t) => client.definition(t), client.maxPayloadBytes));
     const queues = tickQueues(o, withSystem);
-    // The app binds its handlers to a Worker, as everywhere; the tick pass runs them.
-    const worker = new Worker(client, {
+    // The app binds its handlers to a worker, as everywhere; the tick pass
+    // runs them (a WorkerBase: a tick has no long-lived loop to start).
+    const worker = new WorkerBase(client, {
       queues,
       concurrency: o.concurrency,
       heartbeatMs: plan.heartbeatMs,

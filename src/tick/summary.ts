@@ -4,7 +4,8 @@
 // jobs it left because they cannot finish in its time (so `claimed: 0` is
 // never a mystery).
 import type { TickSkip } from '../db/protocol.js';
-import type { JobOutcome, Worker } from '../worker/worker.js';
+import type { JobOutcome } from '../worker/worker.js';
+import type { WorkerBase } from '../worker/workerBase.js';
 
 /** Per job type: due jobs a tick left because they cannot finish in its time. */
 export type SkippedByType = Record<string, Omit<TickSkip, 'type'>>;
@@ -48,7 +49,7 @@ export function countSkips(summary: TickSummary, skips: TickSkip[], byType: bool
 }
 
 /** Counts claims and settlements on `summary` while the worker runs. */
-export function countWorkerEvents(worker: Worker, summary: TickSummary): void {
+export function countWorkerEvents(worker: WorkerBase, summary: TickSummary): void {
   worker.events.on('claimed', (jobs) => {
     summary.claimed += jobs.length;
   });

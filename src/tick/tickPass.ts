@@ -1,7 +1,7 @@
 // The tick's claim loop, inside one time window the tick's plan fixes:
 // claims stop at `claimUntil` (only jobs that fit the time left before it
 // are claimed) and handlers still running at `abortAt` are aborted. It runs
-// a worker core of kind `tick` built from the app's configured Worker (its
+// a worker core of kind `tick` built from the app's configured worker (its
 // handlers, options and events). Free slots are refilled as handlers
 // finish (once enough are free for a worthwhile batch, the long-lived
 // worker's rule), so one slow job never holds the others back; the pass
@@ -14,7 +14,7 @@ import { claimThreshold } from '../worker/claimBatching.js';
 import { WorkerCore } from '../worker/core.js';
 import type { Lease } from '../worker/leaseTable.js';
 import { Waiter, type WakeReason } from '../worker/waiter.js';
-import type { Worker } from '../worker/worker.js';
+import type { WorkerBase } from '../worker/workerBase.js';
 import { backlogCap, fanoutCount, invokeTicks } from './fanout.js';
 import type { ResolvedTickOptions } from './options.js';
 import type { TickSummary } from './summary.js';
@@ -38,7 +38,7 @@ export class TickPass {
 
   constructor(
     private readonly client: Client,
-    private readonly worker: Worker,
+    private readonly worker: WorkerBase,
     private readonly window: TickWindow,
     private readonly o: ResolvedTickOptions,
     private readonly summary: TickSummary,
