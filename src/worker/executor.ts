@@ -4,6 +4,7 @@
 // rather than an async function or a promise chain per job: nothing per job
 // stays suspended across the handler and the settlement round trip, and no
 // promise is made per job beyond the handler's own.
+import type { Context } from '@opentelemetry/api';
 import { endJobSpan, startJobSpan } from '../telemetry/jobSpans.js';
 import { attrsOf, meters, tracingOn } from '../telemetry/telemetry.js';
 import type { ContextDeps } from './context.js';
@@ -43,13 +44,13 @@ export class Executor {
         this.runBatch(lease, entry as HandlerEntry & { batch: BatchHandler }, tracing);
         continue;
       }
-      const done = (outcome: HandlerOutcome) => this.afterHandler(lease, outcome);
-      if (!tracing) invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, done);
-      else {
-        const { span, ctx } = startJobSpan(lease.job);
-        lease.span = span;
-        invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, done, ctx);
+      let active: Context | undefined;
+      if (tracing) {
+        const traced = startJobSpan(lease.job);
+        lease.span = traced.span;
+        active = traced.ctx;
       }
+      invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, (outcome) => this.afterHandler(lease, outcome), active);
     }
   }
 

@@ -49,41 +49,60 @@ export function invokeHandler(
   done: (outcome: HandlerOutcome) => void,
   span?: Context,
 ): void {
-  let timer: NodeJS.Timeout | undefined;
-  let ctx: JobContext | undefined;
-  let finished = false;
-  const finish = (outcome: HandlerOutcome): void => {
-    if (finished) return;
-    finished = true;
-    abort.onAbort(undefined);
-    if (timer) clearTimeout(timer);
-    // A wait suspended the job: whatever the handler did after that is discarded.
-    done(ctx?.suspension ? { ok: false, error: ctx.suspension } : outcome);
-  };
-  const later = (outcome: HandlerOutcome): void => void RESOLVED.then(() => finish(outcome));
+  new HandlerRun(abort, done).start(job, entry, deps, span);
+}
 
-  if (job.timeoutMs) {
-    timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
+/**
+ * One handler call's state. A class with methods rather than closures over
+ * locals: one object per job, and no function object named per job (a
+ * transform that keeps function names pays a defineProperty for each).
+ */
+class HandlerRun {
+  private timer: NodeJS.Timeout | undefined;
+  private ctx: JobContext | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly abort: JobAbort,
+    private readonly done: (outcome: HandlerOutcome) => void,
+  ) {}
+
+  start(job: ClaimedJob, entry: HandlerEntry, deps: ContextDeps, span: Context | undefined): void {
+    const abort = this.abort;
+    if (job.timeoutMs) this.timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
+    let returned: unknown;
+    try {
+      if (abort.aborted) throw abort.reason;
+      const payload = parsePayload(entry.def, job);
+      const ctx = (this.ctx = createContext(job, abort, deps));
+      returned = span ? withJobSpan(span, () => entry.fn!(payload as never, ctx)) : entry.fn!(payload as never, ctx);
+    } catch (error) {
+      return this.later({ ok: false, error });
+    }
+    if (!isThenable(returned)) return this.later({ ok: true, value: returned });
+    if (abort.aborted) return this.later({ ok: false, error: abort.reason });
+    abort.onAbort((reason) => this.later({ ok: false, error: reason }));
+    try {
+      returned.then(
+        (value) => this.finish({ ok: true, value }),
+        (error: unknown) => this.finish({ ok: false, error }),
+      );
+    } catch (error) {
+      this.later({ ok: false, error });
+    }
   }
-  let returned: unknown;
-  try {
-    if (abort.aborted) throw abort.reason;
-    const payload = parsePayload(entry.def, job);
-    const c = (ctx = createContext(job, abort, deps));
-    returned = span ? withJobSpan(span, () => entry.fn!(payload as never, c)) : entry.fn!(payload as never, c);
-  } catch (error) {
-    return later({ ok: false, error });
+
+  private later(outcome: HandlerOutcome): void {
+    void RESOLVED.then(() => this.finish(outcome));
   }
-  if (!isThenable(returned)) return later({ ok: true, value: returned });
-  if (abort.aborted) return later({ ok: false, error: abort.reason });
-  abort.onAbort((reason) => later({ ok: false, error: reason }));
-  try {
-    returned.then(
-      (value) => finish({ ok: true, value }),
-      (error: unknown) => finish({ ok: false, error }),
-    );
-  } catch (error) {
-    later({ ok: false, error });
+
+  private finish(outcome: HandlerOutcome): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.abort.onAbort(undefined);
+    if (this.timer) clearTimeout(this.timer);
+    // A wait suspended the job: whatever the handler did after that is discarded.
+    this.done(this.ctx?.suspension ? { ok: false, error: this.ctx.suspension } : outcome);
   }
 }
 
