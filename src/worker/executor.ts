@@ -57,7 +57,8 @@ export class Executor {
   /** The start of an attempt: its queue lag, and the clock for its duration. */
   private started(lease: Lease): void {
     lease.startedMs = performance.now();
-    meters().queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
+    const m = meters();
+    if (m.on) m.queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
   }
 
   /** `first` and the buffered leases of its type that fit, in one batch call. */
@@ -80,7 +81,8 @@ export class Executor {
     // until the settlement is written.
     this.fill();
     this.d.onSlotFree();
-    meters().duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
+    const m = meters();
+    if (m.on) m.duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
     const lost = lease.lost ? { reason: lease.abort.reason } : null;
     const span = lease.span;
     // The span ends once the settlement is written, with what it became.

@@ -46,8 +46,8 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function drain(ids: string[]): Promise<void> {
-  const worker = new Worker(client, { pollMs: 50 });
+async function drain(ids: string[], opts: { concurrency?: number; prefetch?: number } = {}): Promise<void> {
+  const worker = new Worker(client, { pollMs: 50, ...opts });
   worker.handle(Ok, async (p) => trace.getTracer('app').startActiveSpan('inner', (s) => (s.end(), p.n * 2)));
   worker.handle(Bad, async () => {
     throw new Error('nope');
@@ -166,6 +166,48 @@ describe('with a tracer and a meter provider', () => {
     const duration = m['workhorse.job.duration']!;
     expect(duration.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(2);
     expect(m['workhorse.job.queue_lag']!.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('counts exactly over a drain of several claim batches: claims, settlements by type and outcome, durations and queue lags', async () => {
+    const before = metricsOf((await reader.collect()).resourceMetrics);
+    const ok = await client.enqueueMany(Array.from({ length: 150 }, (_, n) => ({ job: Ok, payload: { n } })));
+    const bad = await client.enqueueMany(Array.from({ length: 30 }, () => ({ job: Bad, payload: {} })));
+    let claims = 0;
+    // A long poll: the last batch's settlements are counted by the flush at stop, not by a later claim.
+    const worker = new Worker(client, { pollMs: 10_000, concurrency: 4, prefetch: 12 });
+    worker.handle(Ok, async (p) => p.n);
+    worker.handle(Bad, async () => {
+      throw new Error('nope');
+    });
+    worker.events.on('claimed', () => void claims++);
+    const run = worker.run();
+    const ids = [...ok, ...bad].map((j) => j.id);
+    await waitFor(
+      async () => (await db.pool.query("select count(*)::int n from workhorse.jobs where id = any($1::bigint[]) and status in ('succeeded','failed')", [ids])).rows[0].n,
+      (n) => n === ids.length,
+      { what: 'the 180 jobs to settle' },
+    );
+    await worker.stop();
+    await run;
+    expect(claims).toBeGreaterThan(5);
+    const after = metricsOf((await reader.collect()).resourceMetrics);
+    const delta = (name: string, attrs: Record<string, string>, of: (p: Point) => number) => {
+      const pick = (m: Record<string, Point[]>) => {
+        const p = (m[name] ?? []).find((x) => Object.keys(attrs).length === Object.keys(x.attributes).length && Object.entries(attrs).every(([k, v]) => x.attributes[k] === v));
+        return p ? of(p) : 0;
+      };
+      return pick(after) - pick(before);
+    };
+    const value = (p: Point) => p.value as number;
+    const count = (p: Point) => (p.value as { count: number }).count;
+    expect(delta('workhorse.jobs.claimed', {}, value)).toBe(180);
+    expect(delta('workhorse.jobs.settled', { 'workhorse.job.type': 't.ok', 'workhorse.job.outcome': 'succeeded' }, value)).toBe(150);
+    expect(delta('workhorse.jobs.settled', { 'workhorse.job.type': 't.bad', 'workhorse.job.outcome': 'failed' }, value)).toBe(30);
+    expect(delta('workhorse.job.duration', { 'workhorse.job.type': 't.ok', 'workhorse.job.outcome': 'succeeded' }, count)).toBe(150);
+    expect(delta('workhorse.job.duration', { 'workhorse.job.type': 't.bad', 'workhorse.job.outcome': 'failed' }, count)).toBe(30);
+    expect(delta('workhorse.job.queue_lag', { 'workhorse.job.type': 't.ok' }, count)).toBe(150);
+    expect(delta('workhorse.job.queue_lag', { 'workhorse.job.type': 't.bad' }, count)).toBe(30);
+    expect(spans.getFinishedSpans().filter((s) => ids.includes(s.attributes['messaging.message.id'] as string))).toHaveLength(180);
   });
 
   it('gives a tick its span and records the time it had left', async () => {
