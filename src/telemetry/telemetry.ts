@@ -1,11 +1,11 @@
 // Spans and metrics through the OpenTelemetry API alone: the application
 // registers (or not) a tracer and meter provider; without one, nothing is
 // emitted and the hot path pays one provider check per call site: no span
-// objects, no attributes, no histogram records. The tracer and the instruments are taken again
-// only when the global provider changes (the metrics API has
-// no proxy, so a meter taken before the app registers its provider would
-// stay a no-op). Attribute objects are built once per (type, outcome) and
-// reused.
+// objects, no attributes, no histogram records. The tracer and the
+// instruments are taken again only when the global provider changes (the
+// metrics API has no proxy, so a meter taken before the app registers its
+// provider would stay a no-op). Attribute objects are built once per
+// (type, outcome) and reused.
 //
 // Spans: `process <type>` per job attempt (kind CONSUMER, messaging
 // semantic conventions: messaging.system, messaging.operation.*, messaging.
