@@ -54,11 +54,12 @@ export class Executor {
     }
   }
 
-  /** The start of an attempt: its queue lag, and the clock for its duration. */
+  /** The start of an attempt: its queue lag, and the clock for its duration (both only with a meter provider). */
   private started(lease: Lease): void {
-    lease.startedMs = performance.now();
     const m = meters();
-    if (m.on) m.queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
+    if (!m.on) return;
+    lease.startedMs = performance.now();
+    m.queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
   }
 
   /** `first` and the buffered leases of its type that fit, in one batch call. */
@@ -82,7 +83,7 @@ export class Executor {
     this.fill();
     this.d.onSlotFree();
     const m = meters();
-    if (m.on) m.duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
+    if (m.on && lease.startedMs >= 0) m.duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
     const lost = lease.lost ? { reason: lease.abort.reason } : null;
     const span = lease.span;
     // The span ends once the settlement is written, with what it became.
