@@ -2,15 +2,20 @@
 // database: the same no-op drain with no provider registered and with a
 // tracer provider (batching span processor, exporter that drops) and a meter
 // provider (every instrument aggregated) registered, the two taking turns
-// round by round so a drift of the machine hits both. Reports each round's
-// rate, the medians, the ratio, and the spread between the rounds without a
-// provider (the noise floor a difference must clear to mean anything).
+// round by round so a drift of the machine hits both, after one unreported
+// drain in each mode (the JIT's warm-up, which the first round otherwise
+// pays). Reports each round's rate, the medians and their ratio, the median
+// of the per-round ratios (each round's two drains ran back to back, so a
+// change of the machine's load between rounds cancels out), and the spread
+// between the rounds without a provider (the noise floor a difference must
+// clear to mean anything).
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { createClient, defineJob, Worker } from '../../src/index.js';
+import { median } from '../stats.js';
 import { withDatabase, type PhaseContext } from './context.js';
 
 const Noop = defineJob({ type: 'bench.otel', queue: 'otel', schema: z.object({}) });
@@ -23,6 +28,10 @@ export interface TelemetryResult {
   onMedian: number;
   /** onMedian / offMedian. */
   ratio: number;
+  /** The median over the rounds of that round's on / off rate. */
+  pairedRatio: number;
+  /** The lowest and highest per-round on / off rate. */
+  pairedRange: [number, number];
   /** (max - min) / median of the rounds without a provider. */
   offSpread: number;
   /** This process's CPU (user + system) per job, median of the rounds, µs. */
@@ -45,7 +54,7 @@ class IdleReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+type Mode = 'off' | 'on';
 
 export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResult> {
   const jobs = Math.min(ctx.flags.jobs, 10_000);
@@ -57,38 +66,47 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
     const onRates: number[] = [];
     const offCpu: number[] = [];
     const onCpu: number[] = [];
+    const drain = async (mode: Mode) => {
+      let tracer: BasicTracerProvider | undefined;
+      let meter: MeterProvider | undefined;
+      if (mode === 'on') {
+        context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+        tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 100_000, maxExportBatchSize: 2048 })] });
+        trace.setGlobalTracerProvider(tracer);
+        meter = new MeterProvider({ readers: [new IdleReader()] });
+        metrics.setGlobalMeterProvider(meter);
+      }
+      try {
+        return await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
+      } finally {
+        if (tracer) await tracer.forceFlush();
+        trace.disable();
+        metrics.disable();
+        context.disable();
+        await tracer?.shutdown();
+        await meter?.shutdown();
+      }
+    };
     try {
+      for (const mode of ['off', 'on'] as const) {
+        const { rate } = await drain(mode);
+        ctx.log(`telemetry warm-up, provider ${mode}: ${Math.round(rate)} jobs/s (not counted)`);
+      }
+      exporter.count = 0;
       const rounds = Math.max(5, ctx.flags.rounds);
       for (let round = 1; round <= rounds; round++) {
         const order = round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const);
         for (const mode of order) {
-          let tracer: BasicTracerProvider | undefined;
-          let meter: MeterProvider | undefined;
-          if (mode === 'on') {
-            context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-            tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 100_000, maxExportBatchSize: 2048 })] });
-            trace.setGlobalTracerProvider(tracer);
-            meter = new MeterProvider({ readers: [new IdleReader()] });
-            metrics.setGlobalMeterProvider(meter);
-          }
-          try {
-            const { rate, cpuUs } = await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
-            (mode === 'on' ? onRates : offRates).push(rate);
-            (mode === 'on' ? onCpu : offCpu).push(cpuUs);
-            ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job`);
-          } finally {
-            if (tracer) await tracer.forceFlush();
-            trace.disable();
-            metrics.disable();
-            context.disable();
-            await tracer?.shutdown();
-            await meter?.shutdown();
-          }
+          const { rate, cpuUs } = await drain(mode);
+          (mode === 'on' ? onRates : offRates).push(rate);
+          (mode === 'on' ? onCpu : offCpu).push(cpuUs);
+          ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job`);
         }
       }
     } finally {
       await client.close();
     }
+    const paired = onRates.map((on, i) => on / offRates[i]!);
     const offMedian = median(offRates);
     const onMedian = median(onRates);
     return {
@@ -98,6 +116,8 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
       offMedian,
       onMedian,
       ratio: onMedian / offMedian,
+      pairedRatio: median(paired),
+      pairedRange: [Math.min(...paired), Math.max(...paired)],
       offSpread: (Math.max(...offRates) - Math.min(...offRates)) / offMedian,
       offCpuUs: median(offCpu),
       onCpuUs: median(onCpu),
@@ -133,11 +153,13 @@ async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, 
 
 export function telemetryLines(t: TelemetryResult): string[] {
   const r = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
+  const pct = (x: number) => (x * 100).toFixed(1);
   return [
     '',
     `OpenTelemetry (workhorse, ${t.jobs} no-op jobs per drain, one worker, rounds interleaved):`,
     `  no provider: median ${Math.round(t.offMedian)} jobs/s (rounds ${r(t.offRates)}; spread ${(t.offSpread * 100).toFixed(1)} %)`,
     `  tracer + meter provider: median ${Math.round(t.onMedian)} jobs/s (rounds ${r(t.onRates)}); ${t.spansExported} spans exported`,
-    `  cost of a registered provider: ${((1 - t.ratio) * 100).toFixed(1)} % of the drain rate; worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)`,
+    `  cost of a registered provider: ${pct(1 - t.ratio)} % of the drain rate (medians); ${pct(1 - t.pairedRatio)} % round by round (median; rounds ${pct(1 - t.pairedRange[1])} to ${pct(1 - t.pairedRange[0])} %)`,
+    `  worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)`,
   ];
 }

@@ -8,10 +8,21 @@ import type { ClaimedJob } from '../db/protocol.js';
 import { getTracer, SpanKind, SpanStatusCode, type Span } from './telemetry.js';
 import { contextFrom } from './traceContext.js';
 
+const spanNames = new Map<string, string>();
+/** `process <type>`, built once per type. */
+function spanName(type: string): string {
+  let name = spanNames.get(type);
+  if (name === undefined) {
+    name = `process ${type}`;
+    if (spanNames.size < 10_000) spanNames.set(type, name);
+  }
+  return name;
+}
+
 export function startJobSpan(job: ClaimedJob): { span: Span; ctx: Context } {
   const parent = contextFrom(job.traceContext);
   const span = getTracer().startSpan(
-    `process ${job.type}`,
+    spanName(job.type),
     {
       kind: SpanKind.CONSUMER,
       attributes: {

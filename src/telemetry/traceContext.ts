@@ -23,15 +23,28 @@ export function currentTraceContext(): StoredTraceContext | undefined {
   return out;
 }
 
+/**
+ * The last stored context restored. Jobs enqueued together (one request's
+ * enqueueMany, a fan-out) carry the same one, and a Context is immutable, so
+ * they share it rather than each parsing the traceparent again.
+ */
+let last: { traceparent: string; tracestate: string | undefined; ctx: Context } | undefined;
+
 /** The context whose (remote) span is the stored one; the root context when none or malformed. */
 export function contextFrom(stored: StoredTraceContext | null | undefined): Context {
-  const m = stored && typeof stored.traceparent === 'string' ? TRACEPARENT.exec(stored.traceparent) : null;
+  if (!stored || typeof stored.traceparent !== 'string') return ROOT_CONTEXT;
+  const { traceparent } = stored;
+  const tracestate = typeof stored.tracestate === 'string' && stored.tracestate ? stored.tracestate : undefined;
+  if (last && last.traceparent === traceparent && last.tracestate === tracestate) return last.ctx;
+  const m = TRACEPARENT.exec(traceparent);
   if (!m) return ROOT_CONTEXT;
-  return trace.setSpanContext(ROOT_CONTEXT, {
+  const ctx = trace.setSpanContext(ROOT_CONTEXT, {
     traceId: m[1]!,
     spanId: m[2]!,
     traceFlags: parseInt(m[3]!, 16) & TraceFlags.SAMPLED,
     isRemote: true,
-    ...(stored!.tracestate ? { traceState: createTraceState(stored!.tracestate) } : {}),
+    ...(tracestate ? { traceState: createTraceState(tracestate) } : {}),
   });
+  last = { traceparent, tracestate, ctx };
+  return ctx;
 }

@@ -1,9 +1,11 @@
 // Runs handlers: whenever a handler slot is free it starts the oldest
 // buffered lease (with the buffered leases of the same type that fit, for a
-// batch handler), and hands each outcome to the settlement. Plain promise
-// callbacks rather than an async function per job: nothing per job stays
-// suspended across the handler and the settlement round trip.
-import { endJobSpan, startJobSpan, withJobSpan } from '../telemetry/jobSpans.js';
+// batch handler), and hands each outcome to the settlement. Callbacks
+// rather than an async function or a promise chain per job: nothing per job
+// stays suspended across the handler and the settlement round trip, and no
+// promise is made per job beyond the handler's own.
+import type { Context } from '@opentelemetry/api';
+import { endJobSpan, startJobSpan } from '../telemetry/jobSpans.js';
 import { attrsOf, meters, tracingOn } from '../telemetry/telemetry.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
@@ -38,20 +40,26 @@ export class Executor {
       tracing ??= tracingOn();
       this.started(lease);
       const entry = handlers.get(lease.job.type)!;
-      if (entry.batch) this.runBatch(lease, entry as HandlerEntry & { batch: BatchHandler }, tracing);
-      else if (!tracing) this.settleWhenDone(lease, invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps));
-      else {
-        const { span, ctx } = startJobSpan(lease.job);
-        lease.span = span;
-        this.settleWhenDone(lease, withJobSpan(ctx, () => invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps)));
+      if (entry.batch) {
+        this.runBatch(lease, entry as HandlerEntry & { batch: BatchHandler }, tracing);
+        continue;
       }
+      let active: Context | undefined;
+      if (tracing) {
+        const traced = startJobSpan(lease.job);
+        lease.span = traced.span;
+        active = traced.ctx;
+      }
+      invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, (outcome) => this.afterHandler(lease, outcome), active);
     }
   }
 
-  /** The start of an attempt: its queue lag, and the clock for its duration. */
+  /** The start of an attempt: its queue lag, and the clock for its duration (both only with a meter provider). */
   private started(lease: Lease): void {
+    const m = meters();
+    if (!m.on) return;
     lease.startedMs = performance.now();
-    meters().queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
+    m.queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
   }
 
   /** `first` and the buffered leases of its type that fit, in one batch call. */
@@ -61,14 +69,9 @@ export class Executor {
     for (const m of mates) this.started(m);
     const group = [first, ...mates];
     if (tracing) for (const l of group) l.span = startJobSpan(l.job).span;
-    const outcomes = invokeBatch(group, entry, this.d.contextDeps);
-    group.forEach((lease, i) => this.settleWhenDone(lease, outcomes.then((o) => o[i]!)));
-  }
-
-  private settleWhenDone(lease: Lease, running: Promise<HandlerOutcome>): void {
-    running.then(
-      (outcome) => this.afterHandler(lease, outcome),
-      (error: unknown) => this.afterHandler(lease, { ok: false, error }),
+    invokeBatch(group, entry, this.d.contextDeps).then(
+      (outcomes) => group.forEach((lease, i) => this.afterHandler(lease, outcomes[i]!)),
+      (error: unknown) => group.forEach((lease) => this.afterHandler(lease, { ok: false, error })),
     );
   }
 
@@ -79,26 +82,13 @@ export class Executor {
     // until the settlement is written.
     this.fill();
     this.d.onSlotFree();
-    meters().duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
+    const m = meters();
+    if (m.on && lease.startedMs >= 0) m.duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
     const lost = lease.lost ? { reason: lease.abort.reason } : null;
     const span = lease.span;
-    if (!span) {
-      settleJob(lease.job, outcome, lost, settleDeps, () => table.remove(lease));
-      return;
-    }
     // The span ends once the settlement is written, with what it became.
-    let status = 'unsettled';
-    let error: unknown;
-    const deps: SettleDeps = {
-      ...settleDeps,
-      onSettled: (o) => {
-        status = o.status;
-        if ('error' in o) error = o.error;
-        settleDeps.onSettled(o);
-      },
-    };
-    settleJob(lease.job, outcome, lost, deps, () => {
-      endJobSpan(span, status, error);
+    settleJob(lease.job, outcome, lost, settleDeps, (settled) => {
+      if (span) endJobSpan(span, settled?.status ?? 'unsettled', settled && 'error' in settled ? settled.error : undefined);
       table.remove(lease);
     });
   }

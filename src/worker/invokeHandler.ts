@@ -2,10 +2,18 @@
 // schema, builds the handler context, arms the job's timeout, and turns
 // whatever happens into an outcome. An abort (lease lost, timeout, hard
 // stop) ends the wait at once, even if the handler ignores its signal.
+//
+// A callback rather than an async function: an async frame, the promise
+// racing the abort and the executor's `.then` were four promises and about
+// a kilobyte per job, and with an AsyncLocalStorage context manager
+// registered every promise also pays the context propagation hook. What is
+// left per job is the handler's own promise and the one reaction to it.
+import type { Context } from '@opentelemetry/api';
 import type { z } from 'zod';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { JobTimeoutError, ValidationError } from '../errors.js';
+import { withJobSpan } from '../telemetry/jobSpans.js';
 import { toIssues } from '../validation.js';
 import { createContext, type BatchContext, type ContextDeps, type HandlerContext, type JobContext } from './context.js';
 import type { JobAbort } from './jobAbort.js';
@@ -24,45 +32,82 @@ export interface HandlerEntry {
 /** A handler's outcome; a suspension (a durable wait) is an error of class JobSuspension. */
 export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-export async function invokeHandler(
+const RESOLVED = Promise.resolve();
+
+/**
+ * Starts the handler and calls `done` exactly once with its outcome, always
+ * from a later microtask (never from inside this call or inside an abort),
+ * so the caller is not re-entered. `span`: the attempt's span context, made
+ * active around the handler call only (the handler's own spans nest under
+ * it; the worker's settlement work does not).
+ */
+export function invokeHandler(
   job: ClaimedJob,
   entry: HandlerEntry,
   abort: JobAbort,
   deps: ContextDeps,
-): Promise<HandlerOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  let ctx: JobContext | undefined;
-  if (job.timeoutMs) {
-    timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
+  done: (outcome: HandlerOutcome) => void,
+  span?: Context,
+): void {
+  new HandlerRun(abort, done).start(job, entry, deps, span);
+}
+
+/**
+ * One handler call's state. A class with methods rather than closures over
+ * locals: one object per job, and no function object named per job (a
+ * transform that keeps function names pays a defineProperty for each).
+ */
+class HandlerRun {
+  private timer: NodeJS.Timeout | undefined;
+  private ctx: JobContext | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly abort: JobAbort,
+    private readonly done: (outcome: HandlerOutcome) => void,
+  ) {}
+
+  start(job: ClaimedJob, entry: HandlerEntry, deps: ContextDeps, span: Context | undefined): void {
+    const abort = this.abort;
+    if (job.timeoutMs) this.timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
+    let returned: unknown;
+    try {
+      if (abort.aborted) throw abort.reason;
+      const payload = parsePayload(entry.def, job);
+      const ctx = (this.ctx = createContext(job, abort, deps));
+      returned = span ? withJobSpan(span, () => entry.fn!(payload as never, ctx)) : entry.fn!(payload as never, ctx);
+    } catch (error) {
+      return this.later({ ok: false, error });
+    }
+    if (!isThenable(returned)) return this.later({ ok: true, value: returned });
+    if (abort.aborted) return this.later({ ok: false, error: abort.reason });
+    abort.onAbort((reason) => this.later({ ok: false, error: reason }));
+    try {
+      returned.then(
+        (value) => this.finish({ ok: true, value }),
+        (error: unknown) => this.finish({ ok: false, error }),
+      );
+    } catch (error) {
+      this.later({ ok: false, error });
+    }
   }
-  try {
-    if (abort.aborted) throw abort.reason;
-    const payload = parsePayload(entry.def, job);
-    ctx = createContext(job, abort, deps);
-    const returned = entry.fn!(payload as never, ctx);
-    const value = isThenable(returned) ? await untilAborted(returned, abort) : returned;
+
+  private later(outcome: HandlerOutcome): void {
+    void RESOLVED.then(() => this.finish(outcome));
+  }
+
+  private finish(outcome: HandlerOutcome): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.abort.onAbort(undefined);
+    if (this.timer) clearTimeout(this.timer);
     // A wait suspended the job: whatever the handler did after that is discarded.
-    if (ctx.suspension) return { ok: false, error: ctx.suspension };
-    return { ok: true, value };
-  } catch (error) {
-    return { ok: false, error: ctx?.suspension ?? error };
-  } finally {
-    abort.onAbort(undefined);
-    if (timer) clearTimeout(timer);
+    this.done(this.ctx?.suspension ? { ok: false, error: this.ctx.suspension } : outcome);
   }
 }
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
-}
-
-/** The handler's value, or a rejection with the abort reason as soon as the job is aborted. */
-function untilAborted<T>(p: PromiseLike<T>, abort: JobAbort): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (abort.aborted) return reject(abort.reason);
-    abort.onAbort(reject);
-    p.then(resolve, reject);
-  });
 }
 
 /** A stored payload that no longer matches its schema fails at once: retrying cannot help. */

@@ -18,8 +18,8 @@ export class Lease {
   readonly abort = new JobAbort();
   state: LeaseState = 'buffered';
   lost = false;
-  /** When the handler started (performance.now()), for the duration metric. */
-  startedMs = 0;
+  /** When the handler started (performance.now()), for the duration metric; -1 if no meter provider was registered then. */
+  startedMs = -1;
   /** The attempt's span, when a tracer provider is registered. */
   span: Span | undefined = undefined;
   private finished = false;

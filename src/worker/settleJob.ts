@@ -29,46 +29,39 @@ export interface SettleDeps {
   onError(error: unknown): void;
 }
 
+/** Told once per settlement, after its events: what it became, or undefined when the write gave up. */
+export type SettleFinished = (settled: JobOutcome | undefined) => void;
+
 /**
  * Hands the outcome to the settler and calls `finished` exactly once, after
  * the write (or when the lease is known stale, or the write gave up). A
  * result JSON cannot hold (a BigInt, a cycle, a function) fails the job for
  * good with a ValidationError instead of poisoning the batch it would be
  * written in. Nothing here throws: an exception from an event listener or a
- * retryDelayMs function goes to `onError`.
+ * retryDelayMs function goes to `onError`. One closure per job (the
+ * settler's callback); the rest are module functions.
  */
 export function settleJob(
   job: ClaimedJob,
   outcome: HandlerOutcome,
   lost: { reason: unknown } | null,
   deps: SettleDeps,
-  finished: () => void,
+  finished: SettleFinished,
 ): void {
-  const report = (fn: () => void) => {
-    try {
-      fn();
-    } catch (err) {
-      deps.onError(err);
-    } finally {
-      finished();
-    }
-  };
-  const stale = (error: StaleLeaseError) => {
-    deps.onStale(error, job);
-    deps.onSettled({ job, status: 'stale', error });
-  };
   if (lost) {
-    report(() => stale(lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle')));
+    const error = lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle');
+    conclude(deps, finished, { job, status: 'stale', error });
     return;
   }
   if (!outcome.ok && outcome.error instanceof JobSuspension) {
     const wait = outcome.error.wait;
     deps.settler.suspend({ id: job.id, execution: job.execution, wait }, (result, error) =>
-      report(() => {
-        if (!result) deps.onError(error);
-        else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, `suspend on wait "${wait}"`));
-        else deps.onSettled({ job, status: 'suspended', wait, runAt: result.runAt! });
-      }),
+      conclude(
+        deps,
+        finished,
+        result && (result.accepted ? { job, status: 'suspended', wait, runAt: result.runAt! } : staleOf(job, `suspend on wait "${wait}"`)),
+        error,
+      ),
     );
     return;
   }
@@ -82,11 +75,7 @@ export function settleJob(
       return;
     }
     deps.settler.complete({ id: job.id, execution: job.execution, resultJson: json }, (result, error) =>
-      report(() => {
-        if (!result) deps.onError(error);
-        else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'complete'));
-        else deps.onSettled({ job, status: 'succeeded', result: outcome.value });
-      }),
+      conclude(deps, finished, result && (result.accepted ? { job, status: 'succeeded', result: outcome.value } : staleOf(job, 'complete')), error),
     );
     return;
   }
@@ -104,12 +93,35 @@ export function settleJob(
     final: !isRetryable(outcome.error),
   };
   deps.settler.fail(failure, (result, error) =>
-    report(() => {
-      if (!result) deps.onError(error);
-      else if (!result.accepted) stale(new StaleLeaseError(job.id, job.execution, 'fail'));
-      else deps.onSettled({ job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error });
-    }),
+    conclude(
+      deps,
+      finished,
+      result &&
+        (result.accepted
+          ? { job, status: result.status === 'ready' ? 'retried' : 'failed', error: outcome.error }
+          : staleOf(job, 'fail')),
+      error,
+    ),
   );
+}
+
+function staleOf(job: ClaimedJob, what: string): JobOutcome {
+  return { job, status: 'stale', error: new StaleLeaseError(job.id, job.execution, what) };
+}
+
+/** Reports a settlement (or the error that made its write give up), then calls `finished`. */
+function conclude(deps: SettleDeps, finished: SettleFinished, settled: JobOutcome | undefined, error?: unknown): void {
+  try {
+    if (!settled) deps.onError(error);
+    else {
+      if (settled.status === 'stale') deps.onStale(settled.error, settled.job);
+      deps.onSettled(settled);
+    }
+  } catch (err) {
+    deps.onError(err);
+  } finally {
+    finished(settled);
+  }
 }
 
 function retryDelayFor(o: RetryDelay | undefined, job: ClaimedJob): number | null {

@@ -2,8 +2,9 @@
 // exporters: without a registered provider nothing is recorded (and no
 // trace context is stored); with one, a job's span is the child of the span
 // that enqueued it, the handler's spans nest under it, failures carry the
-// error, a tick has its span, and the counters and histograms are recorded.
-import { context, metrics, trace } from '@opentelemetry/api';
+// error, a tick has its span, and the counters and histograms are recorded;
+// consecutive jobs with different parents each get their own.
+import { context, createTraceState, metrics, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -13,6 +14,7 @@ import { defineApp } from '../../src/app/defineApp.js';
 import { Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { tracingOn } from '../../src/telemetry/telemetry.js';
+import { contextFrom } from '../../src/telemetry/traceContext.js';
 import { runTick } from '../../src/tick/runTick.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -44,8 +46,8 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function drain(ids: string[]): Promise<void> {
-  const worker = new Worker(client, { pollMs: 50 });
+async function drain(ids: string[], opts: { concurrency?: number; prefetch?: number } = {}): Promise<void> {
+  const worker = new Worker(client, { pollMs: 50, ...opts });
   worker.handle(Ok, async (p) => trace.getTracer('app').startActiveSpan('inner', (s) => (s.end(), p.n * 2)));
   worker.handle(Bad, async () => {
     throw new Error('nope');
@@ -123,6 +125,37 @@ describe('with a tracer and a meter provider', () => {
     expect(parentOf(badSpan!)).toBe(outer.spanId);
   });
 
+  it('parents each attempt on its own enqueueing span when consecutive jobs carry different trace contexts (their tracestate travels too)', async () => {
+    const tracer = trace.getTracer('app');
+    const remote = (state: string) =>
+      trace.setSpanContext(context.active(), {
+        traceId: state === 'a' ? 'a'.repeat(32) : 'b'.repeat(32),
+        spanId: state === 'a' ? '1'.repeat(16) : '2'.repeat(16),
+        traceFlags: 1,
+        isRemote: true,
+        traceState: createTraceState(`vendor=${state}`),
+      });
+    const enqueueUnder = (state: string) =>
+      context.with(remote(state), () =>
+        tracer.startActiveSpan(`enqueue ${state}`, async (s) => {
+          const r = await client.enqueue(Ok, { n: 1 });
+          s.end();
+          return { id: r.id, span: s.spanContext() };
+        }),
+      );
+    // Claimed in id order: a, b, a, so no two consecutive jobs share a context.
+    const jobs = [await enqueueUnder('a'), await enqueueUnder('b'), await enqueueUnder('a')];
+    await drain(jobs.map((j) => j.id));
+    for (const j of jobs) {
+      const span = spans.getFinishedSpans().find((s) => s.name === 'process t.ok' && s.attributes['messaging.message.id'] === j.id)!;
+      expect(span.spanContext().traceId).toBe(j.span.traceId);
+      expect(parentOf(span)).toBe(j.span.spanId);
+      expect(span.parentSpanContext?.isRemote).toBe(true);
+      expect(span.spanContext().traceState?.serialize()).toBe(j.span.traceState!.serialize());
+    }
+    expect(jobs.map((j) => j.span.traceState!.serialize())).toEqual(['vendor=a', 'vendor=b', 'vendor=a']);
+  });
+
   it('records claimed and settled counters and the duration and queue-lag histograms', async () => {
     const { resourceMetrics } = await reader.collect();
     const m = metricsOf(resourceMetrics);
@@ -133,6 +166,48 @@ describe('with a tracer and a meter provider', () => {
     const duration = m['workhorse.job.duration']!;
     expect(duration.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(2);
     expect(m['workhorse.job.queue_lag']!.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('counts exactly over a drain of several claim batches: claims, settlements by type and outcome, durations and queue lags', async () => {
+    const before = metricsOf((await reader.collect()).resourceMetrics);
+    const ok = await client.enqueueMany(Array.from({ length: 150 }, (_, n) => ({ job: Ok, payload: { n } })));
+    const bad = await client.enqueueMany(Array.from({ length: 30 }, () => ({ job: Bad, payload: {} })));
+    let claims = 0;
+    // A long poll: the last batch's settlements are counted by the flush at stop, not by a later claim.
+    const worker = new Worker(client, { pollMs: 10_000, concurrency: 4, prefetch: 12 });
+    worker.handle(Ok, async (p) => p.n);
+    worker.handle(Bad, async () => {
+      throw new Error('nope');
+    });
+    worker.events.on('claimed', () => void claims++);
+    const run = worker.run();
+    const ids = [...ok, ...bad].map((j) => j.id);
+    await waitFor(
+      async () => (await db.pool.query("select count(*)::int n from workhorse.jobs where id = any($1::bigint[]) and status in ('succeeded','failed')", [ids])).rows[0].n,
+      (n) => n === ids.length,
+      { what: 'the 180 jobs to settle' },
+    );
+    await worker.stop();
+    await run;
+    expect(claims).toBeGreaterThan(5);
+    const after = metricsOf((await reader.collect()).resourceMetrics);
+    const delta = (name: string, attrs: Record<string, string>, of: (p: Point) => number) => {
+      const pick = (m: Record<string, Point[]>) => {
+        const p = (m[name] ?? []).find((x) => Object.keys(attrs).length === Object.keys(x.attributes).length && Object.entries(attrs).every(([k, v]) => x.attributes[k] === v));
+        return p ? of(p) : 0;
+      };
+      return pick(after) - pick(before);
+    };
+    const value = (p: Point) => p.value as number;
+    const count = (p: Point) => (p.value as { count: number }).count;
+    expect(delta('workhorse.jobs.claimed', {}, value)).toBe(180);
+    expect(delta('workhorse.jobs.settled', { 'workhorse.job.type': 't.ok', 'workhorse.job.outcome': 'succeeded' }, value)).toBe(150);
+    expect(delta('workhorse.jobs.settled', { 'workhorse.job.type': 't.bad', 'workhorse.job.outcome': 'failed' }, value)).toBe(30);
+    expect(delta('workhorse.job.duration', { 'workhorse.job.type': 't.ok', 'workhorse.job.outcome': 'succeeded' }, count)).toBe(150);
+    expect(delta('workhorse.job.duration', { 'workhorse.job.type': 't.bad', 'workhorse.job.outcome': 'failed' }, count)).toBe(30);
+    expect(delta('workhorse.job.queue_lag', { 'workhorse.job.type': 't.ok' }, count)).toBe(150);
+    expect(delta('workhorse.job.queue_lag', { 'workhorse.job.type': 't.bad' }, count)).toBe(30);
+    expect(spans.getFinishedSpans().filter((s) => ids.includes(s.attributes['messaging.message.id'] as string))).toHaveLength(180);
   });
 
   it('gives a tick its span and records the time it had left', async () => {
@@ -146,6 +221,26 @@ describe('with a tracer and a meter provider', () => {
     expect(job.spanContext().traceId).not.toBe(tick!.spanContext().traceId); // its parent is the enqueue (none here): a root span
     const m = metricsOf((await reader.collect()).resourceMetrics);
     expect(m['workhorse.tick.time_left']!.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(1);
+  });
+});
+
+describe('contextFrom', () => {
+  const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  const stateOf = (stored: Parameters<typeof contextFrom>[0]) => trace.getSpanContext(contextFrom(stored))?.traceState?.serialize();
+
+  it('restores the stored parent, keyed by traceparent and tracestate both (it reuses the last one restored)', () => {
+    expect(stateOf({ traceparent: tp, tracestate: 'v=1' })).toBe('v=1');
+    expect(stateOf({ traceparent: tp, tracestate: 'v=2' })).toBe('v=2');
+    expect(stateOf({ traceparent: tp })).toBeUndefined();
+    expect(contextFrom({ traceparent: tp })).toBe(contextFrom({ traceparent: tp }));
+    const sc = trace.getSpanContext(contextFrom({ traceparent: tp.replace('-01', '-00') }))!;
+    expect(sc).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0, isRemote: true });
+  });
+
+  it('gives the root context for none or a malformed traceparent', () => {
+    for (const bad of [null, undefined, { traceparent: 'nope' }, { traceparent: 7 } as never, { traceparent: tp.toUpperCase() }]) {
+      expect(contextFrom(bad)).toBe(ROOT_CONTEXT);
+    }
   });
 });
 
