@@ -110,7 +110,7 @@ function bundleLines(b: BundleResult): string[] {
   return [
     `bundles (minified, as the construct ships them; import timed inside a fresh node process, ` +
       `median of ${b.samples}, NODE_OPTIONS=${b.nodeOptions}):`,
-    ...b.entries.map((e) => `  ${e.entry.padEnd(5)} ${kib(e.bytes).padStart(10)}  import ${fmtMs(e.importMs)} ms (CPU ${fmtMs(e.cpuMs)} ms)`),
+    ...b.entries.map((e) => `  ${e.entry.padEnd(5)} ${fmtInt(e.bytes).padStart(9)} bytes (${kib(e.bytes)})  import ${fmtMs(e.importMs)} ms (CPU ${fmtMs(e.cpuMs)} ms)`),
     ...b.sdkClients.map(
       (c) => `  ${c.name} (runtime-provided, loaded on a cold start that reads secrets): import ${fmtMs(c.importMs)} ms (CPU ${fmtMs(c.cpuMs)} ms)`,
     ),

@@ -124,7 +124,7 @@ describe('npm run bench', () => {
       expect(e.cpuMs).toBeGreaterThan(0);
     }
     expect(r.bundle!.sdkClients[0]).toMatchObject({ name: '@aws-sdk/client-secrets-manager', importMs: expect.any(Number) });
-    expect(renderTable(r)).toMatch(/\n {2}tick +\d+ KiB {2}import [\d.]+ ms \(CPU [\d.]+ ms\)/);
+    expect(renderTable(r)).toMatch(/\n {2}tick +[\d,]+ bytes \(\d+ KiB\) {2}import [\d.]+ ms \(CPU [\d.]+ ms\)/);
   });
 
   it('drains every job in every round and prints complete JSON and a table with the rounds', { timeout: 300_000 }, async () => {
