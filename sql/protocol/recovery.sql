@@ -56,11 +56,11 @@ begin
     on conflict do nothing
   ), lifecycle as (
     -- A counted attempt is a failure like a settled one (fail_many_v1's
-    -- events and payload): failed while attempts remain, dead after the last.
+    -- events, settlement_event_v1's payload): failed while attempts remain,
+    -- dead after the last.
     insert into workhorse.outbox_events (namespace, topic, key, payload)
     select p_namespace, 'workhorse.job.' || e.event, 'job:' || upd.id,
-           jsonb_build_object('event', e.event, 'jobId', upd.id::text, 'type', upd.type, 'queue', upd.queue,
-                              'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'error', upd.last_error)
+           workhorse.settlement_event_v1(e.event, upd.id, upd.type, upd.queue, upd.attempt, upd.max_attempts, upd.last_error)
       from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
      where upd.counted and workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   ), notified as (

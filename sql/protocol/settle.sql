@@ -55,6 +55,17 @@ $$;
 comment on function workhorse.publishes_lifecycle_v1(text, text) is
   'Whether the namespace publishes the job lifecycle event p_event (succeeded, failed, dead, decision) through the outbox (workhorse.outbox_lifecycle).';
 
+-- One payload for every event a settlement (or a recovery pass) publishes.
+create function workhorse.settlement_event_v1(
+  p_event text, p_job_id bigint, p_type text, p_queue text, p_attempt integer, p_max_attempts integer, p_outcome jsonb)
+returns jsonb language sql immutable as $$
+  select jsonb_build_object('event', p_event, 'jobId', p_job_id::text, 'type', p_type, 'queue', p_queue,
+                            'attempt', p_attempt, 'maxAttempts', p_max_attempts,
+                            case when p_event = 'succeeded' then 'result' else 'error' end, p_outcome)
+$$;
+comment on function workhorse.settlement_event_v1(text, bigint, text, text, integer, integer, jsonb) is
+  'The payload of a job lifecycle event written by a settlement or a recovery pass: { event, jobId, type, queue, attempt, maxAttempts } with result (succeeded) or error (failed, dead) = p_outcome.';
+
 create function workhorse.complete_many_v1(
   p_namespace text, p_job_ids bigint[], p_executions bigint[], p_results jsonb[])
 returns setof bigint language plpgsql
@@ -96,8 +107,7 @@ begin
   ), lifecycle as (
     insert into workhorse.outbox_events (namespace, topic, key, payload)
     select p_namespace, 'workhorse.job.succeeded', 'job:' || upd.id,
-           jsonb_build_object('event', 'succeeded', 'jobId', upd.id::text, 'type', upd.type, 'queue', upd.queue,
-                              'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'result', upd.result)
+           workhorse.settlement_event_v1('succeeded', upd.id, upd.type, upd.queue, upd.attempt, upd.max_attempts, upd.result)
       from upd where workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded')
   )
   select array_agg(upd.id), array_agg(upd.parent_id) filter (where upd.parent_id is not null)
@@ -167,8 +177,7 @@ begin
   ), lifecycle as (
     insert into workhorse.outbox_events (namespace, topic, key, payload)
     select p_namespace, 'workhorse.job.' || e.event, 'job:' || upd.id,
-           jsonb_build_object('event', e.event, 'jobId', upd.id::text, 'type', upd.type, 'queue', upd.queue,
-                              'attempt', upd.attempt, 'maxAttempts', upd.max_attempts, 'error', upd.error)
+           workhorse.settlement_event_v1(e.event, upd.id, upd.type, upd.queue, upd.attempt, upd.max_attempts, upd.error)
       from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
      where workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   )
