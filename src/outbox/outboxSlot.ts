@@ -5,7 +5,8 @@
 // lease: a lost lease or a tick deadline aborts the signal and no further
 // delivery starts. It also removes delivered events past their keep time.
 // The cadence is a safety net: a worker that fires `sys` slots also
-// delivers right after each commit (outboxPump.ts).
+// delivers right after each commit (outboxPump.ts), and such a tick before
+// it returns (tick/tickOutbox.ts).
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';

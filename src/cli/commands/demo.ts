@@ -11,6 +11,7 @@ import { demoNamespace, runDemo } from '../../demo/scenario.js';
 import { parseCommandLine } from '../args.js';
 import type { Command, CliIo } from '../command.js';
 import { UsageError } from '../usageError.js';
+import { wholeNumberFlag } from '../wholeNumberFlag.js';
 
 /** The pause after each step with --ui, unless --pace-ms says otherwise. */
 const UI_PACE_MS = 4000;
@@ -25,11 +26,7 @@ const flagsSchema = z
       .pipe(z.number().int().min(0).max(65535))
       .optional(),
     host: z.string().min(1).optional(),
-    'pace-ms': z
-      .string()
-      .regex(/^[0-9]{1,6}$/, 'pace-ms is a whole number of milliseconds')
-      .transform(Number)
-      .optional(),
+    'pace-ms': wholeNumberFlag('milliseconds', 0, 999_999).optional(),
   })
   .strict();
 
