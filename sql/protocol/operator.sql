@@ -31,12 +31,20 @@ begin
     values (p_job_id, v_lease.execution, v_lease.attempt, p_namespace, v_lease.worker_id, 'cancelled', v_lease.claimed_at)
     on conflict do nothing;
   end if;
+  if workhorse.publishes_lifecycle_v1(p_namespace, 'cancelled') then
+    insert into workhorse.outbox_events (namespace, topic, key, payload)
+    select p_namespace, 'workhorse.job.cancelled', 'job:' || j.id,
+           jsonb_build_object('event', 'cancelled', 'jobId', j.id::text, 'type', j.type, 'queue', j.queue,
+                              'attempt', j.attempt, 'maxAttempts', j.max_attempts, 'wasRunning', v_lease.job_id is not null)
+      from workhorse.jobs j where j.id = p_job_id;
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  end if;
   -- A parent joining this job learns it ended (its row locked after ours).
   if p_wake_parent and v_parent is not null then perform workhorse.wake_parents_v1(array[v_parent]); end if;
   return query select 'cancelled'::text;
 end $$;
 comment on function workhorse.cancel_job_v1(text, bigint, boolean) is
-  'Cancels one job that has not ended (running, ready or waiting): a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written; with p_wake_parent, a parent joining it is woken (wake_parents_v1). Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace. Its children are cancel_v1''s business.';
+  'Cancels one job that has not ended (running, ready or waiting): a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written; when the namespace publishes cancelled lifecycle events, a workhorse.job.cancelled outbox event { event, jobId, type, queue, attempt, maxAttempts, wasRunning } is written and the deliverers woken; with p_wake_parent, a parent joining it is woken (wake_parents_v1). Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace. Its children are cancel_v1''s business.';
 
 create function workhorse.cancel_v1(p_namespace text, p_job_id bigint, p_cascade boolean default true)
 returns table (status text) language plpgsql as $$

@@ -185,12 +185,12 @@ create function workhorse.set_outbox_lifecycle_v1(p_namespace text, p_events tex
 returns void language plpgsql as $$
 begin
   perform workhorse.check_namespace_v1(p_namespace);
-  if exists (select 1 from unnest(coalesce(p_events, '{}')) e where e not in ('succeeded', 'failed', 'dead', 'decision')) then
-    raise exception 'invalid lifecycle events %: each is succeeded, failed, dead or decision', p_events using errcode = 'WH422';
+  if exists (select 1 from unnest(coalesce(p_events, '{}')) e where e not in ('succeeded', 'failed', 'dead', 'decision', 'cancelled')) then
+    raise exception 'invalid lifecycle events %: each is succeeded, failed, dead, decision or cancelled', p_events using errcode = 'WH422';
   end if;
   insert into workhorse.outbox_lifecycle (namespace, events) values (p_namespace, coalesce(p_events, '{}'))
   on conflict (namespace) do update set events = excluded.events, updated_at = now()
    where workhorse.outbox_lifecycle.events is distinct from excluded.events;
 end $$;
 comment on function workhorse.set_outbox_lifecycle_v1(text, text[]) is
-  'Sets which job lifecycle events the namespace publishes through the outbox on settlement: any of succeeded (topic workhorse.job.succeeded), failed (an attempt failed and will be retried: workhorse.job.failed), dead (failed for good: workhorse.job.dead), decision (a job opened a wait for a human decision: workhorse.job.decision, written by begin_wait_v1); an empty array publishes none. Refuses anything else with WH422.';
+  'Sets which job lifecycle events the namespace publishes through the outbox on settlement: any of succeeded (topic workhorse.job.succeeded), failed (an attempt failed and will be retried: workhorse.job.failed), dead (failed for good: workhorse.job.dead), decision (a job opened a wait for a human decision: workhorse.job.decision, written by begin_wait_v1), cancelled (an operator cancelled a job that had not ended: workhorse.job.cancelled, written by cancel_job_v1); an empty array publishes none. Refuses anything else with WH422.';

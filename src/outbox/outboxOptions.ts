@@ -3,6 +3,7 @@
 // policy (batch size, parallel keys, lease, retries with capped backoff,
 // dead-letter threshold, how long delivered events are kept). Parsed once.
 import * as z from 'zod';
+import { LIFECYCLE_EVENTS } from '../db/protocol/outbox.js';
 import { parseConfig } from '../validation.js';
 import { isSink, type Sink } from './sink.js';
 
@@ -29,10 +30,12 @@ export const outboxOptionsSchema = z
      * the settlement's own statement: `succeeded` (topic workhorse.job.succeeded),
      * `failed` (an attempt failed and will be retried: workhorse.job.failed),
      * `dead` (failed for good: workhorse.job.dead), `decision` (a job opened
-     * a wait for a human decision: workhorse.job.decision). Stored for the namespace
-     * at start; absent leaves the stored choice alone, [] turns them off.
+     * a wait for a human decision: workhorse.job.decision), `cancelled` (an
+     * operator cancelled a job that had not ended: workhorse.job.cancelled).
+     * Stored for the namespace at start; absent leaves the stored choice
+     * alone, [] turns them off.
      */
-    lifecycle: z.array(z.enum(['succeeded', 'failed', 'dead', 'decision'])).max(4).optional(),
+    lifecycle: z.array(z.enum(LIFECYCLE_EVENTS)).max(LIFECYCLE_EVENTS.length).optional(),
     /** Delivered events are deleted after this long. */
     keepDeliveredMs: z.number().int().min(0).max(366 * 86_400_000).default(7 * 86_400_000),
   })

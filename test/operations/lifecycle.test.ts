@@ -5,7 +5,7 @@
 // good), delivered to the sinks in order per job; a decision a job waits
 // for is published when the wait opens (workhorse.job.decision), once;
 // an attempt ended by the recovery pass is a failure like a settled one;
-// turned off, none.
+// an operator's cancel publishes workhorse.job.cancelled; turned off, none.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Client } from '../../src/client/client.js';
@@ -141,6 +141,41 @@ it('publishes failed, then dead, for attempts that end through recovery; nothing
     [2, 2],
   ]);
   for (const e of got) expect(e.payload.error).toMatchObject({ name: 'LeaseExpired', worker: 'ghost' });
+});
+
+it('publishes cancelled for each job an operator cancels, ready or running, once; nothing when not asked for', async () => {
+  const cancelled = async (id: string) =>
+    (
+      await db.pool.query<{ topic: string; payload: Record<string, unknown> }>(
+        "select topic, payload from workhorse.outbox_events where key = $1 and topic = 'workhorse.job.cancelled' order by id",
+        [`job:${id}`],
+      )
+    ).rows;
+  await db.pool.query("select workhorse.set_outbox_lifecycle_v1('default', array['succeeded'])");
+  const quiet = await client.enqueue(Ok, { n: 0 }, { delayMs: 60_000 });
+  await client.cancel(quiet.id);
+  expect(await cancelled(quiet.id)).toEqual([]);
+
+  await db.pool.query("select workhorse.set_outbox_lifecycle_v1('default', array['cancelled'])");
+  const ready = await client.enqueue(Ok, { n: 1 }, { delayMs: 60_000 });
+  await client.cancel(ready.id);
+  await client.cancel(ready.id); // already cancelled: no second event
+  expect(await cancelled(ready.id)).toEqual([
+    {
+      topic: 'workhorse.job.cancelled',
+      payload: { event: 'cancelled', jobId: ready.id, type: 'lc.ok', queue: 'default', attempt: 0, maxAttempts: 25, wasRunning: false },
+    },
+  ]);
+
+  await db.pool.query("select workhorse.register_worker_v1('default', 'holder', 'b1', 'process', array['default'], array['lc.flaky'], 1, 1000, null)");
+  const running = await client.enqueue(Flaky, {});
+  const claimed = await db.pool.query("select id from workhorse.claim_many_v1('default', 'holder', array['default'], array['lc.flaky'], 1, 60000, null, 1)");
+  expect(claimed.rows.map((x) => String(x.id))).toEqual([running.id]);
+  await client.cancel(running.id);
+  expect((await cancelled(running.id)).map((e) => e.payload)).toEqual([
+    { event: 'cancelled', jobId: running.id, type: 'lc.flaky', queue: 'default', attempt: 1, maxAttempts: 2, wasRunning: true },
+  ]);
+  await expect(db.pool.query("select workhorse.set_outbox_lifecycle_v1('default', array['cancel'])")).rejects.toMatchObject({ code: 'WH422' });
 });
 
 it('publishes nothing once turned off', async () => {

@@ -133,7 +133,9 @@ export function purgeOutbox(db: Queryable, ns: string, olderThanMs: number, limi
   });
 }
 
-export type LifecycleEvent = 'succeeded' | 'failed' | 'dead' | 'decision';
+/** The job lifecycle events a namespace can publish (topic workhorse.job.<event>). */
+export const LIFECYCLE_EVENTS = ['succeeded', 'failed', 'dead', 'decision', 'cancelled'] as const;
+export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 /** Which job lifecycle events settlements publish through the outbox in this namespace ([] for none). */
 export function setOutboxLifecycle(db: Queryable, ns: string, events: LifecycleEvent[]): Promise<void> {
