@@ -154,6 +154,8 @@ describe('the packed package', () => {
     try {
       await mustRun(join(project, 'node_modules', '.bin', 'workhorse'), ['migrate', '--database-url', db.url], project);
       const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+      // The database is force-dropped right after: an idle client's late 57P01 is not this test's failure.
+      pool.on('error', () => undefined);
       try {
         expect(await readSchemaVersion(pool)).toBe(SCHEMA_VERSION);
       } finally {
