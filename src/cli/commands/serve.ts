@@ -75,7 +75,7 @@ export const serveCommand: Command = {
     const http = loadHttpEnvConfig();
     const appModule = flags.app ?? http.appModule;
     const what = flags.app ? '--app' : 'WORKHORSE_APP';
-    const app = appModule ? await loadUserModule(appModule, what, (url) => loadAppModule(url, what)) : undefined;
+    const app = appModule ? await loadUserModule(appModule, what, (url) => loadAppModule(url, what, appModule)) : undefined;
     const service = createHttpService({ app });
     try {
       await checkDatabase(service, io);
