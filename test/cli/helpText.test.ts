@@ -25,7 +25,7 @@ describe('--help references', () => {
 
   it('workhorse serve --help names the variables it reads', async () => {
     const r = await runCli(['serve', '--help'], cliEnv({ DATABASE_URL: 'not-a-url' }));
-    for (const v of ['DATABASE_URL', 'WORKHORSE_API_TOKEN', 'WORKHORSE_API_TOKENS', 'WORKHORSE_SIGNING_SECRET', 'WORKHORSE_SESSION_SECRET']) {
+    for (const v of ['DATABASE_URL', 'WORKHORSE_API_TOKEN', 'WORKHORSE_API_TOKENS', 'WORKHORSE_SIGNING_SECRET', 'docs/http.md']) {
       expect(r.stdout).toContain(v);
     }
   });

@@ -68,7 +68,7 @@ export const serveCommand: Command = {
     '--host H         address to bind (default 127.0.0.1; use 0.0.0.0 in a container)',
     '--app module.js  compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
     'the environment gives the database (DATABASE_URL), the credentials (WORKHORSE_API_TOKEN, WORKHORSE_API_TOKENS,',
-    'WORKHORSE_SIGNING_SECRET, WORKHORSE_SESSION_SECRET) and the limits; docs/http.md ("Running it") lists every variable',
+    'WORKHORSE_SIGNING_SECRET, the dashboard sign-in secret) and the limits; docs/http.md ("Running it") lists every variable',
   ],
   async run(argv, _env, io) {
     const { flags } = parseCommandLine(argv, { options: { port: { type: 'string' }, host: { type: 'string' }, app: { type: 'string' } } }, flagsSchema);
