@@ -10,6 +10,7 @@ import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from 
 import { namespaceSchema } from './names.js';
 import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
+import { envInteger } from './envInteger.js';
 import { ConfigError } from './errors.js';
 import { parseConfig } from './validation.js';
 
@@ -80,11 +81,11 @@ const httpEnvSchema = z.object({
   WORKHORSE_API_TOKEN: secretSchema.optional(),
   WORKHORSE_API_TOKENS: tokensJsonSchema.optional(),
   WORKHORSE_SIGNED_SCOPES: scopeListSchema.optional(),
-  WORKHORSE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
-  WORKHORSE_MAX_BODY_READS: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_MAX_BODY_READS),
-  WORKHORSE_HTTP_TICK_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+  WORKHORSE_MAX_BODY_BYTES: envInteger().pipe(z.number().int().min(1024).max(64 * 1024 * 1024)).default(DEFAULT_MAX_BODY_BYTES),
+  WORKHORSE_MAX_BODY_READS: envInteger().pipe(z.number().int().min(1).max(10_000)).default(DEFAULT_MAX_BODY_READS),
+  WORKHORSE_HTTP_TICK_BUDGET_MS: envInteger().pipe(z.number().int().min(1000).max(900_000)).default(DEFAULT_HTTP_TICK_BUDGET_MS),
   WORKHORSE_SESSION_SECRET: sessionSecretSchema.optional(),
-  WORKHORSE_SESSION_TTL_MS: z.coerce.number().pipe(sessionTtlMsSchema).default(DEFAULT_SESSION_TTL_MS),
+  WORKHORSE_SESSION_TTL_MS: envInteger().pipe(sessionTtlMsSchema).default(DEFAULT_SESSION_TTL_MS),
 });
 
 /** The HTTP app's settings (`workhorse serve`, handlers/http.ts). */
@@ -147,8 +148,8 @@ export const DEFAULT_SECRETS_MIN_REFRESH_MS = 10_000;
 
 const secretsEnvSchema = z.object({
   WORKHORSE_SECRETS_ENDPOINT: z.url().optional(),
-  WORKHORSE_SECRETS_MAX_AGE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(DEFAULT_SECRETS_MAX_AGE_MS),
-  WORKHORSE_SECRETS_MIN_REFRESH_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_SECRETS_MIN_REFRESH_MS),
+  WORKHORSE_SECRETS_MAX_AGE_MS: envInteger().pipe(z.number().int().min(1000).max(86_400_000)).default(DEFAULT_SECRETS_MAX_AGE_MS),
+  WORKHORSE_SECRETS_MIN_REFRESH_MS: envInteger().pipe(z.number().int().min(0).max(3_600_000)).default(DEFAULT_SECRETS_MIN_REFRESH_MS),
 });
 
 /** How the Lambda handlers read the variables given as secrets (X_SECRET_ARN instead of X). */

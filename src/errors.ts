@@ -30,8 +30,9 @@ export class ValidationError extends WorkhorseError {
 /** A job type no `defineJob` registered with this client. */
 export class UnknownJobTypeError extends WorkhorseError {
   readonly type: string;
-  constructor(type: string) {
-    super('unknown_job_type', `unknown job type "${type}": define it with defineJob() and pass it to createClient({ jobs })`);
+  /** `fix` says what to do about it; by default, how to register a definition with the client. */
+  constructor(type: string, fix = 'define it with defineJob() and pass it to createClient({ jobs })') {
+    super('unknown_job_type', `unknown job type "${type}": ${fix}`);
     this.type = type;
   }
 }

@@ -22,7 +22,7 @@ export interface DemoDashboardOptions {
 export interface DemoDashboard {
   /** The dashboard's address: http://host:port/ui. */
   url: string;
-  /** Signs in with every scope (read and admin). */
+  /** Signs in with the read and admin scopes (the views and the operator buttons). */
   token: string;
   close(): Promise<void>;
 }

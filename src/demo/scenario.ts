@@ -21,6 +21,9 @@ export interface DemoOptions {
   stepPauseMs?: number;
 }
 
+/** How far ahead J6 is scheduled; the story makes it due (run now) at the rolling deploy. */
+const J6_HOLD_MS = 3_600_000;
+
 const NOTES: Record<string, string> = { J4: 'key rebuild:acme', J5: 'key rebuild:acme', J6: 'handler in build 1 only' };
 
 /** A namespace of its own for each run. */
@@ -110,11 +113,14 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       { job: RenderReport, payload: { label: 'J3' } },
       { job: RebuildTenant, payload: { label: 'J4', tenant: 'acme' }, options: { concurrencyKey: 'rebuild:acme' } },
       { job: RebuildTenant, payload: { label: 'J5', tenant: 'acme' }, options: { concurrencyKey: 'rebuild:acme' } },
-      // Due only after the rolling deploy (step 7), pauses included, so no build-1 worker claims it first.
-      { job: LegacyExport, payload: { label: 'J6' }, options: { delayMs: workMs * 3 + stepPauseMs * 6 } },
+      // Scheduled far ahead and made due (run now) only once the build-1
+      // workers have left, so no build-1 worker can claim it first however
+      // slowly the worker processes start.
+      { job: LegacyExport, payload: { label: 'J6' }, options: { delayMs: J6_HOLD_MS } },
     ]);
     enq.forEach((r, i) => labels.set(r.id, `J${i + 1}`));
-    await show('1. Six jobs enqueued (J6 is scheduled a little later). No worker yet.');
+    const j6 = enq[5]!.id;
+    await show('1. Six jobs enqueued (J6 is scheduled for later). No worker yet.');
 
     for (const id of ['w1', 'w2', 'w3']) startWorker(id, '1');
     await until('three claims', (s) => s.leases.length >= 3);
@@ -144,8 +150,10 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     for (const id of survivors) procs.get(id)!.kill('SIGTERM');
     await Promise.all(survivors.map(exited));
     await until('J1-J5 to finish', (s) => ['J1', 'J2', 'J3', 'J4', 'J5'].every((l) => job(s, l).status === 'succeeded'));
+    // Run now: J6 comes due and its queue's workers (build 2 only) are woken.
+    await client.retry(j6);
     await until('J6 to come due', (s) => job(s, 'J6').runAt.getTime() <= Date.now() - 500);
-    await show(`7. Rolling deploy: ${survivors.join(' and ')} drained and left; w4 and w5 run build 2, which has no legacy.export handler. J6 is due but stays ready: build 2 never claims it.`);
+    await show(`7. Rolling deploy: ${survivors.join(' and ')} drained and left; w4 and w5 run build 2, which has no legacy.export handler. J6 is now due but stays ready: build 2 never claims it.`);
 
     startWorker('w6', '1');
     await until('J6 to finish', (s) => job(s, 'J6').status === 'succeeded');

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
 import { encodePayload, enqueueOptionsSchema, ONE_START_TIME, oneStartTime } from '../client/enqueueInput.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { UnknownJobTypeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { storableDateSchema } from '../storable.js';
 import { parseInput, toIssues } from '../validation.js';
@@ -54,13 +54,28 @@ function storageIssues(client: Client, type: string, payload: unknown): Validati
   }
 }
 
+/**
+ * The definition of a type POST /jobs names. The server's job types are its
+ * app module's, so an unknown one says so (the caller cannot fix it with
+ * createClient, which is what the client's own error suggests).
+ */
+function definitionOf(client: Client, type: string) {
+  if (client.hasDefinition(type)) return client.definition(type);
+  throw new UnknownJobTypeError(
+    type,
+    client.definedTypes.length === 0
+      ? 'this server has no job types: start it with the app module that defines them (workhorse serve --app module.js, or WORKHORSE_APP)'
+      : 'this server accepts the job types of its app module (workhorse serve --app, or WORKHORSE_APP), and that module does not define it',
+  );
+}
+
 export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
   if (body === undefined) throw new ValidationError('request body is required', [{ path: [], message: 'expected a JSON object' }]);
   const batch = isBatch(body);
   const parsed: Item[] = batch ? parseInput(batchSchema, body, 'enqueue request').jobs : [parseInput(itemSchema, body, 'enqueue request')];
   const issues: ValidationIssue[] = [];
   const items = parsed.map((item, i): EnqueueManyItem => {
-    const def = client.definition(item.type); // UnknownJobTypeError for an unregistered type
+    const def = definitionOf(client, item.type);
     const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
     const r = def.schema.safeParse(item.payload);
     if (!r.success) issues.push(...toIssues(r.error).map((x) => ({ ...x, path: [...prefix, ...x.path] })));

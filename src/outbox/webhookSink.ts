@@ -13,7 +13,8 @@ export const EVENT_TOPIC_HEADER = 'x-workhorse-topic';
 
 const webhookSchema = z
   .object({
-    url: z.string().url().refine((u) => /^https?:$/.test(new URL(u).protocol), 'url must be http(s)'),
+    // zod runs the refinement even when .url() failed: a URL that does not parse is left to .url()'s message.
+    url: z.string().url().refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), 'url must be http(s)'),
     /** The shared signing secret; the receiver verifies with verifySignedRequest. */
     secret: z.string().min(1),
     topics: z.array(z.string().min(1)).min(1).optional(),

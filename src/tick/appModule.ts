@@ -7,14 +7,15 @@ import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { ConfigError } from '../errors.js';
 
 
-export async function loadAppModule(specifier: string, what = 'WORKHORSE_APP'): Promise<WorkhorseApp> {
+/** `label` names the module in the error (the CLI passes the path it was given, not the file URL it loads). */
+export async function loadAppModule(specifier: string, what = 'WORKHORSE_APP', label = specifier): Promise<WorkhorseApp> {
   const url = /^file:/.test(specifier) ? specifier : pathToFileURL(resolve(specifier)).href;
   const mod = (await import(url)) as { default?: unknown; app?: unknown };
   // A CommonJS build exposes its default export one level down.
   const candidates = [mod.default, (mod.default as { default?: unknown } | undefined)?.default, mod.app];
   const app = candidates.find(isWorkhorseApp);
   if (!app) {
-    const message = `${specifier}: the default export must be defineApp({ jobs, configure })`;
+    const message = `${label}: the default export must be defineApp({ jobs, configure })`;
     throw new ConfigError(message, [{ path: [what], message }]);
   }
   return app;

@@ -3,10 +3,11 @@
 // process.env, passes process.env). Bounds are checked once more by the tick
 // options schema; here each variable is parsed and named.
 import * as z from 'zod';
+import { envInteger } from '../envInteger.js';
 import { parseConfig } from '../validation.js';
 import type { TickOptions } from './options.js';
 
-const int = z.coerce.number().int();
+const int = envInteger();
 const list = z
   .string()
   .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));

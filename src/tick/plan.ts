@@ -25,11 +25,11 @@ export function planTick(
   const deadline = o.deadline.getTime();
   const budgetMs = deadline - now;
   if (budgetMs <= o.safetyMarginMs) {
-    const message = `the tick has ${budgetMs} ms left, not more than its safety margin of ${o.safetyMarginMs} ms (WORKHORSE_SAFETY_MARGIN_MS)`;
+    const message = `the tick has ${budgetMs} ms left, not more than its safety margin of ${o.safetyMarginMs} ms; lower the margin (--safety-margin-ms, WORKHORSE_SAFETY_MARGIN_MS or safetyMarginMs) or give the tick more time`;
     throw new ConfigError(`invalid tick timing: ${message}`, [{ path: ['safetyMarginMs'], message }]);
   }
   if (o.heartbeatMs !== undefined && o.heartbeatMs >= budgetMs) {
-    const message = `heartbeatMs (${o.heartbeatMs}) must be shorter than the tick's time limit (${budgetMs} ms); lower WORKHORSE_HEARTBEAT_MS`;
+    const message = `heartbeatMs (${o.heartbeatMs}) must be shorter than the tick's time limit (${budgetMs} ms); lower it (--heartbeat-ms, WORKHORSE_HEARTBEAT_MS or heartbeatMs)`;
     throw new ConfigError(`invalid tick timing: ${message}`, [{ path: ['heartbeatMs'], message }]);
   }
   return {

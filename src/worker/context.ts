@@ -116,8 +116,9 @@ export class JobContext implements HandlerContext {
       const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
       if (opened.recorded) return { commit: false, value: opened.result as T };
       const result = await fn(tx);
-      await protocol.recordStep(tx, namespace, this.lease, name, result);
-      return { commit: true, value: result };
+      // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
+      const recorded = await protocol.recordStep(tx, namespace, this.lease, name, result);
+      return { commit: true, value: recorded as T };
     });
   }
 

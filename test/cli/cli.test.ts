@@ -70,6 +70,9 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['tick', ['tick', 'missing-app.js', '--database-url', NO_DATABASE], /app module "missing-app\.js" not found/],
     ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
     ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
+    // A module that is not an app is named as given, not as the file URL it was loaded from.
+    ['tick', ['tick', 'test/fixtures/emailJob.ts', '--database-url', NO_DATABASE], /^workhorse tick: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
+    ['serve', ['serve', '--app', 'test/fixtures/emailJob.ts'], /^workhorse serve: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
     ['serve', ['serve', '--port', 'eighty'], /--port: port is a number/],
     ['migrate', ['migrate', '--database-url', 'not-a-url'], /--database-url: not a valid PostgreSQL URL/],
   ])('workhorse %s: %j', async (command, args, message) => {

@@ -5,7 +5,9 @@
 // with the project's own zod, signs a request and synthesises the construct
 // (bundling its Lambdas from the installed dist/); the installed bin migrates
 // a fresh database; the embedded PostgreSQL starts from the installed
-// binaries. The npm cache is preferred, so this takes about half a minute.
+// binaries; a strict TypeScript project (no skipLibCheck) type-checks
+// against the shipped declarations, which name pg's types. The npm cache is
+// preferred, so this takes about half a minute.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -88,6 +90,28 @@ await server.stop();
 console.log(JSON.stringify({ version: r.rows[0].server_version }));
 `;
 
+// What a user pastes from the docs: its types come from the shipped .d.ts,
+// which import pg's (the transaction client txStep hands the handler).
+const TYPED = `
+import { z } from 'zod';
+import { createClient, defineJob, Worker } from 'workhorse';
+export const SendEmail = defineJob({ type: 'email.send', schema: z.object({ to: z.string(), subject: z.string() }) });
+const client = createClient({ connectionString: 'postgres://localhost/app', jobs: [SendEmail] });
+const worker = new Worker(client, { concurrency: 2 });
+worker.handle(SendEmail, async (payload, ctx) => {
+  await ctx.txStep('record', async (tx) => {
+    const r = await tx.query<{ n: number }>('select 1 as n');
+    return r.rows[0]?.n ?? 0;
+  });
+  return { to: payload.to };
+});
+`;
+
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true },
+  files: ['typed.ts'],
+});
+
 let tarball: string;
 
 beforeAll(async () => {
@@ -100,7 +124,9 @@ beforeAll(async () => {
   writeFileSync(join(project, 'app.mjs'), APP);
   writeFileSync(join(project, 'check.mjs'), CHECK);
   writeFileSync(join(project, 'embedded.mjs'), EMBEDDED);
-  const peers = ['aws-cdk-lib', 'constructs', 'esbuild'].map((p) => `${p}@${devVersion(p)}`);
+  writeFileSync(join(project, 'typed.ts'), TYPED);
+  writeFileSync(join(project, 'tsconfig.json'), TSCONFIG);
+  const peers = ['aws-cdk-lib', 'constructs', 'esbuild', 'typescript'].map((p) => `${p}@${devVersion(p)}`);
   await mustRun('npm', ['install', tarball, ...peers, '--prefer-offline', '--no-audit', '--no-fund'], project);
 }, 300_000);
 
@@ -147,6 +173,17 @@ describe('the packed package', () => {
       // esbuild bundled the three workhorse functions from the installed dist/.
       bundles: 3,
     });
+  });
+
+  it('type-checks a strict TypeScript project against the shipped declarations, pg types included', async () => {
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'workhorse', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    // The declarations import 'pg'; its types must come with workhorse, not from the user's devDependencies.
+    expect(manifest.dependencies['@types/pg']).toBeDefined();
+    const r = await run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
+    expect(r.out).toBe('');
+    expect(r.code).toBe(0);
   });
 
   it('runs the installed bin: `workhorse migrate` applies the shipped sql/ to a fresh database', async () => {

@@ -119,6 +119,28 @@ describe('durable steps', () => {
     expect((await attemptsOf(db.pool, id)).map((a) => a.outcome)).toEqual(['retried', 'succeeded']);
   });
 
+  it('hands back the recorded JSON on the first run as on a replay, for a step and a transactional step alike', async () => {
+    const { id } = await client.enqueue(Transfer, { cents: 1 });
+    const seen: { attempt: number; step: unknown; tx: unknown }[] = [];
+    const value = () => ({ at: new Date(0), missing: undefined, n: 1 });
+    const w = worker('steps-json').handle(Transfer, async (_p, ctx) => {
+      const step = await ctx.step('value', value);
+      const tx = await ctx.txStep('txValue', async () => value());
+      seen.push({ attempt: ctx.job.attempt, step, tx });
+      if (ctx.job.attempt === 1) throw new Error('retry, to replay both');
+      return null;
+    });
+    await w.runOnce();
+    await w.runOnce();
+    expect(await jobRow(db.pool, id)).toMatchObject({ status: 'succeeded', attempt: 2 });
+    // A Date is its ISO string and an undefined field is gone, on both runs: code that works on the first run works on a replay.
+    const recorded = { at: '1970-01-01T00:00:00.000Z', n: 1 };
+    expect(seen).toEqual([
+      { attempt: 1, step: recorded, tx: recorded },
+      { attempt: 2, step: recorded, tx: recorded },
+    ]);
+  });
+
   it("rolls back a transactional step's writes together with its checkpoint when it throws", async () => {
     const { id } = await client.enqueue(Transfer, { cents: 700, failInStep: true }, { maxAttempts: 1 });
     const counters = { step: 0, tx: 0 };

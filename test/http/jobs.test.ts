@@ -105,7 +105,21 @@ describe('POST /jobs', () => {
     const e = await errorOf(await withToken(h.app, 'POST', '/jobs', { type: 'sms.send', payload: {} }), 400);
     expect(e.code).toBe('unknown_job_type');
     expect(e.message).toMatch(/sms\.send/);
+    // The fix is the server's app module, not the caller's createClient.
+    expect(e.message).toMatch(/app module/);
+    expect(e.message).not.toMatch(/createClient/);
     expect(await countJobs(db)).toBe(0);
+  });
+
+  it('says a server started without an app module has no job types', async () => {
+    const bare = buildHttp(db, { app: undefined });
+    try {
+      const e = await errorOf(await withToken(bare.app, 'POST', '/jobs', { type: 'email.send', payload: {} }), 400);
+      expect(e.code).toBe('unknown_job_type');
+      expect(e.message).toMatch(/this server has no job types: start it with the app module .*--app/);
+    } finally {
+      await bare.client.close();
+    }
   });
 
   it('answers bad options with 400 naming each field', async () => {

@@ -99,6 +99,9 @@ describe('client.publish', () => {
 describe('configuration', () => {
   it('refuses bad sinks and outbox options with a ConfigError naming the field', () => {
     expect(() => webhookSink({ url: 'ftp://x', secret: 's' })).toThrow(ConfigError);
+    // Not a URL at all: the ConfigError names the field, not a TypeError from the URL parser.
+    expect(() => webhookSink({ url: 'not a url', secret: 's' })).toThrow(ConfigError);
+    expect(() => webhookSink({ url: 'not a url', secret: 's' })).toThrow(/url/);
     expect(() => webhookSink({ url: 'https://x.example', secret: '' })).toThrow(/secret/);
     expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [] } })).toThrow(/outbox\.sinks/);
     expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [{} as never] } })).toThrow(ConfigError);

@@ -67,14 +67,15 @@ export const serveCommand: Command = {
     '--port N         port to listen on (default 8080; 0 picks a free one)',
     '--host H         address to bind (default 127.0.0.1; use 0.0.0.0 in a container)',
     '--app module.js  compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
-    'credentials, limits and the database come from the environment (see the README\'s HTTP section)',
+    'the environment gives the database (DATABASE_URL), the credentials (WORKHORSE_API_TOKEN, WORKHORSE_API_TOKENS,',
+    'WORKHORSE_SIGNING_SECRET, the dashboard sign-in secret) and the limits; docs/http.md ("Running it") lists every variable',
   ],
   async run(argv, _env, io) {
     const { flags } = parseCommandLine(argv, { options: { port: { type: 'string' }, host: { type: 'string' }, app: { type: 'string' } } }, flagsSchema);
     const http = loadHttpEnvConfig();
     const appModule = flags.app ?? http.appModule;
     const what = flags.app ? '--app' : 'WORKHORSE_APP';
-    const app = appModule ? await loadUserModule(appModule, what, (url) => loadAppModule(url, what)) : undefined;
+    const app = appModule ? await loadUserModule(appModule, what, (url) => loadAppModule(url, what, appModule)) : undefined;
     const service = createHttpService({ app });
     try {
       await checkDatabase(service, io);

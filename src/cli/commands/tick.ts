@@ -78,7 +78,7 @@ export const tickCommand: Command = {
     const connectionString = flags['database-url'] ?? env.databaseUrl;
     if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
     const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
-    const app = await loadUserModule(file, what, (url) => loadAppModule(url, what));
+    const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
     await checkSchema(connectionString);
     const summary = await runTick({
       ...tickEnv.options,
