@@ -70,7 +70,7 @@ export function settleJob(
     try {
       json = resultJson(outcome.value);
     } catch (err) {
-      const error = new ValidationError(`the "${job.type}" handler returned a result that is not JSON: ${(err as Error).message}`);
+      const error = new ValidationError(`the "${job.type}" handler returned a result that is not JSON PostgreSQL can store: ${(err as Error).message}`);
       settleJob(job, { ok: false, error: Object.assign(error, { retryable: false }) }, null, deps, finished);
       return;
     }

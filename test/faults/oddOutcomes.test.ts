@@ -60,6 +60,7 @@ describe('odd thrown and returned values', () => {
         name: 'ValidationError',
       });
     }
+    expect((byName.get('nulInResult')!.lastError as { message: string }).message).toMatch(/at s: it must not contain a NUL/);
     for (const k of plain) expect({ k, status: byName.get(k)!.status, attempt: byName.get(k)!.attempt }).toEqual({ k, status: 'succeeded', attempt: 1 });
     w.child.kill('SIGTERM');
     expect((await w.exited).code).toBe(0);
