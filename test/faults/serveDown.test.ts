@@ -2,7 +2,8 @@
 // owns: while the server is stopped, and while a tiny statement_timeout
 // cancels every statement, the API routes answer 503 `database_unreachable`
 // with Retry-After (never a 500), and once the database is back they answer
-// as before without a restart.
+// as before without a restart. A request that finds no free connection in
+// the server's pool within its connect timeout is a 503 too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -121,4 +122,24 @@ describe('workhorse serve without its database', () => {
     }
     expect((await call('GET', '/queues')).status).toBe(200);
   });
+
+  it('answers 503 to the requests that find no free pool connection while a lock holds the others', async () => {
+    // One transaction locks the jobs table: the server's 10 connections wait
+    // on it, and the requests beyond them wait for a connection until the
+    // pool's 10 s connect timeout.
+    const locker = new pg.Client({ connectionString: cluster.url() });
+    await locker.connect();
+    await locker.query('begin; lock table workhorse.jobs in access exclusive mode');
+    const body = routes[1]![2];
+    const answers = Array.from({ length: 12 }, () => call('POST', '/jobs', body));
+    await new Promise((r) => setTimeout(r, 11_000));
+    await locker.query('rollback');
+    await locker.end();
+    const got = await Promise.all(answers);
+    expect(got.map((a) => a.status).sort()).toEqual([...Array(10).fill(201), 503, 503]);
+    for (const a of got.filter((x) => x.status === 503)) {
+      expect(a.body).toEqual({ error: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } });
+    }
+    expect(output).toMatch(/POST \/jobs: the database did not answer: timeout exceeded when trying to connect/);
+  }, 40_000);
 });
