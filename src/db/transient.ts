@@ -36,6 +36,7 @@ const TRANSIENT_MESSAGES = [
   'not queryable',
   'connection timeout',
   'timeout exceeded when trying to connect', // pg-pool: no free connection within connectionTimeoutMillis
+  'query read timeout', // pg: no answer within the pool's query_timeout
   'the database system is starting up',
   'the database system is shutting down',
 ];
