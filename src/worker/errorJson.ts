@@ -66,6 +66,20 @@ function clean(s: string): string {
 }
 
 /**
+ * A thrown value every later check can look at: one whose prototype cannot
+ * even be read (a revoked Proxy) would make `instanceof` throw during the
+ * settlement and end the worker process, so it becomes an Error saying so.
+ */
+export function readableThrown(err: unknown): unknown {
+  try {
+    void (err instanceof Object);
+    return err;
+  } catch {
+    return new Error('the handler threw a value that cannot be read (its prototype is unreadable, e.g. a revoked Proxy)');
+  }
+}
+
+/**
  * An error that must not be retried: throw it (or any error with
  * `retryable === false`) from a handler to end the job `failed` at once.
  */

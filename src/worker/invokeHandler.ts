@@ -102,22 +102,7 @@ class HandlerRun {
     this.abort.onAbort(undefined);
     if (this.timer) clearTimeout(this.timer);
     // A wait suspended the job: whatever the handler did after that is discarded.
-    this.done(this.ctx?.suspension ? { ok: false, error: this.ctx.suspension } : readableOutcome(outcome));
-  }
-}
-
-/**
- * A thrown value every later check can look at: one whose prototype cannot
- * even be read (a revoked Proxy) would make `instanceof` throw in the
- * settlement and end the worker process, so it becomes an Error saying so.
- */
-function readableOutcome(outcome: HandlerOutcome): HandlerOutcome {
-  if (outcome.ok) return outcome;
-  try {
-    void (outcome.error instanceof Object);
-    return outcome;
-  } catch {
-    return { ok: false, error: new Error('the handler threw a value that cannot be read (its prototype is unreadable, e.g. a revoked Proxy)') };
+    this.done(this.ctx?.suspension ? { ok: false, error: this.ctx.suspension } : outcome);
   }
 }
 

@@ -2,7 +2,8 @@
 // member with that value as thrown: a plain object marked
 // `retryable: false` ends them failed at once, and an object String()
 // cannot convert is stored as what it is, not as the TypeError of
-// formatting it.
+// formatting it. One whose prototype cannot be read (a revoked Proxy) fails
+// them with an Error saying so instead of ending the worker process.
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
@@ -11,7 +12,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const Batched = defineJob({
   type: 'batchthrow.run',
-  schema: z.object({ kind: z.enum(['permanent', 'noPrototype']) }),
+  schema: z.object({ kind: z.enum(['permanent', 'noPrototype', 'revokedProxy']) }),
   retry: { maxAttempts: 3, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } },
 });
 
@@ -27,7 +28,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function runBatch(kind: 'permanent' | 'noPrototype', thrown: () => unknown) {
+async function runBatch(kind: 'permanent' | 'noPrototype' | 'revokedProxy', thrown: () => unknown) {
   const ids = (await client.enqueueMany([1, 2].map(() => ({ job: Batched, payload: { kind } })))).map((r) => r.id);
   const worker = new Worker(client, { concurrency: 2, pollMs: 50 }).handleBatch(
     Batched,
@@ -69,5 +70,17 @@ describe('a batch handler that throws a non-Error', () => {
       { name: 'NonError', message: '[object Object]' },
       { name: 'NonError', message: '[object Object]' },
     ]);
+  });
+
+  it('fails the members of a batch that threw a revoked Proxy, and the worker goes on', async () => {
+    const jobs = await runBatch('revokedProxy', () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    });
+    for (const j of jobs) {
+      expect(j!.status).toBe('failed');
+      expect((j!.lastError as { message: string }).message).toMatch(/a value that cannot be read/);
+    }
   });
 });
