@@ -49,7 +49,7 @@ const routes: [string, string, unknown?][] = [
 ];
 
 async function setStatementTimeout(value: string): Promise<void> {
-  // Its own session is exempt, so the reset after the run is never cancelled.
+  // Its own connection is exempt, so the reset after the run is never cancelled.
   const c = new pg.Client({ connectionString: cluster.url(), options: '-c statement_timeout=0' });
   c.on('error', () => undefined);
   await c.connect();
