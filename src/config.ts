@@ -53,6 +53,8 @@ export function loadEnvConfig(env: Record<string, string | undefined> = process.
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** A POST /tick on a server (not Lambda) runs at most this long unless configured. */
 export const DEFAULT_HTTP_TICK_BUDGET_MS = 10_000;
+/** Each query of the HTTP client's pool is answered within this by default (WORKHORSE_HTTP_QUERY_TIMEOUT_MS). */
+export const DEFAULT_HTTP_QUERY_TIMEOUT_MS = 30_000;
 
 /** Request bodies read at the same time unless WORKHORSE_MAX_BODY_READS says otherwise. */
 export const DEFAULT_MAX_BODY_READS = 32;
@@ -84,6 +86,7 @@ const httpEnvSchema = z.object({
   WORKHORSE_MAX_BODY_BYTES: envInteger().pipe(z.number().int().min(1024).max(64 * 1024 * 1024)).default(DEFAULT_MAX_BODY_BYTES),
   WORKHORSE_MAX_BODY_READS: envInteger().pipe(z.number().int().min(1).max(10_000)).default(DEFAULT_MAX_BODY_READS),
   WORKHORSE_HTTP_TICK_BUDGET_MS: envInteger().pipe(z.number().int().min(1000).max(900_000)).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+  WORKHORSE_HTTP_QUERY_TIMEOUT_MS: envInteger().pipe(z.number().int().min(1000).max(3_600_000)).default(DEFAULT_HTTP_QUERY_TIMEOUT_MS),
   WORKHORSE_SESSION_SECRET: sessionSecretSchema.optional(),
   WORKHORSE_SESSION_TTL_MS: envInteger().pipe(sessionTtlMsSchema).default(DEFAULT_SESSION_TTL_MS),
 });
@@ -101,6 +104,8 @@ export interface HttpEnvConfig {
   maxBodyReads: number;
   /** Budget of one POST /tick when the platform gives none (Lambda does). */
   tickBudgetMs: number;
+  /** Each query of the HTTP client's pool is answered within this (raised to the tick budget when that is longer). */
+  queryTimeoutMs: number;
   /** The tick settings a POST /tick runs with (the tick's variables; fan-out only to WORKHORSE_FANOUT_FUNCTION). */
   tick: TickEnv['options'];
   /** WORKHORSE_APP: path or file URL of the app module whose jobs the API accepts. */
@@ -125,6 +130,7 @@ export function loadHttpEnvConfig(env: Record<string, string | undefined> = proc
     maxBodyBytes: e.WORKHORSE_MAX_BODY_BYTES,
     maxBodyReads: e.WORKHORSE_MAX_BODY_READS,
     tickBudgetMs: e.WORKHORSE_HTTP_TICK_BUDGET_MS,
+    queryTimeoutMs: e.WORKHORSE_HTTP_QUERY_TIMEOUT_MS,
     tick: tick.options,
     appModule: tick.appModule,
     sessionSecret: e.WORKHORSE_SESSION_SECRET,

@@ -27,6 +27,13 @@ const clientOptionsSchema = z
     maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
     /** Size of the pool the client creates (ignored when `pool` is given). */
     poolMax: z.number().int().positive().max(1000).default(10),
+    /**
+     * Bounds each query of the pool the client creates (ignored when `pool`
+     * is given): one with no answer within it fails and its connection is
+     * destroyed. Default none; the HTTP service sets one so a frozen
+     * connection cannot hold a request forever.
+     */
+    queryTimeoutMs: z.number().int().positive().max(3_600_000).optional(),
     /** Wake hints beside NOTIFY (e.g. redisWakeHints): published after each enqueue this client commits; its workers subscribe. */
     wakeHints: z
       .custom<WakeHints>((v) => typeof v === 'object' && v !== null && typeof (v as WakeHints).publish === 'function', 'wakeHints must be a WakeHints')
@@ -102,6 +109,7 @@ export class Client {
         // Nothing waits forever for a connection, and a dead peer is noticed
         // by TCP keepalive rather than hours later.
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        ...(o.queryTimeoutMs ? { query_timeout: o.queryTimeoutMs } : {}),
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,
       });

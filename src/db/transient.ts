@@ -1,7 +1,8 @@
 // Which failures are database faults worth waiting out: a refused or reset
 // connection, a server shutting down or starting up, a terminated backend,
 // a failover's DNS change, too many clients, a serialisation conflict, and
-// the timeouts workhorse itself puts on connections and protocol calls.
+// the timeouts workhorse itself puts on connections and protocol calls
+// (a pool with no free connection within its connect timeout included).
 // Anything else (a constraint, a bad argument, a schema mismatch) is a real
 // error and is reported at once.
 import { DatabaseUnavailableError } from '../errors.js';
@@ -34,6 +35,8 @@ const TRANSIENT_MESSAGES = [
   'timeout expired',
   'not queryable',
   'connection timeout',
+  'timeout exceeded when trying to connect', // pg-pool: no free connection within connectionTimeoutMillis
+  'query read timeout', // pg: no answer within the pool's query_timeout
   'the database system is starting up',
   'the database system is shutting down',
 ];

@@ -19,6 +19,8 @@ export interface HttpServiceOptions {
   env?: Record<string, string | undefined>;
   /** Size of the client's pool. */
   poolMax?: number;
+  /** Bound on each query of the client's pool (default WORKHORSE_HTTP_QUERY_TIMEOUT_MS, or the tick budget if longer). */
+  queryTimeoutMs?: number;
   /** Settings that win over the environment's. */
   overrides?: Partial<Omit<HttpAppConfig, 'client'>>;
 }
@@ -33,7 +35,14 @@ export function createHttpService(options: HttpServiceOptions = {}): HttpService
   const env = loadEnvConfig(options.env);
   const http = loadHttpEnvConfig(options.env);
   const databaseUrl = requireDatabaseUrl(env, 'the HTTP app');
-  const client = createClient({ connectionString: databaseUrl, namespace: env.namespace, poolMax: options.poolMax ?? 10 });
+  const client = createClient({
+    connectionString: databaseUrl,
+    namespace: env.namespace,
+    poolMax: options.poolMax ?? 10,
+    // A frozen connection makes its request a 503 instead of holding it forever;
+    // POST /tick borrows this pool, so the bound is never below the tick budget.
+    queryTimeoutMs: options.queryTimeoutMs ?? Math.max(http.queryTimeoutMs, http.tickBudgetMs),
+  });
   const health = createHealthCheck({ poolConfig: { connectionString: databaseUrl } });
   const app = createApp({
     client,

@@ -117,7 +117,8 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
     attempt: e.attempts + 1,
   };
   const sinks = o.sinks.filter((k) => sinkTakes(k, e.topic));
-  const results = await Promise.allSettled(sinks.map((k) => k.deliver(event, signal)));
-  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
+  // A sink that throws before it returns a promise fails like one that rejects; whatever it threw is read guarded.
+  const results = await Promise.allSettled(sinks.map(async (k) => k.deliver(event, signal)));
+  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${errorToJson(r.reason).message}`] : []));
   if (failures.length > 0) throw new Error(failures.join('; '));
 }

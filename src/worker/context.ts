@@ -24,6 +24,7 @@ import * as durable from './durable.js';
 import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
 import { JobSuspension } from './suspension.js';
+import { assertStorableStepResult } from './stepResult.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -106,6 +107,7 @@ export class JobContext implements HandlerContext {
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
     if (opened.recorded) return opened.result as T;
     const result = await fn();
+    assertStorableStepResult(`step "${name}"`, this.job.id, result);
     return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as T;
   }
 
@@ -116,6 +118,7 @@ export class JobContext implements HandlerContext {
       const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
       if (opened.recorded) return { commit: false, value: opened.result as T };
       const result = await fn(tx);
+      assertStorableStepResult(`transactional step "${name}"`, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
       const recorded = await protocol.recordStep(tx, namespace, this.lease, name, result);
       return { commit: true, value: recorded as T };

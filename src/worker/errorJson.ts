@@ -1,5 +1,11 @@
 // How a thrown value is stored as a job's last_error and in the attempts
-// ledger: a plain JSON object that survives any thrown value.
+// ledger: a plain JSON object that survives any thrown value. Reading a
+// thrown value can itself throw (a getter, a Proxy, an object without a
+// prototype that String() cannot convert), and its text may hold what
+// PostgreSQL's jsonb refuses (NUL, a lone surrogate), so every field is read
+// guarded and cleaned: storing an error never throws and never poisons the
+// settlement batch it is written in.
+import { textProblem } from '../storable.js';
 
 export interface StoredError {
   name: string;
@@ -8,22 +14,68 @@ export interface StoredError {
   stack?: string;
 }
 
+/** Longest message or stack kept; a longer one is cut (an error is a diagnosis, not a payload). */
+export const MAX_ERROR_TEXT = 8192;
+
 export function errorToJson(err: unknown): StoredError {
-  if (err instanceof Error) {
-    const out: StoredError = { name: err.name, message: err.message };
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string') out.code = code;
-    if (err.stack) out.stack = err.stack.split('\n').slice(0, 12).join('\n');
-    return out;
+  try {
+    if (err instanceof Error) {
+      const out: StoredError = { name: clean(read(() => err.name, 'Error')), message: clean(read(() => err.message, '')) };
+      const code = read(() => (err as { code?: unknown }).code, undefined);
+      if (typeof code === 'string') out.code = clean(code);
+      const stack = read(() => err.stack, undefined);
+      if (typeof stack === 'string' && stack) out.stack = clean(stack.split('\n').slice(0, 12).join('\n'));
+      return out;
+    }
+    return { name: 'NonError', message: clean(typeof err === 'string' ? err : safeString(err)) };
+  } catch {
+    return { name: 'NonError', message: 'a thrown value that could not be read' };
   }
-  return { name: 'NonError', message: typeof err === 'string' ? err : safeString(err) };
+}
+
+/** A field's value as text; a getter that throws gives the fallback. */
+function read<T>(get: () => unknown, fallback: T): string | T {
+  try {
+    const v = get();
+    if (v === undefined || v === null) return fallback;
+    return typeof v === 'string' ? v : safeString(v);
+  } catch {
+    return fallback;
+  }
 }
 
 function safeString(v: unknown): string {
   try {
-    return JSON.stringify(v) ?? String(v);
+    const json = JSON.stringify(v);
+    if (json !== undefined) return json;
   } catch {
+    // a cycle, a BigInt inside, a throwing toJSON: fall through
+  }
+  try {
     return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
+
+/** Text jsonb can store: NUL and lone surrogates become U+FFFD, and it is cut at MAX_ERROR_TEXT. */
+function clean(s: string): string {
+  let out = s.length > MAX_ERROR_TEXT ? `${s.slice(0, MAX_ERROR_TEXT)}…` : s;
+  if (textProblem(out)) out = out.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return out;
+}
+
+/**
+ * A thrown value every later check can look at: one whose prototype cannot
+ * even be read (a revoked Proxy) would make `instanceof` throw during the
+ * settlement and end the worker process, so it becomes an Error saying so.
+ */
+export function readableThrown(err: unknown): unknown {
+  try {
+    void (err instanceof Object);
+    return err;
+  } catch {
+    return new Error('the handler threw a value that cannot be read (its prototype is unreadable, e.g. a revoked Proxy)');
   }
 }
 
@@ -40,5 +92,9 @@ export class PermanentJobError extends Error {
 }
 
 export function isRetryable(err: unknown): boolean {
-  return !(typeof err === 'object' && err !== null && (err as { retryable?: unknown }).retryable === false);
+  try {
+    return !(typeof err === 'object' && err !== null && (err as { retryable?: unknown }).retryable === false);
+  } catch {
+    return true; // a retryable getter that throws: the job's retry policy applies
+  }
 }

@@ -43,12 +43,15 @@ export async function invokeBatch(
         live.map((i) => members[i]!.abort),
       ).then(
         (r) => r,
-        (error: unknown) => live.map(() => (error instanceof Error ? error : new Error(String(error)))),
+        // Whatever the batch threw fails every member as it is (stored by errorToJson, its `retryable` kept).
+        (error: unknown) => new Thrown(error),
       );
+      const threw = results instanceof Thrown;
       const valid = Array.isArray(results) && results.length === live.length;
       live.forEach((memberIndex, k) => {
         const abort = members[memberIndex]!.abort;
         if (abort.aborted) outcomes[memberIndex] = { ok: false, error: abort.reason };
+        else if (threw) outcomes[memberIndex] = { ok: false, error: results.value };
         else if (!valid) {
           outcomes[memberIndex] = {
             ok: false,
@@ -65,6 +68,11 @@ export async function invokeBatch(
     for (const m of members) m.abort.onAbort(undefined);
   }
   return outcomes as HandlerOutcome[];
+}
+
+/** What the batch call threw, told apart from anything it could return. */
+class Thrown {
+  constructor(readonly value: unknown) {}
 }
 
 /** The batch's result, or a rejection once every member has been aborted. */

@@ -106,8 +106,13 @@ class HandlerRun {
   }
 }
 
+/** Whether a returned value is a promise to wait for; a value whose `then` cannot be read is a plain result. */
 function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+  try {
+    return typeof v === 'object' && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+  } catch {
+    return false;
+  }
 }
 
 /** A stored payload that no longer matches its schema fails at once: retrying cannot help. */

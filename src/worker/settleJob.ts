@@ -6,7 +6,7 @@
 import type { ClaimedJob } from '../db/protocol.js';
 import { resultJson } from '../db/protocol.js';
 import { StaleLeaseError, ValidationError } from '../errors.js';
-import { errorToJson, isRetryable } from './errorJson.js';
+import { errorToJson, isRetryable, readableThrown } from './errorJson.js';
 import type { HandlerOutcome } from './invokeHandler.js';
 import type { RetryDelay } from './options.js';
 import type { Settler } from './settler.js';
@@ -48,6 +48,7 @@ export function settleJob(
   deps: SettleDeps,
   finished: SettleFinished,
 ): void {
+  if (!outcome.ok) outcome = { ok: false, error: readableThrown(outcome.error) };
   if (lost) {
     const error = lost.reason instanceof StaleLeaseError ? lost.reason : new StaleLeaseError(job.id, job.execution, 'settle');
     conclude(deps, finished, { job, status: 'stale', error });
@@ -70,7 +71,7 @@ export function settleJob(
     try {
       json = resultJson(outcome.value);
     } catch (err) {
-      const error = new ValidationError(`the "${job.type}" handler returned a result that is not JSON: ${(err as Error).message}`);
+      const error = new ValidationError(`the "${job.type}" handler returned a result that is not JSON PostgreSQL can store: ${(err as Error).message}`);
       settleJob(job, { ok: false, error: Object.assign(error, { retryable: false }) }, null, deps, finished);
       return;
     }

@@ -11,6 +11,9 @@
 // repeat of an already committed batch harmless (its jobs come back as not
 // accepted). A lease has no expiry in the fence, so a settlement written
 // after a long outage still counts unless recovery took the job meanwhile.
+// A batch the database refuses for another reason (a value it cannot store)
+// is written again one member at a time, so only the member it refuses is
+// left to recovery and the rest of its batch settles.
 import {
   postgresProtocol,
   type Completion,
@@ -20,6 +23,7 @@ import {
   type Suspension,
 } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
+import { isTransientDbError } from '../db/transient.js';
 
 export type SettleOutcome =
   | { accepted: true; status: 'succeeded' | 'ready' | 'failed' | 'waiting'; runAt?: Date }
@@ -35,6 +39,15 @@ interface Pending<T> {
 
 const SUCCEEDED: SettleOutcome = Object.freeze({ accepted: true, status: 'succeeded' });
 const REFUSED: SettleOutcome = Object.freeze({ accepted: false });
+
+/** A failure's or suspension's answer: each accepted id with its new status and run_at; an id left out was refused. */
+function keyedOutcome<T extends { id: string }>(
+  accepted: Map<string, { status: 'ready' | 'failed' | 'waiting'; runAt: Date }>,
+  p: Pending<T>,
+): SettleOutcome {
+  const o = accepted.get(p.item.id);
+  return o ? { accepted: true, status: o.status, runAt: o.runAt } : REFUSED;
+}
 
 export class Settler {
   private completions: Pending<Completion>[] = [];
@@ -101,43 +114,45 @@ export class Settler {
     await Promise.all([this.writeCompletions(done), this.writeFailures(failed), this.writeSuspensions(suspended)]);
   }
 
-  private async writeCompletions(batch: Pending<Completion>[]): Promise<void> {
-    if (!batch.length) return;
-    let accepted: Set<string>;
-    try {
-      accepted = await this.withRetries(() => this.protocol.completeMany(this.db, this.namespace, batch.map((p) => p.item)));
-    } catch (err) {
-      for (const p of batch) p.done(undefined, err);
-      return;
-    }
-    for (const p of batch) p.done(accepted.has(p.item.id) ? SUCCEEDED : REFUSED);
+  private writeCompletions(batch: Pending<Completion>[]): Promise<void> {
+    return this.writeBatch(
+      batch,
+      (items) => this.protocol.completeMany(this.db, this.namespace, items),
+      (accepted, p) => (accepted.has(p.item.id) ? SUCCEEDED : REFUSED),
+    );
   }
 
   private writeFailures(batch: Pending<Failure>[]): Promise<void> {
-    return this.writeKeyed(batch, () => this.protocol.failMany(this.db, this.namespace, batch.map((p) => p.item)));
+    return this.writeBatch(batch, (items) => this.protocol.failMany(this.db, this.namespace, items), keyedOutcome);
   }
 
   private writeSuspensions(batch: Pending<Suspension>[]): Promise<void> {
-    return this.writeKeyed(batch, () => this.protocol.suspendMany(this.db, this.namespace, batch.map((p) => p.item)));
+    return this.writeBatch(batch, (items) => this.protocol.suspendMany(this.db, this.namespace, items), keyedOutcome);
   }
 
-  /** Writes a batch whose answer maps each accepted id to its new status and run_at; an id left out was refused. */
-  private async writeKeyed<T extends { id: string }>(
+  /**
+   * Writes a batch in one statement; when the database refuses it for a
+   * reason other than a fault (retried inside), writes each member alone, so
+   * one member it cannot take does not leave the others to recovery.
+   */
+  private async writeBatch<T extends { id: string }, A>(
     batch: Pending<T>[],
-    write: () => Promise<Map<string, { status: 'ready' | 'failed' | 'waiting'; runAt: Date }>>,
+    write: (items: T[]) => Promise<A>,
+    outcomeOf: (answer: A, p: Pending<T>) => SettleOutcome,
   ): Promise<void> {
     if (!batch.length) return;
-    let accepted: Map<string, { status: 'ready' | 'failed' | 'waiting'; runAt: Date }>;
+    let answer: A;
     try {
-      accepted = await this.withRetries(write);
+      answer = await this.withRetries(() => write(batch.map((p) => p.item)));
     } catch (err) {
-      for (const p of batch) p.done(undefined, err);
+      if (batch.length === 1 || isTransientDbError(err) || this.abandoned.signal.aborted) {
+        for (const p of batch) p.done(undefined, err);
+        return;
+      }
+      for (const p of batch) await this.writeBatch([p], write, outcomeOf); // one at a time: the pool is shared with the handlers
       return;
     }
-    for (const p of batch) {
-      const o = accepted.get(p.item.id);
-      p.done(o ? { accepted: true, status: o.status, runAt: o.runAt } : REFUSED);
-    }
+    for (const p of batch) p.done(outcomeOf(answer, p));
   }
 
   /** A database fault is waited out; any other error gives up at once (the leases expire and recovery takes over). */

@@ -5,6 +5,7 @@
 import { integerArrayLiteral, textArrayLiteral } from '../arrayLiteral.js';
 import { jsonParam, type Queryable } from '../queryable.js';
 import { mapped } from '../sqlState.js';
+import { jsonProblem } from '../../storable.js';
 import type { LeaseRef } from './heartbeat.js';
 
 /** A completion: the lease and the handler's result as JSON text (see resultJson). */
@@ -26,10 +27,17 @@ export interface FailOutcome {
   runAt: Date;
 }
 
-/** JSON text of a handler result (undefined is stored as null); throws on values JSON cannot hold. */
+/**
+ * JSON text of a handler result (undefined is stored as null); throws on
+ * values JSON cannot hold, and on JSON PostgreSQL's jsonb refuses (a NUL or
+ * a lone surrogate in a string, nesting deeper than MAX_JSON_DEPTH), which
+ * would otherwise fail the whole settlement batch it is written in.
+ */
 export function resultJson(value: unknown): string {
   const text = jsonParam(value) as string | undefined; // JSON.stringify gives undefined for a function or symbol
   if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`);
+  const problem = jsonProblem(text);
+  if (problem) throw new TypeError(`${problem.path.length ? `at ${problem.path.join('.')}: ` : ''}it ${problem.message}`);
   return text;
 }
 

@@ -2,7 +2,10 @@
 // issues? } }`, with the status its typed error stands for. A value
 // PostgreSQL refused as a data exception (SQLSTATE class 22) that got past
 // validation is bad input too: 400 `validation_failed`, naming the column
-// when the database does. A client that went away is answered (to nobody)
+// when the database does. A database that does not answer (down, restarting,
+// its backends terminated, out of connections, a statement cancelled by its
+// statement_timeout) is 503 `database_unreachable` with Retry-After: 1 and
+// one log line without a stack. A client that went away is answered (to nobody)
 // without a log line. Anything else unexpected is a 500 that says nothing
 // about internals; the real error goes to the configured log.
 import type { Context } from 'hono';
@@ -19,7 +22,8 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
-import { mapDbError } from '../../db/sqlState.js';
+import { mapDbError, sqlStateOf } from '../../db/sqlState.js';
+import { describeDbError, isTransientDbError } from '../../db/transient.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
 export interface ErrorBody {
@@ -35,6 +39,14 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, error: E
 /** Status 499 (nginx's "client closed request"): the client is gone and reads nothing. */
 const CLIENT_CLOSED = 499 as ContentfulStatusCode;
 
+/** query_canceled: the server's statement_timeout (or a cancel) ended the statement. */
+const QUERY_CANCELED = '57014';
+
+/** Whether a failure means the database did not answer, rather than that the request was wrong. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return isTransientDbError(err) || sqlStateOf(err) === QUERY_CANCELED;
+}
+
 /** The status and body a thrown error maps to; undefined for an unexpected one. */
 export function describeError(thrown: unknown): { status: ContentfulStatusCode; body: ErrorBody } | undefined {
   // A database error that slipped past the data layer gets the same mapping (class 22 is bad input).
@@ -47,6 +59,9 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
   if (err instanceof ConflictError) return { status: 409, body: { code: err.code, message: err.message } };
   if (err instanceof SchemaVersionError) return { status: 503, body: { code: err.code, message: err.message } };
+  if (isDatabaseUnavailable(err)) {
+    return { status: 503, body: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } };
+  }
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     return { status: err.status as ContentfulStatusCode, body: { code: 'bad_request', message: err.message || 'bad request' } };
@@ -57,6 +72,10 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
 export function errorHandler(log: (message: string, err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     const known = describeError(err);
+    if (known?.body.code === 'database_unreachable') {
+      log(`[workhorse http] ${c.req.method} ${c.req.path}: the database did not answer:`, describeDbError(err));
+      c.header('Retry-After', '1');
+    }
     if (known) return errorResponse(c, known.status, known.body);
     // The client left mid-request: whatever failed, nobody is waiting for the answer.
     if (c.req.raw.signal?.aborted) return errorResponse(c, CLIENT_CLOSED, { code: 'client_closed', message: 'the client closed the connection' });

@@ -1,0 +1,22 @@
+// A step's result is checked before its record is written: one JSON cannot
+// hold (a BigInt, a cycle) or PostgreSQL's jsonb refuses (a NUL or a lone
+// surrogate in a string, nesting deeper than MAX_JSON_DEPTH) could never be
+// recorded, so every retry would run the step's body again. It fails the job
+// at once instead (a ValidationError that is not retried). A value
+// JSON.stringify drops (undefined, a function) is recorded as null, as before.
+import { ValidationError } from '../errors.js';
+import { jsonProblem } from '../storable.js';
+
+export function assertStorableStepResult(what: string, jobId: string, result: unknown): void {
+  let reason: string | undefined;
+  try {
+    const text = JSON.stringify(result) as string | undefined;
+    const problem = text === undefined ? undefined : jsonProblem(text);
+    if (problem) reason = `${problem.path.length ? `at ${problem.path.join('.')}: ` : ''}it ${problem.message}`;
+  } catch (err) {
+    reason = err instanceof Error ? err.message : String(err);
+  }
+  if (reason === undefined) return;
+  const error = new ValidationError(`${what} of job ${jobId} returned a result that is not JSON PostgreSQL can store (${reason}); the job fails without a retry`);
+  throw Object.assign(error, { retryable: false });
+}
