@@ -66,6 +66,9 @@ export type EnqueueManyItem<J extends JobDefinition | string = JobDefinition | s
 /** Items whose payloads are each typed by their own job (`J` is inferred per item), so one array can mix job types. */
 export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { [K in keyof J]: EnqueueManyItem<J[K]> };
 
+/** cancel's options: only keepChildren, a boolean (a typo or a truthy string must not decide whether children are cancelled). */
+const cancelOptionsSchema = z.object({ keepChildren: z.boolean().optional() }).strict();
+
 const alertsFilterSchema = z
   .object({ state: z.enum(['open', 'resolved']).optional(), limit: z.number().int().min(1).max(1000).default(200) })
   .strict();
@@ -239,7 +242,8 @@ export class Client {
    */
   async cancel(id: string | number, options: { keepChildren?: boolean } = {}): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await this.protocol.cancel(this.pool, this.namespace, jobId, !options.keepChildren);
+    const { keepChildren } = parseInput(cancelOptionsSchema, options, 'cancel options');
+    const status = await this.protocol.cancel(this.pool, this.namespace, jobId, !keepChildren);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
     return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
   }
