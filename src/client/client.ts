@@ -69,6 +69,23 @@ export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { 
 /** cancel's options: only keepChildren, a boolean (a typo or a truthy string must not decide whether children are cancelled). */
 const cancelOptionsSchema = z.object({ keepChildren: z.boolean().optional() }).strict();
 
+/** One enqueueMany item's shape, checked before its job is resolved (a typo like `option` is refused, not dropped). */
+const enqueueItemSchema = z
+  .object({
+    job: z.union([
+      z.string(),
+      z.custom<JobDefinition>((v) => typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && (v as JobDefinition).schema instanceof z.ZodType, 'job must be a job type name or a defineJob() definition'),
+    ]),
+    payload: z.unknown(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** A `tx` must be something that runs queries (a pg client or pool). */
+const txSchema = z
+  .custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client (or pool) with a query() method')
+  .nullish();
+
 const alertsFilterSchema = z
   .object({ state: z.enum(['open', 'resolved']).optional(), limit: z.number().int().min(1).max(1000).default(200) })
   .strict();
@@ -185,8 +202,10 @@ export class Client {
     opts: TxOption = {},
   ): Promise<EnqueueResult[]> {
     if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
-    const rows = items.map((item, i) => {
+    const tx = parseInput(txSchema, opts?.tx, 'tx') ?? undefined;
+    const rows = items.map((raw: unknown, i) => {
       try {
+        const item = parseInput(enqueueItemSchema, raw, 'enqueue item');
         const { tx: _tx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;
         return buildJobInsert(this.resolve(item.job), item.payload, options, this.maxPayloadBytes);
       } catch (err) {
@@ -201,10 +220,10 @@ export class Client {
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
-    const results = await this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
+    const results = await this.protocol.enqueueMany(tx ?? this.pool, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
     // at its commit) and the safety poll cover those.
-    if (this.wakeHints && !opts.tx) {
+    if (this.wakeHints && !tx) {
       this.wakeHints.publish(this.namespace, hintsFor(rows, results.map((r) => r.created)));
     }
     return results;
