@@ -14,7 +14,7 @@ import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
-import type { JobDefinition, PayloadInput } from './defineJob.js';
+import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
 import { buildJobInsert, DEFAULT_MAX_PAYLOAD_BYTES, type EnqueueOptions } from './enqueueInput.js';
 import { hintsFor, type WakeHints } from './wakeHints.js';
 
@@ -23,7 +23,7 @@ const clientOptionsSchema = z
     connectionString: z.string().min(1).optional(),
     pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
-    jobs: z.array(z.custom<JobDefinition>((v) => typeof v === 'object' && v !== null && 'type' in v && 'schema' in v)).default([]),
+    jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')).default([]),
     maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
     /** Size of the pool the client creates (ignored when `pool` is given). */
     poolMax: z.number().int().positive().max(1000).default(10),
@@ -74,7 +74,7 @@ const enqueueItemSchema = z
   .object({
     job: z.union([
       z.string(),
-      z.custom<JobDefinition>((v) => typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && (v as JobDefinition).schema instanceof z.ZodType, 'job must be a job type name or a defineJob() definition'),
+      z.custom<JobDefinition>(isJobDefinition, 'job must be a job type name or a defineJob() definition'),
     ]),
     payload: z.unknown(),
     options: z.record(z.string(), z.unknown()).optional(),

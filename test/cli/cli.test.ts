@@ -73,6 +73,8 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['serve', ['serve', '--port', 'eighty'], /--port: port is a number/],
     ['migrate', ['migrate', '--database-url', 'not-a-url'], /--database-url: not a valid PostgreSQL URL/],
     ['tick', ['tick', 'test/fixtures/typo-job-app.ts', '--database-url', NO_DATABASE], /invalid job definition "typo\.report": \(root\): Unrecognized key: "timeout"/],
+    ['tick', ['tick', 'test/fixtures/typo-app.ts', '--database-url', NO_DATABASE], /invalid app: \(root\): Unrecognized key: "schedule"/],
+    ['serve', ['serve', '--app', 'test/fixtures/typo-app.ts'], /invalid app: \(root\): Unrecognized key: "schedule"/],
   ])('workhorse %s: %j', async (command, args, message) => {
     expectOneLine(await runCli(args), command, 2, message);
   });

@@ -1,9 +1,15 @@
 // A bad definition fails where it is written: defineJob refuses unknown keys
-// (in the definition and in its retry policy), a ConfigError naming the key.
+// (in the definition and in its retry policy), defineApp checks the whole
+// app (jobs, configure, schedules, outbox, alerts, no unknown keys, no two
+// definitions of one job type), and createClient refuses `jobs` entries
+// that are not definitions. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defineApp } from '../../src/app/defineApp.js';
+import { createClient } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { ConfigError } from '../../src/errors.js';
+import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 
 function configError(f: () => unknown): ConfigError {
   let thrown: unknown;
@@ -16,11 +22,50 @@ function configError(f: () => unknown): ConfigError {
   return thrown as ConfigError;
 }
 
+const Ping = defineJob({ type: 'ping', schema: z.object({}) });
+const configure = () => undefined;
+
 describe('defineJob', () => {
   it('refuses an unknown key in the definition or in its retry policy, naming it', () => {
     expect(configError(() => defineJob({ type: 'a', schema: z.any(), timeout: 5000 } as never)).message).toContain('Unrecognized key: "timeout"');
     const retry = configError(() => defineJob({ type: 'a', schema: z.any(), retry: { maxAttemps: 5 } } as never));
     expect(retry.issues[0]!.path).toEqual(['retry']);
     expect(retry.message).toContain('"maxAttemps"');
+  });
+});
+
+describe('defineApp', () => {
+  it('accepts a well-formed app and returns it unchanged', () => {
+    const app = { jobs: [Ping, Ping], configure, schedules: [defineSchedule({ name: 'ping.often', job: Ping, everyMs: 60_000 })] };
+    expect(defineApp(app)).toBe(app);
+  });
+
+  it.each([
+    ['not an object', null, []],
+    ['jobs not an array', { jobs: 'ping', configure }, ['jobs']],
+    ['a job that is not a definition', { jobs: [{ type: 'ping' }], configure }, ['jobs', 0]],
+    ['no configure', { jobs: [Ping] }, ['configure']],
+    ['a misspelt key', { jobs: [Ping], configure, schedule: [] }, []],
+    ['a schedule that is not a definition', { jobs: [Ping], configure, schedules: [{ name: 'x' }] }, ['schedules', 0]],
+    ['a bad outbox', { jobs: [Ping], configure, outbox: { sinks: 'webhook' } }, ['outbox', 'sinks']],
+    ['a bad alerts rule', { jobs: [Ping], configure, alerts: { rules: { nope: {} } } }, ['alerts', 'rules']],
+    ['two definitions of one type', { jobs: [Ping, defineJob({ type: 'ping', schema: z.any() })], configure }, ['jobs', 1]],
+  ])('refuses %s with a ConfigError naming the field', (_what, app, path) => {
+    const err = configError(() => defineApp(app as never));
+    expect(err.message).toMatch(/^invalid app: /);
+    expect(err.issues[0]!.path).toEqual(path);
+  });
+
+  it('refuses two different schedules of one name', () => {
+    const a = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 60_000 });
+    const b = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 5_000 });
+    expect(configError(() => defineApp({ jobs: [Ping], configure, schedules: [a, b] })).issues[0]!.path).toEqual(['schedules', 1]);
+  });
+});
+
+describe('createClient', () => {
+  it('refuses jobs entries that are not definitions', () => {
+    const err = configError(() => createClient({ connectionString: 'postgres://127.0.0.1/x', jobs: [{ type: 1, schema: 2 }] as never }));
+    expect(err.issues[0]!.path).toEqual(['jobs', 0]);
   });
 });
