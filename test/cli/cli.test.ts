@@ -3,12 +3,15 @@
 // environment or a missing module are one line and exit 2; runtime failures
 // (no database, an unmigrated schema) are one line and exit 1; never a stack
 // unless --verbose, never the prefix twice. `serve` starts without a
-// database and answers /healthz 503 until it has one.
+// database and answers /healthz 503 until it has one; a --host it cannot
+// bind is a bad flag (exit 2), a port in use a runtime failure (exit 1).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../../src/errors.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { commands } from '../../src/cli/main.js';
-import { createEmptyDatabase } from '../helpers/db.js';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
 
 const APP = 'test/fixtures/tick-app.ts';
@@ -162,6 +165,41 @@ describe('workhorse serve without a database', () => {
       expect(output).not.toMatch(STACK_LINE);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('workhorse serve that cannot listen', () => {
+  const env = () =>
+    cliEnv({
+      DATABASE_URL: migrated.url,
+      WORKHORSE_API_TOKEN: 'serve-token-0123456789abcdef',
+      WORKHORSE_SIGNING_SECRET: 'serve-secret-0123456789abcdef',
+      WORKHORSE_SESSION_SECRET: 'serve-session-secret-0123456789abcdef',
+    });
+  let migrated: TestDatabase;
+  beforeAll(async () => {
+    migrated = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await migrated.drop();
+  });
+
+  it.each([['no-such-host.invalid'], ['not a host'], ['192.0.2.1']])('--host %j is a bad flag value naming the host, exit 2, not a database failure', async (host) => {
+    const r = await runCli(['serve', '--host', host, '--port', '0'], env());
+    expectOneLine(r, 'serve', 2, new RegExp(`--host "${host.replace(/\./g, '\\.')}" is not an address of this machine \\(cannot listen on `));
+    expect(r.stderr).not.toMatch(/database/);
+  });
+
+  it('a port in use names the address, exit 1', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const r = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port)], env());
+      expectOneLine(r, 'serve', 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`));
+    } finally {
+      busy.close();
     }
   });
 });
