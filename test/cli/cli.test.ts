@@ -12,7 +12,7 @@ import { commands } from '../../src/cli/main.js';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
+import { BIN, cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
 
 const APP = 'test/fixtures/tick-app.ts';
 const NO_DATABASE = 'postgres://nobody@127.0.0.1:1/none';
@@ -88,6 +88,11 @@ describe('usage and configuration problems: one line, exit 2', () => {
       expectOneLine(r, command, 2, /DATABASE_URL: not a valid PostgreSQL URL/);
       expect(r.stderr).not.toMatch(/getaddrinfo|ENOTFOUND/);
     }
+  });
+
+  it('serve refuses a bad tick variable at start-up instead of answering every POST /tick with a 500', async () => {
+    const r = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: NO_DATABASE, WORKHORSE_CONCURRENCY: '0' }), BIN, 15_000);
+    expectOneLine(r, 'serve', 2, /invalid tick options: concurrency: Too small/);
   });
 
   it('names the missing database setting', async () => {
