@@ -72,6 +72,7 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['tick', ['tick', APP, '--concurrency', '0', '--database-url', NO_DATABASE], /--concurrency: must be at least 1/],
     ['tick', ['tick', 'missing-app.js', '--database-url', NO_DATABASE], /app module "missing-app\.js" not found/],
     ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
+    ['worker', ['worker', 'test/http/fixtures/app.ts'], /the default export must be defineWorkerProcess\(\{ client \(or adapter\), workers \}\)/],
     ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
     ['serve', ['serve', '--port', 'eighty'], /--port: port is a number/],
     ['migrate', ['migrate', '--database-url', 'not-a-url'], /--database-url: not a valid PostgreSQL URL/],
