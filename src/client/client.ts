@@ -5,6 +5,7 @@
 import pg from 'pg';
 import * as z from 'zod';
 import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
+import { connectionStringSchema } from '../db/connectionString.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
@@ -20,7 +21,7 @@ import { hintsFor, type WakeHints } from './wakeHints.js';
 
 const clientOptionsSchema = z
   .object({
-    connectionString: z.string().min(1).optional(),
+    connectionString: connectionStringSchema.optional(),
     pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
     jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')).default([]),

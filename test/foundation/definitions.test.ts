@@ -2,7 +2,9 @@
 // (in the definition and in its retry policy), defineApp checks the whole
 // app (jobs, configure, schedules, outbox, alerts, no unknown keys, no two
 // definitions of one job type), and createClient refuses `jobs` entries
-// that are not definitions. Each is a ConfigError naming the field.
+// that are not definitions; a connection string that is not a PostgreSQL
+// URL (or socket) is refused by createClient, runTick and
+// createWorkhorseAdapter. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineApp } from '../../src/app/defineApp.js';
@@ -10,6 +12,8 @@ import { createClient } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { ConfigError } from '../../src/errors.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
+import { runTick } from '../../src/tick/runTick.js';
+import { createWorkhorseAdapter } from '../../src/worker/adapter.js';
 
 function configError(f: () => unknown): ConfigError {
   let thrown: unknown;
@@ -67,5 +71,21 @@ describe('createClient', () => {
   it('refuses jobs entries that are not definitions', () => {
     const err = configError(() => createClient({ connectionString: 'postgres://127.0.0.1/x', jobs: [{ type: 1, schema: 2 }] as never }));
     expect(err.issues[0]!.path).toEqual(['jobs', 0]);
+  });
+});
+
+describe('connection strings', () => {
+  it.each(['garbage', 'localhost:5432', 'mysql://u@h/db', 'postgres://h:99999/db'])('createClient, runTick and createWorkhorseAdapter refuse %j with a ConfigError', async (connectionString) => {
+    const client = configError(() => createClient({ connectionString }));
+    expect(client.issues[0]!.path).toEqual(['connectionString']);
+    expect(client.message).toContain('not a valid PostgreSQL URL');
+    configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
+    const tick = await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e);
+    expect(tick).toBeInstanceOf(ConfigError);
+  });
+
+  it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
+    const client = createClient({ connectionString });
+    await client.close();
   });
 });
