@@ -4,7 +4,8 @@
 // definitions of one job type), and createClient refuses `jobs` entries
 // that are not definitions; a connection string that is not a PostgreSQL
 // URL (or socket) is refused by createClient, runTick and
-// createWorkhorseAdapter. Each is a ConfigError naming the field.
+// createWorkhorseAdapter; new Worker refuses queue with queues and a first
+// argument that is not a client. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineApp } from '../../src/app/defineApp.js';
@@ -14,6 +15,7 @@ import { ConfigError } from '../../src/errors.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 import { runTick } from '../../src/tick/runTick.js';
 import { createWorkhorseAdapter } from '../../src/worker/adapter.js';
+import { Worker } from '../../src/worker/worker.js';
 
 function configError(f: () => unknown): ConfigError {
   let thrown: unknown;
@@ -87,5 +89,19 @@ describe('connection strings', () => {
   it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
     const client = createClient({ connectionString });
     await client.close();
+  });
+});
+
+describe('new Worker', () => {
+  it('refuses queue and queues together, and a first argument that is not a client', async () => {
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
+    try {
+      const both = configError(() => new Worker(client, { queue: 'a', queues: ['b'] }));
+      expect(both.issues[0]!.path).toEqual(['queue']);
+      expect(configError(() => new Worker({} as never)).message).toContain('createClient()');
+      expect(new Worker(client, { queue: 'a' }).options.queues).toEqual(['a']);
+    } finally {
+      await client.close();
+    }
   });
 });
