@@ -70,6 +70,8 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['tick', ['tick', APP, '--budget-ms', 'soon', '--database-url', NO_DATABASE], /--budget-ms: expected a whole number of milliseconds/],
     ['tick', ['tick', APP, '--budget-ms', '1e4', '--database-url', NO_DATABASE], /--budget-ms: expected a whole number of milliseconds/],
     ['tick', ['tick', APP, '--concurrency', '0', '--database-url', NO_DATABASE], /--concurrency: must be at least 1/],
+    ['tick', ['tick', APP, '--concurrency', '-1', '--database-url', NO_DATABASE], /option '--concurrency' is followed by a value starting with "-": write it as --concurrency=<value>/],
+    ['serve', ['serve', '--port', '-1'], /option '--port' is followed by a value starting with "-": write it as --port=<value>/],
     ['tick', ['tick', 'missing-app.js', '--database-url', NO_DATABASE], /app module "missing-app\.js" not found/],
     ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
     ['worker', ['worker', 'test/http/fixtures/app.ts'], /the default export must be defineWorkerProcess\(\{ client \(or adapter\), workers \}\)/],
