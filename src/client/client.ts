@@ -4,7 +4,7 @@
 // transaction by passing `{ tx }`.
 import pg from 'pg';
 import * as z from 'zod';
-import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
+import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { connectionStringSchema } from '../db/connectionString.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
@@ -136,6 +136,7 @@ export class Client {
 
   /** Registers a job definition (also done by createClient({ jobs })). */
   define(def: JobDefinition): this {
+    if (!isJobDefinition(def)) throw new ConfigError('client.define takes a defineJob() value', [{ path: [], message: 'not a job definition' }]);
     const existing = this.definitions.get(def.type);
     if (existing && existing !== def) throw new ConflictError(`job type "${def.type}" is defined twice`);
     this.definitions.set(def.type, def);

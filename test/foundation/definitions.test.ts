@@ -5,7 +5,8 @@
 // that are not definitions; a connection string that is not a PostgreSQL
 // URL (or socket) is refused by createClient, runTick and
 // createWorkhorseAdapter; new Worker refuses queue with queues and a first
-// argument that is not a client. Each is a ConfigError naming the field.
+// argument that is not a client, client.define a value that is not a
+// definition. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineApp } from '../../src/app/defineApp.js';
@@ -100,6 +101,19 @@ describe('new Worker', () => {
       expect(both.issues[0]!.path).toEqual(['queue']);
       expect(configError(() => new Worker({} as never)).message).toContain('createClient()');
       expect(new Worker(client, { queue: 'a' }).options.queues).toEqual(['a']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('client.define', () => {
+  it('refuses what is not a definition (define({}) used to register the type undefined)', async () => {
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
+    try {
+      for (const bad of [{}, null, { type: 'x' }, 'ping']) configError(() => client.define(bad as never));
+      expect(client.definedTypes).toEqual([]);
+      expect(client.define(Ping).definedTypes).toEqual(['ping']);
     } finally {
       await client.close();
     }
