@@ -106,6 +106,7 @@ export class Client {
   /** Optional wake hints beside NOTIFY; the caller that made them closes them. */
   readonly wakeHints: WakeHints | undefined;
   private readonly ownsPool: boolean;
+  private closing: Promise<void> | undefined;
   private readonly definitions = new Map<string, JobDefinition>();
   private schemaChecked: Promise<void> | undefined;
 
@@ -309,9 +310,10 @@ export class Client {
     return { protocol: this.protocol, db: this.pool, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
   }
 
-  /** Closes the pool if the client created it. */
+  /** Closes the pool if the client created it; calling it again is harmless. */
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    // Idempotent: a second close (two owners shutting down) waits for the first.
+    if (this.ownsPool) await (this.closing ??= this.pool.end());
   }
 }
 

@@ -2,7 +2,8 @@
 // cancel's options (a truthy string or a typo must not decide whether the
 // children are cancelled, nor cancel at all), enqueueMany items that are not
 // { job, payload, options }, a `tx` that cannot run queries, outbox ids that
-// are not an array, and a recovery limit the database would have refused.
+// are not an array, and a recovery limit the database would have refused;
+// and close() may be called twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -79,5 +80,14 @@ describe('bad client calls', () => {
       expect(err.message).toContain('recovery limit');
     }
     expect(await client.admin.recoverExpired(0)).toBe(0);
+  });
+});
+
+describe('close', () => {
+  it('is idempotent: a second close, at once or later, resolves (it threw "Called end on pool more than once")', async () => {
+    const c = createClient({ connectionString: db.url, poolMax: 1 });
+    await c.getJob('1');
+    await Promise.all([c.close(), c.close()]);
+    await c.close();
   });
 });
