@@ -104,6 +104,41 @@ describe('usage and configuration problems: one line, exit 2', () => {
   });
 });
 
+/** A TCP server that is not PostgreSQL: it accepts and never answers, or hangs up at once. */
+async function notPostgres(behaviour: 'silent' | 'hang-up'): Promise<{ url: string; close: () => void }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    if (behaviour === 'hang-up') socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `postgres://nobody@127.0.0.1:${port}/none`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('a DATABASE_URL that is not a PostgreSQL server: one line, exit 1, never a hang', () => {
+  it.each([
+    ['silent', ['migrate'], 20_000],
+    ['silent', ['tick', APP, '--budget-ms', '2000'], 10_000],
+    ['hang-up', ['migrate'], 10_000],
+    ['hang-up', ['tick', APP], 10_000],
+  ] as const)('a server that is %s: workhorse %j', async (behaviour, args, within) => {
+    const fake = await notPostgres(behaviour);
+    try {
+      const r = await runCli([...args], cliEnv({ DATABASE_URL: fake.url }), BIN, within);
+      expectOneLine(r, args[0], 1, /^workhorse \w+: cannot reach the database: Connection terminated/);
+    } finally {
+      fake.close();
+    }
+  });
+});
+
 describe('runtime failures: one line, exit 1', () => {
   it('a database that refuses connections', async () => {
     expectOneLine(await runCli(['migrate', '--database-url', NO_DATABASE]), 'migrate', 1, /cannot reach the database: connect ECONNREFUSED 127\.0\.0\.1:1/);
