@@ -73,10 +73,7 @@ const cancelOptionsSchema = z.object({ keepChildren: z.boolean().optional() }).s
 /** One enqueueMany item's shape, checked before its job is resolved (a typo like `option` is refused, not dropped). */
 const enqueueItemSchema = z
   .object({
-    job: z.union([
-      z.string(),
-      z.custom<JobDefinition>(isJobDefinition, 'job must be a job type name or a defineJob() definition'),
-    ]),
+    job: z.union([z.string(), z.custom<JobDefinition>(isJobDefinition)], { error: 'job must be a job type name or a defineJob() definition' }),
     payload: z.unknown(),
     options: z.record(z.string(), z.unknown()).optional(),
   })

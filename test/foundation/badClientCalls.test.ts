@@ -55,6 +55,7 @@ describe('bad client calls', () => {
       expect(err.issues[0]!.path[0]).toBe(1);
     }
     await refusal(client.enqueueMany([null] as never));
+    expect((await refusal(client.enqueueMany([{ job: 42, payload: {} }] as never))).message).toContain('job must be a job type name or a defineJob() definition');
     expect(await countJobs(db.pool)).toBe(before);
   });
 
