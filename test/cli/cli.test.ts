@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../../src/errors.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { commands } from '../../src/cli/main.js';
+import { mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BIN, cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
@@ -246,3 +249,22 @@ describe('workhorse serve that cannot listen', () => {
     }
   });
 });
+
+describe('workhorse demo with a data directory it cannot create', () => {
+  // Node's recursive mkdir spins forever on these (ENOENT with an existing parent).
+  it.each([['under /proc', () => '/proc/workhorse-no-such/pg'], ['below a dangling symlink', () => dangling()]])('%s: one line naming it, exit 1, at once', async (_what, dir) => {
+    const dataDir = dir();
+    const r = await runCli(['demo'], cliEnv({ WORKHORSE_DATA_DIR: dataDir }), BIN, 20_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain(`first run initialises ${dataDir}`);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^workhorse demo: cannot create the directory \//);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+function dangling(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'workhorse-dangling-'));
+  symlinkSync(join(dir, 'missing-target'), join(dir, 'link'));
+  return join(dir, 'link', 'pg');
+}
