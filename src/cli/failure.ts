@@ -25,9 +25,9 @@ function firstLine(err: unknown): string {
 }
 
 /**
- * pg's messages (they carry no code) for a connection that never became a
- * session: the server closed it during the startup (not PostgreSQL on that
- * port?) or did not answer it within the connect timeout.
+ * pg's messages (they carry no code) for a connection that never got past
+ * the startup: the server closed it (not PostgreSQL on that port?) or did
+ * not answer within the connect timeout.
  */
 const UNREACHABLE_MESSAGES = /^(?:Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect)$/;
 

@@ -216,13 +216,16 @@ describe('workhorse serve without a database', () => {
 });
 
 describe('workhorse serve that cannot listen', () => {
-  const env = () =>
-    cliEnv({
-      DATABASE_URL: migrated.url,
-      WORKHORSE_API_TOKEN: 'serve-token-0123456789abcdef',
-      WORKHORSE_SIGNING_SECRET: 'serve-secret-0123456789abcdef',
-      WORKHORSE_SESSION_SECRET: 'serve-session-secret-0123456789abcdef',
-    });
+  const env = () => cliEnv({ DATABASE_URL: migrated.url, WORKHORSE_API_TOKEN: 'serve-token-0123456789abcdef', WORKHORSE_SIGNING_SECRET: 'serve-secret-0123456789abcdef' });
+  /** The failure is the last line (serve first notes that the dashboard has no sign-in); exit code and no stack as usual. */
+  const lastLine = (r: CliRun, code: number, message: RegExp) => {
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    const line = r.stderr.trimEnd().split('\n').at(-1)!;
+    expect(line).toMatch(/^workhorse serve: /);
+    expect(line).toMatch(message);
+    return line;
+  };
   let migrated: TestDatabase;
   beforeAll(async () => {
     migrated = await createTestDatabase();
@@ -233,8 +236,8 @@ describe('workhorse serve that cannot listen', () => {
 
   it.each([['no-such-host.invalid'], ['not a host'], ['192.0.2.1']])('--host %j is a bad flag value naming the host, exit 2, not a database failure', async (host) => {
     const r = await runCli(['serve', '--host', host, '--port', '0'], env());
-    expectOneLine(r, 'serve', 2, new RegExp(`--host "${host.replace(/\./g, '\\.')}" is not an address of this machine \\(cannot listen on `));
-    expect(r.stderr).not.toMatch(/database/);
+    const line = lastLine(r, 2, new RegExp(`--host "${host.replace(/\./g, '\\.')}" is not an address of this machine \\(cannot listen on `));
+    expect(line).not.toMatch(/database/);
   });
 
   it('a port in use names the address, exit 1', async () => {
@@ -243,7 +246,7 @@ describe('workhorse serve that cannot listen', () => {
     const { port } = busy.address() as AddressInfo;
     try {
       const r = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port)], env());
-      expectOneLine(r, 'serve', 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`));
+      lastLine(r, 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`));
     } finally {
       busy.close();
     }
@@ -252,7 +255,7 @@ describe('workhorse serve that cannot listen', () => {
 
 describe('workhorse demo with a data directory it cannot create', () => {
   // Node's recursive mkdir spins forever on these (ENOENT with an existing parent).
-  it.each([['under /proc', () => '/proc/workhorse-no-such/pg'], ['below a dangling symlink', () => dangling()]])('%s: one line naming it, exit 1, at once', async (_what, dir) => {
+  it.each([['under /proc', () => '/proc/no-such-dir/pg'], ['below a dangling symlink', () => dangling()]])('%s: one line naming it, exit 1, at once', async (_what, dir) => {
     const dataDir = dir();
     const r = await runCli(['demo'], cliEnv({ WORKHORSE_DATA_DIR: dataDir }), BIN, 20_000);
     expect(r.code, r.stderr).toBe(1);
