@@ -10,25 +10,13 @@ import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from 
 import { namespaceSchema } from './names.js';
 import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
+import { isPostgresUrl, POSTGRES_URL_MESSAGE } from './db/connectionString.js';
 import { envInteger } from './envInteger.js';
 import { ConfigError } from './errors.js';
 import { parseConfig } from './validation.js';
 
-/**
- * A PostgreSQL connection URL: `postgres://` or `postgresql://`, parseable
- * as a URL. Anything else would reach the driver as a host name and fail
- * later with a DNS error that does not say what is wrong.
- */
-export const databaseUrlSchema = z
-  .string()
-  .min(1)
-  .refine((s) => {
-    try {
-      return ['postgres:', 'postgresql:'].includes(new URL(s).protocol);
-    } catch {
-      return false;
-    }
-  }, 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database');
+/** DATABASE_URL: a PostgreSQL connection URL (src/db/connectionString.ts says why). */
+export const databaseUrlSchema = z.string().min(1).refine(isPostgresUrl, POSTGRES_URL_MESSAGE);
 
 const envSchema = z.object({
   DATABASE_URL: databaseUrlSchema.optional(),

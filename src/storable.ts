@@ -49,7 +49,7 @@ function fitsBigint(s: string): boolean {
 }
 
 /** A positive bigint id in decimal, as the database hands it out: 1 to 2^63-1. */
-export function bigintIdString(what: string): z.ZodType<string> {
+export function bigintIdString(what: string): z.ZodType<string, string> {
   return z
     .string()
     .regex(/^[1-9][0-9]{0,18}$/, `${what} is a positive integer`)

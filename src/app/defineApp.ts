@@ -1,10 +1,15 @@
 // A workhorse app: the one module a user writes to describe their jobs and
 // bind their handlers. The same app value feeds a long-lived worker, the
 // Lambda tick handler, the HTTP app (which validates enqueues against the
-// job definitions) and the CDK construct (which bundles it).
-import type { AlertsOptions } from '../alerts/alertsOptions.js';
-import type { JobDefinition } from '../client/defineJob.js';
-import type { OutboxOptions } from '../outbox/outboxOptions.js';
+// job definitions) and the CDK construct (which bundles it). defineApp
+// checks it with zod when the module loads: a bad value is a ConfigError
+// naming the field, not a failure at the first tick or request.
+import * as z from 'zod';
+import { alertsOptionsSchema, type AlertsOptions } from '../alerts/alertsOptions.js';
+import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
+import { ConfigError } from '../errors.js';
+import { outboxOptionsSchema, type OutboxOptions } from '../outbox/outboxOptions.js';
+import { parseConfig } from '../validation.js';
 import type { ScheduleDefinition } from '../schedules/defineSchedule.js';
 import type { WorkerBase } from '../worker/workerBase.js';
 
@@ -25,7 +30,36 @@ export interface WorkhorseApp {
   alerts?: AlertsOptions;
 }
 
+const isSchedule = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && typeof (v as ScheduleDefinition).name === 'string' && typeof (v as ScheduleDefinition).scheduleNamespace === 'string';
+
+const appSchema = z
+  .object({
+    jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')),
+    configure: z.custom<WorkhorseApp['configure']>((v) => typeof v === 'function', 'configure must be a function (worker) => void'),
+    schedules: z.array(z.custom<ScheduleDefinition>(isSchedule, 'a schedule must be a defineSchedule() value')).optional(),
+    outbox: outboxOptionsSchema.optional(),
+    alerts: alertsOptionsSchema.optional(),
+  })
+  .strict();
+
+/** Two different definitions under one name would shadow each other; the same one twice is harmless. */
+function refuseDuplicates(what: string, field: string, entries: [name: string, value: unknown][]): void {
+  const seen = new Map<string, unknown>();
+  entries.forEach(([name, value], i) => {
+    if (seen.has(name) && seen.get(name) !== value) {
+      const message = `two different ${what}s are named "${name}"`;
+      throw new ConfigError(`invalid app: ${field}.${i}: ${message}`, [{ path: [field, i], message }]);
+    }
+    seen.set(name, value);
+  });
+}
+
+/** Checks the app (a ConfigError naming the field) and returns it unchanged. */
 export function defineApp<A extends WorkhorseApp>(app: A): A {
+  const parsed = parseConfig(appSchema, app, 'app');
+  refuseDuplicates('job definition', 'jobs', parsed.jobs.map((j) => [j.type, j]));
+  refuseDuplicates('schedule', 'schedules', (parsed.schedules ?? []).map((s) => [`${s.scheduleNamespace}:${s.name}`, s]));
   return app;
 }
 

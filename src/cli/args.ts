@@ -15,9 +15,15 @@ export interface CommandLineSpec {
   required?: number;
 }
 
-/** The first sentence of node's parseArgs message (the rest is advice about `--`). */
+/**
+ * The first sentence of node's parseArgs message (the rest is advice about
+ * `--`), and for a value that starts with "-" (`--concurrency -1`, which
+ * parseArgs calls ambiguous) how to write it.
+ */
 function parseArgsMessage(err: Error): string {
   const first = err.message.split(/\.\s/)[0]!.replace(/\.$/, '');
+  const ambiguous = /^Option '(--[^']+)' argument is ambiguous/.exec(first);
+  if (ambiguous) return `option '${ambiguous[1]}' is followed by a value starting with "-": write it as ${ambiguous[1]}=<value>`;
   return first.charAt(0).toLowerCase() + first.slice(1);
 }
 

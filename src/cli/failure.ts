@@ -24,11 +24,18 @@ function firstLine(err: unknown): string {
   return (message.split('\n')[0] ?? '').trim() || codeOf(err) || 'unknown error';
 }
 
+/**
+ * pg's messages (they carry no code) for a connection that never got past
+ * the startup: the server closed it (not PostgreSQL on that port?) or did
+ * not answer within the connect timeout.
+ */
+const UNREACHABLE_MESSAGES = /^(?:Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect)$/;
+
 /** One line saying what failed. */
 export function describeFailure(err: unknown): string {
   const line = firstLine(err);
   const code = codeOf(err) ?? (err instanceof AggregateError ? codeOf(err.errors[0]) : undefined);
-  return code && NETWORK_CODES.has(code) ? `cannot reach the database: ${line}` : line;
+  return (code && NETWORK_CODES.has(code)) || UNREACHABLE_MESSAGES.test(line) ? `cannot reach the database: ${line}` : line;
 }
 
 /** The line to print: `workhorse <command>: <what>`, never the prefix twice. */

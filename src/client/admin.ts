@@ -14,6 +14,8 @@ import {
 import { jobIdStringSchema, jobTypeSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { parseInput } from '../validation.js';
 
+const recoverLimitSchema = z.number().int().min(0).max(100_000);
+
 const listJobsSchema = z
   .object({
     status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
@@ -100,7 +102,8 @@ export class Admin {
   }
 
   /** Runs one bounded recovery pass now (workers also run it on every heartbeat). */
-  recoverExpired(limit = 100): Promise<number> {
-    return this.protocol.recoverExpired(this.db, this.ns, limit);
+  async recoverExpired(limit = 100): Promise<number> {
+    // The same bound as the worker's recoverLimit; checked here, not by the database.
+    return this.protocol.recoverExpired(this.db, this.ns, parseInput(recoverLimitSchema, limit, 'recovery limit'));
   }
 }

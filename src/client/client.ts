@@ -4,7 +4,8 @@
 // transaction by passing `{ tx }`.
 import pg from 'pg';
 import * as z from 'zod';
-import { ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
+import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
+import { connectionStringSchema } from '../db/connectionString.js';
 import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
@@ -14,16 +15,16 @@ import { jobIdSchema, namespaceSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
-import type { JobDefinition, PayloadInput } from './defineJob.js';
+import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
 import { buildJobInsert, DEFAULT_MAX_PAYLOAD_BYTES, type EnqueueOptions } from './enqueueInput.js';
 import { hintsFor, type WakeHints } from './wakeHints.js';
 
 const clientOptionsSchema = z
   .object({
-    connectionString: z.string().min(1).optional(),
+    connectionString: connectionStringSchema.optional(),
     pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
-    jobs: z.array(z.custom<JobDefinition>((v) => typeof v === 'object' && v !== null && 'type' in v && 'schema' in v)).default([]),
+    jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')).default([]),
     maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
     /** Size of the pool the client creates (ignored when `pool` is given). */
     poolMax: z.number().int().positive().max(1000).default(10),
@@ -73,6 +74,23 @@ export type EnqueueManyItem<J extends JobDefinition | string = JobDefinition | s
 /** Items whose payloads are each typed by their own job (`J` is inferred per item), so one array can mix job types. */
 export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { [K in keyof J]: EnqueueManyItem<J[K]> };
 
+/** cancel's options: only keepChildren, a boolean (a typo or a truthy string must not decide whether children are cancelled). */
+const cancelOptionsSchema = z.object({ keepChildren: z.boolean().optional() }).strict();
+
+/** One enqueueMany item's shape, checked before its job is resolved (a typo like `option` is refused, not dropped). */
+const enqueueItemSchema = z
+  .object({
+    job: z.union([z.string(), z.custom<JobDefinition>(isJobDefinition)], { error: 'job must be a job type name or a defineJob() definition' }),
+    payload: z.unknown(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** A `tx` must be something that runs queries (a pg client or pool). */
+const txSchema = z
+  .custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client (or pool) with a query() method')
+  .nullish();
+
 const alertsFilterSchema = z
   .object({ state: z.enum(['open', 'resolved']).optional(), limit: z.number().int().min(1).max(1000).default(200) })
   .strict();
@@ -92,6 +110,7 @@ export class Client {
   /** Optional wake hints beside NOTIFY; the caller that made them closes them. */
   readonly wakeHints: WakeHints | undefined;
   private readonly ownsPool: boolean;
+  private closing: Promise<void> | undefined;
   private readonly definitions = new Map<string, JobDefinition>();
   private schemaChecked: Promise<void> | undefined;
 
@@ -123,6 +142,7 @@ export class Client {
 
   /** Registers a job definition (also done by createClient({ jobs })). */
   define(def: JobDefinition): this {
+    if (!isJobDefinition(def)) throw new ConfigError('client.define takes a defineJob() value', [{ path: [], message: 'not a job definition' }]);
     const existing = this.definitions.get(def.type);
     if (existing && existing !== def) throw new ConflictError(`job type "${def.type}" is defined twice`);
     this.definitions.set(def.type, def);
@@ -190,8 +210,10 @@ export class Client {
     opts: TxOption = {},
   ): Promise<EnqueueResult[]> {
     if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
-    const rows = items.map((item, i) => {
+    const tx = parseInput(txSchema, opts?.tx, 'tx') ?? undefined;
+    const rows = items.map((raw: unknown, i) => {
       try {
+        const item = parseInput(enqueueItemSchema, raw, 'enqueue item');
         const { tx: _tx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;
         return buildJobInsert(this.resolve(item.job), item.payload, options, this.maxPayloadBytes);
       } catch (err) {
@@ -206,10 +228,10 @@ export class Client {
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
-    const results = await this.protocol.enqueueMany(opts.tx ?? this.pool, this.namespace, rows);
+    const results = await this.protocol.enqueueMany(tx ?? this.pool, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
     // at its commit) and the safety poll cover those.
-    if (this.wakeHints && !opts.tx) {
+    if (this.wakeHints && !tx) {
       this.wakeHints.publish(this.namespace, hintsFor(rows, results.map((r) => r.created)));
     }
     return results;
@@ -247,7 +269,8 @@ export class Client {
    */
   async cancel(id: string | number, options: { keepChildren?: boolean } = {}): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await this.protocol.cancel(this.pool, this.namespace, jobId, !options.keepChildren);
+    const { keepChildren } = parseInput(cancelOptionsSchema, options, 'cancel options');
+    const status = await this.protocol.cancel(this.pool, this.namespace, jobId, !keepChildren);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
     return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
   }
@@ -292,9 +315,10 @@ export class Client {
     return { protocol: this.protocol, db: this.pool, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
   }
 
-  /** Closes the pool if the client created it. */
+  /** Closes the pool if the client created it; calling it again is harmless. */
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    // Idempotent: a second close (two owners shutting down) waits for the first.
+    if (this.ownsPool) await (this.closing ??= this.pool.end());
   }
 }
 

@@ -15,22 +15,26 @@ export const backoffSchema = z
   .strict()
   .refine((b) => b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] });
 
-export const retrySchema = z.object({
-  maxAttempts: z.number().int().min(1).max(1000).default(25),
-  backoff: backoffSchema.default({ kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 }),
-});
+export const retrySchema = z
+  .object({
+    maxAttempts: z.number().int().min(1).max(1000).default(25),
+    backoff: backoffSchema.default({ kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 }),
+  })
+  .strict();
 
 export type RetryPolicy = z.output<typeof retrySchema>;
 export type RetryPolicyInput = z.input<typeof retrySchema>;
 
-const definitionSchema = z.object({
-  type: jobTypeSchema,
-  schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'schema must be a zod schema'),
-  queue: queueNameSchema.default('default'),
-  priority: z.number().int().min(-32768).max(32767).default(0),
-  retry: retrySchema.default({ maxAttempts: 25, backoff: { kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 } }),
-  timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
-});
+const definitionSchema = z
+  .object({
+    type: jobTypeSchema,
+    schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'schema must be a zod schema'),
+    queue: queueNameSchema.default('default'),
+    priority: z.number().int().min(-32768).max(32767).default(0),
+    retry: retrySchema.default({ maxAttempts: 25, backoff: { kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 } }),
+    timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
+  })
+  .strict();
 
 export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   readonly type: string;
@@ -56,6 +60,11 @@ export interface JobDefinitionInput<S extends z.ZodType> {
 export type PayloadInput<D> = D extends JobDefinition<infer S> ? z.input<S> : never;
 /** Payload type a handler of the definition receives. */
 export type PayloadOutput<D> = D extends JobDefinition<infer S> ? z.output<S> : never;
+
+/** The one check that a value is a job definition: a type name and a zod schema. */
+export function isJobDefinition(v: unknown): v is JobDefinition {
+  return typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && (v as JobDefinition).schema instanceof z.ZodType;
+}
 
 export function defineJob<S extends z.ZodType>(input: JobDefinitionInput<S>): JobDefinition<S> {
   const d = parseConfig(definitionSchema, input, `job definition${input?.type ? ` "${input.type}"` : ''}`);

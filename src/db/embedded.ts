@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { EmbeddedPostgresError } from '../errors.js';
 import { findPostgresBinaries } from './embeddedBinaries.js';
+import { ensureDirectory } from './ensureDirectory.js';
 import { spawnWatched, type WatchedProcess } from './embeddedProcess.js';
 import { serverUser, type ServerUser } from './embeddedUser.js';
 
@@ -111,7 +112,7 @@ async function checkUserCanRun(postgres: string, user: ServerUser): Promise<void
 
 /** initdb into an empty (or new) directory, owned by the server's user. */
 async function initialise(initdb: string, dataDir: string, user: ServerUser | undefined, log: (l: string) => void) {
-  await mkdir(dataDir, { recursive: true });
+  await ensureDirectory(dataDir);
   if (user) await chown(dataDir, user.uid, user.gid);
   const pwfile = join(tmpdir(), `workhorse-pg-${randomBytes(6).toString('hex')}`);
   await writeFile(pwfile, `${PASSWORD}\n`, { mode: 0o600 });

@@ -13,6 +13,8 @@ import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
 const MIGRATION_CONNECT_TIMEOUT_MS = 60_000;
+/** How long opening the migration's connection may take. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface MigrateOptions {
   /** A pg Pool or a connection string. */
@@ -30,7 +32,10 @@ export interface MigrateResult {
 
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const schema = loadSchemaSql(options.sqlDir);
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  // pg's own connect timeout: without it a server that accepts the TCP
+  // connection and never answers the startup (a wrong port, a blackholed
+  // host) keeps the attempt, and pool.end() below, waiting forever.
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection the server drops must not crash the process.
   if (!options.pool) pool.on('error', () => undefined);
   // A backend terminated mid-migration fails the migration (it rolls back);

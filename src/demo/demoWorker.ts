@@ -1,5 +1,6 @@
 // One demo worker as its own OS process, so the demo can kill it with a real
-// SIGKILL. Its configuration arrives as a JSON argument.
+// SIGKILL. Its configuration arrives as a JSON argument. It stops when the
+// demo does: on SIGTERM, or when its stdin (a pipe from the demo) closes.
 import * as z from 'zod';
 import { createClient } from '../client/client.js';
 import { parseConfig } from '../validation.js';
@@ -23,6 +24,10 @@ export async function runDemoWorker(raw: string): Promise<void> {
   const stop = () => void worker.stop();
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // The demo holds the other end of stdin: when it is gone, however it ended, drain and leave.
+  // Unref'd: it must not keep the process alive once the worker has stopped.
+  process.stdin.on('end', stop).on('close', stop).on('error', stop).resume();
+  (process.stdin as { unref?: () => void }).unref?.();
   await worker.run();
   await client.close();
 }

@@ -60,7 +60,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
   const startWorker = (workerId: string, build: string) => {
     const args = JSON.stringify({ connectionString: o.connectionString, namespace, workerId, build, heartbeatMs, workMs });
     const script = workerScript();
-    const child = spawn(process.execPath, [...workerNodeArgs(script), script, args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // stdin is a pipe the worker watches: it closes however the demo ends (a SIGKILL, a closed stdout), so no worker outlives it.
+    const child = spawn(process.execPath, [...workerNodeArgs(script), script, args], { stdio: ['pipe', 'ignore', 'inherit'] });
     procs.set(workerId, child);
   };
   const exited = (workerId: string) =>

@@ -24,9 +24,14 @@ export function readJson(c: Context<HttpEnv>): unknown {
   }
 }
 
-/** Query parameters as a plain object; a repeated parameter keeps all its values. */
+/**
+ * Query parameters as an object; a repeated parameter keeps all its values.
+ * It has no prototype, so `?__proto__=x` is an own key the route's strict
+ * schema refuses like any unknown parameter (on a plain object it would be
+ * ignored, or, repeated, replace the object's prototype with an array).
+ */
 export function readQuery(c: Context<HttpEnv>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out = Object.create(null) as Record<string, string | string[]>;
   for (const [key, values] of Object.entries(c.req.queries())) out[key] = values.length === 1 ? values[0]! : values;
   return out;
 }

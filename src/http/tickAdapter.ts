@@ -2,10 +2,13 @@
 // tick's deadline, and the tick borrows the HTTP client's pool (at most 2
 // of its connections) instead of opening its own. For short budgets the
 // heartbeat and safety margin shrink to fit, so any budget the route allows
-// is a valid tick.
+// is a valid tick. The settings are checked when the runner is built, so a
+// bad tick variable (WORKHORSE_CONCURRENCY=0) stops the server at start-up
+// with a ConfigError instead of failing every POST /tick with a 500.
 import type { WorkhorseApp } from '../app/defineApp.js';
 import type { Client } from '../client/client.js';
-import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_TICK_HEARTBEAT_MS, type TickOptions } from '../tick/options.js';
+import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_TICK_HEARTBEAT_MS, tickOptionsSchema, type TickOptions } from '../tick/options.js';
+import { parseConfig } from '../validation.js';
 import { runTick } from '../tick/runTick.js';
 import type { TickRunner } from './tickRunner.js';
 
@@ -18,6 +21,7 @@ const NO_JOBS: WorkhorseApp = { jobs: [], configure() {} };
 export function tickRunnerFor(client: Client, app: WorkhorseApp | undefined, tickOptions: HttpTickOptions = {}): TickRunner {
   // The environment's tick settings carry the database and namespace too; the client's win.
   const { connectionString: _url, namespace: _ns, pool: _pool, ...options } = tickOptions as Partial<TickOptions>;
+  parseConfig(tickOptionsSchema, { ...options, app: app ?? NO_JOBS, pool: client.pool, namespace: client.namespace, deadline: new Date() }, 'tick options');
   return ({ budgetMs }) =>
     runTick({
       ...options,

@@ -7,12 +7,13 @@ import type { EventBridgeClient, EventBridgeClientConfig } from '@aws-sdk/client
 import * as z from 'zod';
 import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
+import { sinkTopicsSchema } from './sinkOptions.js';
 
 const eventBridgeSinkSchema = z
   .object({
     eventBusName: z.string().min(1).max(1600),
     source: z.string().min(1).max(256).default('workhorse'),
-    topics: z.array(z.string().min(1)).min(1).optional(),
+    topics: sinkTopicsSchema.optional(),
     client: z
       .custom<EventBridgeClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'client must be an EventBridgeClient')
       .optional(),

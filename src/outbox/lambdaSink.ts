@@ -6,11 +6,12 @@ import type { LambdaClient, LambdaClientConfig } from '@aws-sdk/client-lambda';
 import * as z from 'zod';
 import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
+import { sinkTopicsSchema } from './sinkOptions.js';
 
 const lambdaSinkSchema = z
   .object({
     functionName: z.string().min(1).max(256),
-    topics: z.array(z.string().min(1)).min(1).optional(),
+    topics: sinkTopicsSchema.optional(),
     /** A client to invoke with; else one is built from `region`/`endpoint` and the environment. */
     client: z.custom<LambdaClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'client must be a LambdaClient').optional(),
     region: z.string().min(1).optional(),

@@ -19,6 +19,13 @@ export const listOutboxSchema = z
 
 export const eventIdsSchema = z.array(bigintIdString('event id')).min(1).max(1000);
 
+/** What retry and discard take: an array of ids as strings or numbers (anything else is a ValidationError, not a TypeError). */
+const idListSchema = z.array(z.union([z.string(), z.number()]));
+
+function eventIds(ids: unknown): string[] {
+  return parseInput(eventIdsSchema, parseInput(idListSchema, ids, 'event ids').map(String), 'event ids');
+}
+
 export type ListOutboxFilter = z.input<typeof listOutboxSchema>;
 
 export class OutboxAdmin {
@@ -36,11 +43,11 @@ export class OutboxAdmin {
 
   /** Makes dead (or waiting) events due now with a fresh attempt budget. Returns the ids changed. */
   async retry(ids: (string | number)[]): Promise<string[]> {
-    return this.protocol.retryOutbox(this.db, this.namespace, parseInput(eventIdsSchema, ids.map(String), 'event ids'));
+    return this.protocol.retryOutbox(this.db, this.namespace, eventIds(ids));
   }
 
   /** Deletes pending or dead events, which are then never delivered. Returns the ids deleted. */
   async discard(ids: (string | number)[]): Promise<string[]> {
-    return this.protocol.discardOutbox(this.db, this.namespace, parseInput(eventIdsSchema, ids.map(String), 'event ids'));
+    return this.protocol.discardOutbox(this.db, this.namespace, eventIds(ids));
   }
 }

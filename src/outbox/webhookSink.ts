@@ -7,21 +7,21 @@ import * as z from 'zod';
 import { signRequest } from '../signing/sign.js';
 import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
+import { headersSchema, sinkTopicsSchema, webhookUrlSchema } from './sinkOptions.js';
 
 export const EVENT_ID_HEADER = 'x-workhorse-event-id';
 export const EVENT_TOPIC_HEADER = 'x-workhorse-topic';
 
 const webhookSchema = z
   .object({
-    // zod runs the refinement even when .url() failed: a URL that does not parse is left to .url()'s message.
-    url: z.string().url().refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), 'url must be http(s)'),
+    url: webhookUrlSchema,
     /** The shared signing secret; the receiver verifies with verifySignedRequest. */
     secret: z.string().min(1),
-    topics: z.array(z.string().min(1)).min(1).optional(),
+    topics: sinkTopicsSchema.optional(),
     /** A delivery that has not answered by then fails. */
     timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
     /** Extra request headers (e.g. an API key of the receiver). */
-    headers: z.record(z.string(), z.string()).default({}),
+    headers: headersSchema.default({}),
   })
   .strict();
 

@@ -28,6 +28,13 @@ export type SignatureHeaders = {
 export async function signRequest(input: SignRequestInput): Promise<SignatureHeaders> {
   if (typeof input.secret !== 'string' || input.secret.length === 0) throw new TypeError('signRequest: secret is required');
   if (typeof input.path !== 'string' || !input.path.startsWith('/')) throw new TypeError('signRequest: path must start with "/" (path and query, no host)');
+  if (input.timestamp !== undefined && (!Number.isFinite(input.timestamp) || input.timestamp < 0)) {
+    throw new TypeError('signRequest: timestamp must be unix seconds (a finite number, at least 0)');
+  }
+  if (input.body !== undefined && input.body !== null && typeof input.body !== 'string' && !(input.body instanceof Uint8Array)) {
+    throw new TypeError('signRequest: body must be the string or Uint8Array you send (JSON.stringify an object first)');
+  }
+  if (typeof input.method !== 'string' || !/^[A-Za-z]+$/.test(input.method)) throw new TypeError('signRequest: method must be an HTTP method such as "POST"');
   const timestamp = String(Math.floor(input.timestamp ?? Date.now() / 1000));
   const mac = await hmacSha256(input.secret, signedMessage(timestamp, input.method, input.path, input.body));
   return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `${SIGNATURE_VERSION}=${toHex(mac)}` } as SignatureHeaders;

@@ -6,6 +6,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
 import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
+import { connectionStringSchema } from '../db/connectionString.js';
 import { namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/retention.js';
@@ -23,7 +24,7 @@ export const tickOptionsSchema = z
     /** The user's app: job definitions, handlers, schedules. */
     app: z.custom<WorkhorseApp>(isWorkhorseApp, 'app must be a defineApp({ jobs, configure }) value'),
     /** The database (DATABASE_URL). The tick opens at most 2 connections and closes them before returning. */
-    connectionString: z.string().min(1).optional(),
+    connectionString: connectionStringSchema.optional(),
     /** Or a pool the caller owns (and closes); the tick uses at most 2 of its connections at once. */
     pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),

@@ -7,6 +7,7 @@ import pg from 'pg';
 import * as z from 'zod';
 import { Client } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
+import { connectionStringSchema } from '../db/connectionString.js';
 import { namespaceSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { redisWakeHints, type RedisWakeHints } from './redisWakeHints.js';
@@ -14,7 +15,7 @@ import { redisWakeHints, type RedisWakeHints } from './redisWakeHints.js';
 const adapterOptionsSchema = z
   .object({
     /** postgres://… (exactly one of connectionString or pool). */
-    connectionString: z.string().min(1).optional(),
+    connectionString: connectionStringSchema.optional(),
     /** A pool the caller owns (it is not closed with the adapter). */
     pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),

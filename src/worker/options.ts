@@ -62,6 +62,10 @@ export const workerOptionsSchema = z
       .optional(),
   })
   .strict()
+  .refine((o) => o.queue === undefined || o.queues === undefined, {
+    message: 'give queue or queues, not both (queue is shorthand for queues: [queue])',
+    path: ['queue'],
+  })
   .refine((o) => o.heartbeatMs === undefined || o.leaseMs === undefined || o.heartbeatMs < o.leaseMs, {
     message: 'heartbeatMs must be shorter than leaseMs: every lease is refreshed once per heartbeat',
     path: ['heartbeatMs'],

@@ -13,7 +13,7 @@ import { describeDbError } from '../db/transient.js';
 import { ConfigError } from '../errors.js';
 import { parseConfig } from '../validation.js';
 import type { WorkhorseAdapter } from './adapter.js';
-import type { WorkerOptions } from './options.js';
+import { workerOptionsSchema, type WorkerOptions } from './options.js';
 import { probeOptionsSchema, startProbes, type ProbeOptions, type ProbeServer } from './probes.js';
 import { Worker } from './worker.js';
 
@@ -40,7 +40,8 @@ const definitionSchema = z
   .object({
     adapter: fn('adapter').optional(),
     client: fn('client').optional(),
-    workers: z.array(z.object({ options: z.record(z.string(), z.unknown()).optional(), configure: fn('configure') }).strict()).min(1),
+    // Each worker's options are checked here, when the module loads, not when its Worker is built.
+    workers: z.array(z.object({ options: workerOptionsSchema.optional(), configure: fn('configure') }).strict()).min(1),
     probes: probeOptionsSchema.optional(),
     drainTimeoutMs: z.number().int().min(0).max(86_400_000).default(60_000),
   })

@@ -5,9 +5,9 @@
 // (src/tick/tickPass.ts), so a tick bundle carries no long-lived loop;
 // Worker (worker.ts) adds that loop (run()) and the system worker.
 import { EventEmitter } from 'node:events';
-import type { Client } from '../client/client.js';
+import { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
-import { WorkerStoppedError } from '../errors.js';
+import { ConfigError, WorkerStoppedError } from '../errors.js';
 import { parseConfig } from '../validation.js';
 import { WorkerCore } from './core.js';
 import { HandlerRegistry } from './handlerRegistry.js';
@@ -30,6 +30,7 @@ export class WorkerBase {
     readonly client: Client,
     options: WorkerOptions = {},
   ) {
+    if (!(client instanceof Client)) throw new ConfigError('a Worker needs the client createClient() returns as its first argument', [{ path: ['client'], message: 'not a Client' }]);
     this.options = resolveWorkerOptions(parseConfig(workerOptionsSchema, options, 'worker options'));
     this.handlers = new HandlerRegistry(client);
     const wake = (reason: 'slot' | 'hint') => this.waiter.wake(reason);

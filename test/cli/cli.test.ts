@@ -3,13 +3,19 @@
 // environment or a missing module are one line and exit 2; runtime failures
 // (no database, an unmigrated schema) are one line and exit 1; never a stack
 // unless --verbose, never the prefix twice. `serve` starts without a
-// database and answers /healthz 503 until it has one.
+// database and answers /healthz 503 until it has one; a --host it cannot
+// bind is a bad flag (exit 2), a port in use a runtime failure (exit 1).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../../src/errors.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { commands } from '../../src/cli/main.js';
-import { createEmptyDatabase } from '../helpers/db.js';
-import { cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BIN, cliEnv, compiledCli, ROOT, runCli, startCli, type CliRun, type CompiledCli } from './support/runCli.js';
 
 const APP = 'test/fixtures/tick-app.ts';
 const NO_DATABASE = 'postgres://nobody@127.0.0.1:1/none';
@@ -67,14 +73,20 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['tick', ['tick', APP, '--budget-ms', 'soon', '--database-url', NO_DATABASE], /--budget-ms: expected a whole number of milliseconds/],
     ['tick', ['tick', APP, '--budget-ms', '1e4', '--database-url', NO_DATABASE], /--budget-ms: expected a whole number of milliseconds/],
     ['tick', ['tick', APP, '--concurrency', '0', '--database-url', NO_DATABASE], /--concurrency: must be at least 1/],
+    ['tick', ['tick', APP, '--concurrency', '-1', '--database-url', NO_DATABASE], /option '--concurrency' is followed by a value starting with "-": write it as --concurrency=<value>/],
+    ['serve', ['serve', '--port', '-1'], /option '--port' is followed by a value starting with "-": write it as --port=<value>/],
     ['tick', ['tick', 'missing-app.js', '--database-url', NO_DATABASE], /app module "missing-app\.js" not found/],
     ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
+    ['worker', ['worker', 'test/http/fixtures/app.ts'], /the default export must be defineWorkerProcess\(\{ client \(or adapter\), workers \}\)/],
     ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
     // A module that is not an app is named as given, not as the file URL it was loaded from.
     ['tick', ['tick', 'test/fixtures/emailJob.ts', '--database-url', NO_DATABASE], /^workhorse tick: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
     ['serve', ['serve', '--app', 'test/fixtures/emailJob.ts'], /^workhorse serve: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
     ['serve', ['serve', '--port', 'eighty'], /--port: port is a number/],
     ['migrate', ['migrate', '--database-url', 'not-a-url'], /--database-url: not a valid PostgreSQL URL/],
+    ['tick', ['tick', 'test/fixtures/typo-job-app.ts', '--database-url', NO_DATABASE], /invalid job definition "typo\.report": \(root\): Unrecognized key: "timeout"/],
+    ['tick', ['tick', 'test/fixtures/typo-app.ts', '--database-url', NO_DATABASE], /invalid app: \(root\): Unrecognized key: "schedule"/],
+    ['serve', ['serve', '--app', 'test/fixtures/typo-app.ts'], /invalid app: \(root\): Unrecognized key: "schedule"/],
   ])('workhorse %s: %j', async (command, args, message) => {
     expectOneLine(await runCli(args), command, 2, message);
   });
@@ -87,9 +99,49 @@ describe('usage and configuration problems: one line, exit 2', () => {
     }
   });
 
+  it('serve refuses a bad tick variable at start-up instead of answering every POST /tick with a 500', async () => {
+    const r = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: NO_DATABASE, WORKHORSE_CONCURRENCY: '0' }), BIN, 15_000);
+    expectOneLine(r, 'serve', 2, /invalid tick options: concurrency: Too small/);
+  });
+
   it('names the missing database setting', async () => {
     expectOneLine(await runCli(['migrate']), 'migrate', 2, /set DATABASE_URL or pass --database-url/);
     expectOneLine(await runCli(['tick', APP]), 'tick', 2, /set DATABASE_URL or pass --database-url/);
+  });
+});
+
+/** A TCP server that is not PostgreSQL: it accepts and never answers, or hangs up at once. */
+async function notPostgres(behaviour: 'silent' | 'hang-up'): Promise<{ url: string; close: () => void }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    if (behaviour === 'hang-up') socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `postgres://nobody@127.0.0.1:${port}/none`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('a DATABASE_URL that is not a PostgreSQL server: one line, exit 1, never a hang', () => {
+  it.each([
+    ['silent', ['migrate'], 20_000],
+    ['silent', ['tick', APP, '--budget-ms', '2000'], 10_000],
+    ['hang-up', ['migrate'], 10_000],
+    ['hang-up', ['tick', APP], 10_000],
+  ] as const)('a server that is %s: workhorse %j', async (behaviour, args, within) => {
+    const fake = await notPostgres(behaviour);
+    try {
+      const r = await runCli([...args], cliEnv({ DATABASE_URL: fake.url }), BIN, within);
+      expectOneLine(r, args[0], 1, /^workhorse \w+: cannot reach the database: Connection terminated/);
+    } finally {
+      fake.close();
+    }
   });
 });
 
@@ -165,3 +217,60 @@ describe('workhorse serve without a database', () => {
     }
   });
 });
+
+describe('workhorse serve that cannot listen', () => {
+  const env = () => cliEnv({ DATABASE_URL: migrated.url, WORKHORSE_API_TOKEN: 'serve-token-0123456789abcdef', WORKHORSE_SIGNING_SECRET: 'serve-secret-0123456789abcdef' });
+  /** The failure is the last line (serve first notes that the dashboard has no sign-in); exit code and no stack as usual. */
+  const lastLine = (r: CliRun, code: number, message: RegExp) => {
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    const line = r.stderr.trimEnd().split('\n').at(-1)!;
+    expect(line).toMatch(/^workhorse serve: /);
+    expect(line).toMatch(message);
+    return line;
+  };
+  let migrated: TestDatabase;
+  beforeAll(async () => {
+    migrated = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await migrated.drop();
+  });
+
+  it.each([['no-such-host.invalid'], ['not a host'], ['192.0.2.1']])('--host %j is a bad flag value naming the host, exit 2, not a database failure', async (host) => {
+    const r = await runCli(['serve', '--host', host, '--port', '0'], env());
+    const line = lastLine(r, 2, new RegExp(`--host "${host.replace(/\./g, '\\.')}" is not an address of this machine \\(cannot listen on `));
+    expect(line).not.toMatch(/database/);
+  });
+
+  it('a port in use names the address, exit 1', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const r = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port)], env());
+      lastLine(r, 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`));
+    } finally {
+      busy.close();
+    }
+  });
+});
+
+describe('workhorse demo with a data directory it cannot create', () => {
+  // Node's recursive mkdir spins forever on these (ENOENT with an existing parent).
+  it.each([['under /proc', () => '/proc/no-such-dir/pg'], ['below a dangling symlink', () => dangling()]])('%s: one line naming it, exit 1, at once', async (_what, dir) => {
+    const dataDir = dir();
+    const r = await runCli(['demo'], cliEnv({ WORKHORSE_DATA_DIR: dataDir }), BIN, 20_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain(`first run initialises ${dataDir}`);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^workhorse demo: cannot create the directory \//);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+function dangling(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'workhorse-dangling-'));
+  symlinkSync(join(dir, 'missing-target'), join(dir, 'link'));
+  return join(dir, 'link', 'pg');
+}

@@ -104,6 +104,15 @@ describe('signRequest / verifySignedRequest', () => {
     expect(await verify({ ...h }, { secrets: [] })).toEqual({ ok: false, reason: 'no_secret' });
   });
 
+  it('refuses a timestamp, body or method it cannot sign with a TypeError saying which', async () => {
+    const base = { secret: SECRET, method: 'POST', path: '/tick' };
+    await expect(signRequest({ ...base, timestamp: Number.NaN })).rejects.toThrow(/signRequest: timestamp must be unix seconds/);
+    await expect(signRequest({ ...base, timestamp: -5 })).rejects.toThrow(/signRequest: timestamp/);
+    await expect(signRequest({ ...base, body: { budgetMs: 1000 } as never })).rejects.toThrow(/signRequest: body must be the string or Uint8Array you send/);
+    await expect(signRequest({ ...base, method: undefined as never })).rejects.toThrow(/signRequest: method/);
+    await expect(signRequest({ ...base, method: 'PO ST' })).rejects.toThrow(/signRequest: method/);
+  });
+
   it('signs raw bytes: a Uint8Array body verifies against the same bytes', async () => {
     const bytes = new Uint8Array([0xff, 0x00, 0x7b]);
     const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: bytes });

@@ -69,6 +69,13 @@ describe('defineWorkerProcess', () => {
     expect(configIssues(() => defineWorkerProcess({ adapter, workers: [worker], probes: { port: 70_000 } }))).toEqual(['probes.port']);
   });
 
+  it("checks each worker's options when it is defined, not when the process starts", () => {
+    const adapter = () => createWorkhorseAdapter({ connectionString: db.url });
+    const configure = () => undefined;
+    expect(configIssues(() => defineWorkerProcess({ adapter, workers: [{ options: { concurrency: 0 }, configure }] }))).toEqual(['workers.0.options.concurrency']);
+    expect(configIssues(() => defineWorkerProcess({ adapter, workers: [{ configure }, { options: { concurency: 5 } as never, configure }] }))).toEqual(['workers.1.options']);
+  });
+
   it('still runs the client: form, and its probes answer only GET on their two paths', async () => {
     const def = defineWorkerProcess({
       client: () => createClient({ connectionString: db.url, jobs: [SendEmail], poolMax: 2 }),

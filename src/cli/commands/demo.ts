@@ -62,7 +62,7 @@ export const demoCommand: Command = {
     );
     if (!flags.ui && (flags.port !== undefined || flags.host !== undefined)) throw new UsageError('--port and --host need --ui');
     const paceMs = flags['pace-ms'] ?? (flags.ui ? UI_PACE_MS : 0);
-    io.out(env.databaseUrl ? 'using DATABASE_URL' : 'starting the embedded PostgreSQL (first run initialises .workhorse/pg) …');
+    io.out(env.databaseUrl ? 'using DATABASE_URL' : `starting the embedded PostgreSQL (first run initialises ${env.dataDir ?? '.workhorse/pg'}) …`);
     const db = await resolveDatabase(env);
     let dashboard: DemoDashboard | undefined;
     try {

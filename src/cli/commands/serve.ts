@@ -8,12 +8,13 @@
 import { serve } from '@hono/node-server';
 import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
-import { SchemaVersionError } from '../../errors.js';
+import { SchemaVersionError, WorkhorseError } from '../../errors.js';
 import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { parseCommandLine } from '../args.js';
 import type { Command, CliIo } from '../command.js';
 import { describeFailure } from '../failure.js';
+import { UsageError } from '../usageError.js';
 import { loadUserModule } from '../userModule.js';
 
 /** How long start-up waits for the database before serving anyway. */
@@ -49,13 +50,24 @@ async function checkDatabase(service: HttpService, io: CliIo): Promise<void> {
   }
 }
 
+/** A --host this machine cannot bind (no such name, not one of its addresses): the flag is wrong, exit 2. */
+const BAD_HOST_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EADDRNOTAVAIL']);
+
+/** Why the server could not listen, naming the address (never "cannot reach the database"). */
+export function listenFailure(err: unknown, hostname: string, port: number): Error {
+  const code = (err as { code?: unknown } | null)?.code;
+  const what = `cannot listen on ${hostname}:${port}: ${err instanceof Error ? err.message : String(err)}`;
+  if (typeof code === 'string' && BAD_HOST_CODES.has(code)) return new UsageError(`--host ${JSON.stringify(hostname)} is not an address of this machine (${what})`);
+  return new WorkhorseError('listen_failed', what, { cause: err });
+}
+
 function listen(service: HttpService, port: number, hostname: string, io: CliIo): Promise<ReturnType<typeof serve>> {
   return new Promise((resolve, reject) => {
     const s = serve({ fetch: service.app.fetch, port, hostname }, (info) => {
       io.out(`workhorse serve: listening on http://${info.address}:${info.port}`);
       resolve(s);
     });
-    s.once('error', reject);
+    s.once('error', (err) => reject(listenFailure(err, hostname, port)));
   });
 }
 

@@ -29,8 +29,12 @@ const flagsSchema = z.object({
   'skips-by-type': z.boolean().optional(),
 });
 
-async function checkSchema(connectionString: string): Promise<void> {
-  const pool = new pg.Pool({ connectionString, max: 1 });
+/** How long the schema check may take to connect (at most the tick's budget). */
+const CHECK_CONNECT_TIMEOUT_MS = 10_000;
+
+async function checkSchema(connectionString: string, budgetMs: number): Promise<void> {
+  // A server that never answers the startup must not hold the command past its budget.
+  const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: Math.min(CHECK_CONNECT_TIMEOUT_MS, budgetMs) });
   pool.on('error', () => undefined);
   try {
     await assertSchemaVersion(pool);
@@ -79,7 +83,7 @@ export const tickCommand: Command = {
     if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
     const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
     const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
-    await checkSchema(connectionString);
+    await checkSchema(connectionString, flags['budget-ms']);
     const summary = await runTick({
       ...tickEnv.options,
       app,

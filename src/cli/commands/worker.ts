@@ -16,7 +16,7 @@ export const workerCommand: Command = {
   summary: 'run the workers a compiled defineWorkerProcess() module describes; SIGTERM drains, a second signal or the drain deadline exits at once',
   usage: 'workhorse worker <module.js>',
   help: [
-    '<module.js>   compiled module whose default export is defineWorkerProcess({ adapter, workers, probes? })',
+    '<module.js>   compiled module whose default export is defineWorkerProcess({ client (or adapter), workers, probes? })',
     'exit codes    0 drained; 1 a worker failed; 124 the drain deadline passed; 130 a second signal',
   ],
   async run(argv, _env, io) {
@@ -24,7 +24,7 @@ export const workerCommand: Command = {
     const file = positionals[0]!;
     const def = await loadUserModule(file, 'worker module', async (url) => ((await import(url)) as { default?: WorkerProcessDefinition }).default);
     if (!def || typeof def !== 'object' || (typeof def.adapter !== 'function' && typeof def.client !== 'function') || !Array.isArray(def.workers)) {
-      throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ adapter, workers })`);
+      throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client (or adapter), workers })`);
     }
     io.err(`[workhorse] starting ${def.workers.length} worker(s) from ${file}`);
     let proc: Awaited<ReturnType<typeof runWorkerProcess>> | undefined;

@@ -2,6 +2,7 @@
 // pending or dead ones (`admin`). Each route is one client call.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { bigintIdString } from '../../storable.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
@@ -17,7 +18,9 @@ const listQuery = z
   })
   .strict();
 
-const idsBody = z.object({ ids: z.array(z.union([z.string(), z.number().int()])).min(1).max(1000) }).strict();
+/** Ids as strings or whole numbers, each checked here so an issue's path is relative to the body (`["ids", 2]`). */
+const eventId = z.union([z.string(), z.number().int()]).transform(String).pipe(bigintIdString('event id'));
+const idsBody = z.object({ ids: z.array(eventId).min(1).max(1000) }).strict();
 
 export function outboxRoutes(d: RouteDeps): Hono<HttpEnv> {
   const { outbox } = d.client;

@@ -5,7 +5,10 @@
 // bad input is a typed 400, a choice outside the wait's choices too.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import type { Client } from '../../client/client.js';
 import { decisionInputSchema, waitNameSchema } from '../../client/durableClient.js';
+import { encodePayload } from '../../client/enqueueInput.js';
+import { ValidationError } from '../../errors.js';
 import { jobIdStringSchema, jobTypeSchema, keySchema, queueNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
@@ -29,6 +32,21 @@ const decisionsQuery = z
   })
   .strict();
 
+/**
+ * The signal's payload, checked as the client will check it (what the
+ * database cannot store, the size limit) but with issue paths relative to
+ * the body: `["payload", "a"]`, as every other route's.
+ */
+function signalPayload(client: Client, name: string, body: { payload?: unknown } | undefined): unknown {
+  try {
+    encodePayload(`signal "${name}"`, body?.payload, client.maxPayloadBytes);
+  } catch (err) {
+    if (err instanceof ValidationError) throw new ValidationError(err.message, err.issues.map((i) => ({ ...i, path: ['payload', ...i.path] })));
+    throw err;
+  }
+  return body?.payload;
+}
+
 /** Mounted at /jobs: POST /jobs/:id/signals/:name and POST /jobs/:id/decisions/:name. */
 export function jobWaitRoutes(d: RouteDeps): Hono<HttpEnv> {
   const { client } = d;
@@ -37,7 +55,7 @@ export function jobWaitRoutes(d: RouteDeps): Hono<HttpEnv> {
   r.post('/:id/signals/:name', d.guard('signal'), async (c) => {
     const { id, name } = parseInput(jobWaitParams, c.req.param(), 'path');
     const body = parseInput(signalBody, readJson(c), 'body');
-    return c.json(await client.signal(id, name, body?.payload), 202);
+    return c.json(await client.signal(id, name, signalPayload(client, name, body)), 202);
   });
 
   r.post('/:id/decisions/:name', d.guard('decide'), async (c) => {
@@ -56,7 +74,7 @@ export function signalRoutes(d: RouteDeps): Hono<HttpEnv> {
   r.post('/:key/:name', d.guard('signal'), async (c) => {
     const { key, name } = parseInput(keyParams, c.req.param(), 'path');
     const body = parseInput(signalBody, readJson(c), 'body');
-    return c.json(await d.client.signalKey(key, name, body?.payload), 202);
+    return c.json(await d.client.signalKey(key, name, signalPayload(d.client, name, body)), 202);
   });
   return r;
 }

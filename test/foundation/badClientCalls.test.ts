@@ -1,0 +1,94 @@
+// Bad arguments to the client's calls are typed errors that write nothing:
+// cancel's options (a truthy string or a typo must not decide whether the
+// children are cancelled, nor cancel at all), enqueueMany items that are not
+// { job, payload, options }, a `tx` that cannot run queries, outbox ids that
+// are not an array, and a recovery limit the database would have refused;
+// and close() may be called twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, type Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { ValidationError } from '../../src/errors.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { countJobs } from './support/rows.js';
+
+const Ping = defineJob({ type: 'ping', schema: z.object({ n: z.number() }) });
+
+let db: TestDatabase;
+let client: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 2 });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await db?.drop();
+});
+
+async function refusal(p: Promise<unknown>): Promise<ValidationError> {
+  const err = await p.then(
+    () => new Error('expected a ValidationError, the call succeeded'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ValidationError);
+  return err as ValidationError;
+}
+
+describe('bad client calls', () => {
+  it('cancel refuses options that are not { keepChildren?: boolean } and leaves the job as it was', async () => {
+    const { id } = await client.enqueue(Ping, { n: 1 });
+    for (const bad of [{ keepChildren: 'yes' }, { keepChilds: true }, null, 'keep']) {
+      const err = await refusal(client.cancel(id, bad as never));
+      expect(err.message).toContain('cancel options');
+    }
+    expect((await client.getJob(id))!.status).toBe('ready');
+    expect((await client.cancel(id, { keepChildren: true })).status).toBe('cancelled');
+  });
+
+  it('enqueueMany refuses an item that is not { job, payload, options }, with its index, and writes nothing', async () => {
+    const before = await countJobs(db.pool);
+    const good = { job: Ping, payload: { n: 1 } };
+    for (const bad of [null, 'ping', { payload: { n: 1 } }, { job: 42, payload: {} }, { job: { type: 'ping' }, payload: {} }, { ...good, option: { delayMs: 5 } }]) {
+      const err = await refusal(client.enqueueMany([good, bad] as never));
+      expect(err.issues[0]!.path[0]).toBe(1);
+    }
+    await refusal(client.enqueueMany([null] as never));
+    expect((await refusal(client.enqueueMany([{ job: 42, payload: {} }] as never))).message).toContain('job must be a job type name or a defineJob() definition');
+    expect(await countJobs(db.pool)).toBe(before);
+  });
+
+  it('enqueue refuses a tx that cannot run queries, before anything is written', async () => {
+    const before = await countJobs(db.pool);
+    for (const tx of [{}, 'client', 5]) {
+      const err = await refusal(client.enqueue(Ping, { n: 1 }, { tx: tx as never }));
+      expect(err.message).toContain('tx');
+    }
+    expect(await countJobs(db.pool)).toBe(before);
+  });
+
+  it('outbox retry and discard refuse ids that are not an array', async () => {
+    for (const ids of ['1', 1, null, { 0: '1' }]) {
+      await refusal(client.outbox.retry(ids as never));
+      await refusal(client.outbox.discard(ids as never));
+    }
+  });
+
+  it('recoverExpired refuses a limit that is not a whole number 0-100000 without asking the database', async () => {
+    for (const limit of [-1, Number.NaN, 1.5, 'x', 1e9]) {
+      const err = await refusal(client.admin.recoverExpired(limit as never));
+      expect(err.message).toContain('recovery limit');
+    }
+    expect(await client.admin.recoverExpired(0)).toBe(0);
+  });
+});
+
+describe('close', () => {
+  it('is idempotent: a second close, at once or later, resolves (it threw "Called end on pool more than once")', async () => {
+    const c = createClient({ connectionString: db.url, poolMax: 1 });
+    await c.getJob('1');
+    await Promise.all([c.close(), c.close()]);
+    await c.close();
+  });
+});

@@ -1,0 +1,121 @@
+// A bad definition fails where it is written: defineJob refuses unknown keys
+// (in the definition and in its retry policy), defineApp checks the whole
+// app (jobs, configure, schedules, outbox, alerts, no unknown keys, no two
+// definitions of one job type), and createClient refuses `jobs` entries
+// that are not definitions; a connection string that is not a PostgreSQL
+// URL (or socket) is refused by createClient, runTick and
+// createWorkhorseAdapter; new Worker refuses queue with queues and a first
+// argument that is not a client, client.define a value that is not a
+// definition. Each is a ConfigError naming the field.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineApp } from '../../src/app/defineApp.js';
+import { createClient } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { ConfigError } from '../../src/errors.js';
+import { defineSchedule } from '../../src/schedules/defineSchedule.js';
+import { runTick } from '../../src/tick/runTick.js';
+import { createWorkhorseAdapter } from '../../src/worker/adapter.js';
+import { Worker } from '../../src/worker/worker.js';
+
+function configError(f: () => unknown): ConfigError {
+  let thrown: unknown;
+  try {
+    f();
+  } catch (err) {
+    thrown = err;
+  }
+  expect(thrown).toBeInstanceOf(ConfigError);
+  return thrown as ConfigError;
+}
+
+const Ping = defineJob({ type: 'ping', schema: z.object({}) });
+const configure = () => undefined;
+
+describe('defineJob', () => {
+  it('refuses an unknown key in the definition or in its retry policy, naming it', () => {
+    expect(configError(() => defineJob({ type: 'a', schema: z.any(), timeout: 5000 } as never)).message).toContain('Unrecognized key: "timeout"');
+    const retry = configError(() => defineJob({ type: 'a', schema: z.any(), retry: { maxAttemps: 5 } } as never));
+    expect(retry.issues[0]!.path).toEqual(['retry']);
+    expect(retry.message).toContain('"maxAttemps"');
+  });
+});
+
+describe('defineApp', () => {
+  it('accepts a well-formed app and returns it unchanged', () => {
+    const app = { jobs: [Ping, Ping], configure, schedules: [defineSchedule({ name: 'ping.often', job: Ping, everyMs: 60_000 })] };
+    expect(defineApp(app)).toBe(app);
+  });
+
+  it.each([
+    ['not an object', null, []],
+    ['jobs not an array', { jobs: 'ping', configure }, ['jobs']],
+    ['a job that is not a definition', { jobs: [{ type: 'ping' }], configure }, ['jobs', 0]],
+    ['no configure', { jobs: [Ping] }, ['configure']],
+    ['a misspelt key', { jobs: [Ping], configure, schedule: [] }, []],
+    ['a schedule that is not a definition', { jobs: [Ping], configure, schedules: [{ name: 'x' }] }, ['schedules', 0]],
+    ['a bad outbox', { jobs: [Ping], configure, outbox: { sinks: 'webhook' } }, ['outbox', 'sinks']],
+    ['a bad alerts rule', { jobs: [Ping], configure, alerts: { rules: { nope: {} } } }, ['alerts', 'rules']],
+    ['two definitions of one type', { jobs: [Ping, defineJob({ type: 'ping', schema: z.any() })], configure }, ['jobs', 1]],
+  ])('refuses %s with a ConfigError naming the field', (_what, app, path) => {
+    const err = configError(() => defineApp(app as never));
+    expect(err.message).toMatch(/^invalid app: /);
+    expect(err.issues[0]!.path).toEqual(path);
+  });
+
+  it('refuses two different schedules of one name', () => {
+    const a = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 60_000 });
+    const b = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 5_000 });
+    expect(configError(() => defineApp({ jobs: [Ping], configure, schedules: [a, b] })).issues[0]!.path).toEqual(['schedules', 1]);
+  });
+});
+
+describe('createClient', () => {
+  it('refuses jobs entries that are not definitions', () => {
+    const err = configError(() => createClient({ connectionString: 'postgres://127.0.0.1/x', jobs: [{ type: 1, schema: 2 }] as never }));
+    expect(err.issues[0]!.path).toEqual(['jobs', 0]);
+  });
+});
+
+describe('connection strings', () => {
+  it.each(['garbage', 'localhost:5432', 'mysql://u@h/db', 'postgres://h:99999/db'])('createClient, runTick and createWorkhorseAdapter refuse %j with a ConfigError', async (connectionString) => {
+    const client = configError(() => createClient({ connectionString }));
+    expect(client.issues[0]!.path).toEqual(['connectionString']);
+    expect(client.message).toContain('not a valid PostgreSQL URL');
+    configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
+    const tick = await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e);
+    expect(tick).toBeInstanceOf(ConfigError);
+  });
+
+  it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
+    const client = createClient({ connectionString });
+    await client.close();
+  });
+});
+
+describe('new Worker', () => {
+  it('refuses queue and queues together, and a first argument that is not a client', async () => {
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
+    try {
+      const both = configError(() => new Worker(client, { queue: 'a', queues: ['b'] }));
+      expect(both.issues[0]!.path).toEqual(['queue']);
+      expect(configError(() => new Worker({} as never)).message).toContain('createClient()');
+      expect(new Worker(client, { queue: 'a' }).options.queues).toEqual(['a']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('client.define', () => {
+  it('refuses what is not a definition (define({}) used to register the type undefined)', async () => {
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
+    try {
+      for (const bad of [{}, null, { type: 'x' }, 'ping']) configError(() => client.define(bad as never));
+      expect(client.definedTypes).toEqual([]);
+      expect(client.define(Ping).definedTypes).toEqual(['ping']);
+    } finally {
+      await client.close();
+    }
+  });
+});
