@@ -18,7 +18,8 @@ export type { DurableContext, SignalWaitOptions, DecisionWaitOptions, DecisionRe
 export type { SignalResult, DecisionInput, DecisionFilter } from './client/durableClient.js';
 export type { Decision, PendingDecision, WaitRecord, WaitKind } from './db/protocol.js';
 export { PermanentJobError } from './worker/errorJson.js';
-export { migrate, readSchemaVersion, assertSchemaVersion } from './db/migrate.js';
+export { migrate } from './db/migrate.js';
+export { readSchemaVersion, assertSchemaVersion } from './db/schemaCheck.js';
 export type { MigrateOptions, MigrateResult } from './db/migrate.js';
 export { SCHEMA_VERSION } from './db/schemaVersion.js';
 export { startEmbeddedPostgres } from './db/embedded.js';

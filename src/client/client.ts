@@ -6,7 +6,8 @@ import pg from 'pg';
 import * as z from 'zod';
 import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import { connectionStringSchema } from '../db/connectionString.js';
-import { migrate, assertSchemaVersion, type MigrateResult } from '../db/migrate.js';
+import type { MigrateResult } from '../db/migrate.js';
+import { assertSchemaVersion } from '../db/schemaCheck.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
 import { currentTraceContext } from '../telemetry/traceContext.js';
@@ -163,8 +164,14 @@ export class Client {
     return [...this.definitions.keys()];
   }
 
-  /** Applies the migrations in sql/ (idempotent, safe to run concurrently). */
-  migrate(): Promise<MigrateResult> {
+  /**
+   * Applies the migrations in sql/ (idempotent, safe to run concurrently).
+   * The migrator is imported when first called: the tick and HTTP Lambda
+   * bundles leave it out (infra/clientMigrateStub.ts), since the stack's
+   * migration function migrates and they only check the schema.
+   */
+  async migrate(): Promise<MigrateResult> {
+    const { migrate } = await import('../db/migrate.js');
     return migrate({ pool: this.pool });
   }
 

@@ -3,12 +3,10 @@
 // processes starting at once apply each file once and the rest find nothing
 // to do, and nothing outlives the transaction behind a pooler), then every
 // numbered migration not yet applied, then the protocol files when their
-// checksum differs from the one last applied. Also the start-up schema check.
+// checksum differs from the one last applied. (The start-up schema check is
+// schemaCheck.ts: the tick and HTTP functions check, never migrate.)
 import pg from 'pg';
-import { SchemaVersionError } from '../errors.js';
-import { SCHEMA_VERSION } from './schemaVersion.js';
 import { GuardedDb } from './guardedDb.js';
-import type { Queryable } from './queryable.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
@@ -93,23 +91,4 @@ async function applyMigration(client: pg.PoolClient, m: Migration): Promise<void
     m.version,
     m.name,
   ]);
-}
-
-/** Reads the applied schema version; null when workhorse was never migrated. */
-export async function readSchemaVersion(db: Queryable): Promise<number | null> {
-  const exists = await db.query<{ fn: boolean; table: boolean }>(
-    `select to_regprocedure('workhorse.schema_version_v1()') is not null as fn,
-            to_regclass('workhorse.migrations') is not null as table`,
-  );
-  const e = exists.rows[0];
-  if (e?.fn) return (await db.query<{ v: number | null }>('select workhorse.schema_version_v1() as v')).rows[0]?.v ?? null;
-  // A database migrated before schema_version_v1() existed.
-  if (e?.table) return (await db.query<{ v: number | null }>('select max(version) as v from workhorse.migrations')).rows[0]?.v ?? null;
-  return null;
-}
-
-/** Throws SchemaVersionError unless the database is at SCHEMA_VERSION. */
-export async function assertSchemaVersion(db: Queryable): Promise<void> {
-  const found = await readSchemaVersion(db);
-  if (found !== SCHEMA_VERSION) throw new SchemaVersionError(found, SCHEMA_VERSION);
 }

@@ -5,7 +5,7 @@
 // It answers whether the database responds and its schema is the version
 // this code expects, and nothing more.
 import pg from 'pg';
-import { readSchemaVersion } from '../db/migrate.js';
+import { readSchemaVersion } from '../db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 
 export type HealthStatus =

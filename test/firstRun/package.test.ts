@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSchemaVersion } from '../../src/db/migrate.js';
+import { readSchemaVersion } from '../../src/db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { createEmptyDatabase } from '../helpers/db.js';
 

@@ -4,7 +4,8 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/client.js';
-import { assertSchemaVersion, migrate, readSchemaVersion } from '../../src/db/migrate.js';
+import { migrate } from '../../src/db/migrate.js';
+import { assertSchemaVersion, readSchemaVersion } from '../../src/db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { loadMigrations } from '../../src/db/sqlFiles.js';
 import { SchemaVersionError } from '../../src/errors.js';

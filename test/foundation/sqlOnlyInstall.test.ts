@@ -5,7 +5,8 @@
 // `migrate()` installs, each with a COMMENT stating its contract.
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate, readSchemaVersion } from '../../src/db/migrate.js';
+import { migrate } from '../../src/db/migrate.js';
+import { readSchemaVersion } from '../../src/db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { orderedSqlFiles } from '../../src/db/sqlFiles.js';
 import { createEmptyDatabase } from '../helpers/db.js';

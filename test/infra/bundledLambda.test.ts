@@ -20,7 +20,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import exampleApp, { SendWelcomeEmail, SummariseReport } from '../../examples/app.js';
 import { createClient, type Client } from '../../src/client/client.js';
-import { assertSchemaVersion } from '../../src/db/migrate.js';
+import { assertSchemaVersion } from '../../src/db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { loadMigrations, orderedSqlFiles } from '../../src/db/sqlFiles.js';
 import { createEmptyDatabase } from '../helpers/db.js';

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import * as z from 'zod';
 import { databaseUrlSchema, loadTickEnv } from '../../config.js';
-import { assertSchemaVersion } from '../../db/migrate.js';
+import { assertSchemaVersion } from '../../db/schemaCheck.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { runTick } from '../../tick/runTick.js';
 import { skipHint } from '../../tick/skipHint.js';

@@ -4,7 +4,7 @@
 // they cannot finish in its time, in one round trip), and the backlog count
 // its fan-out decision and backlog metric read.
 import { SchemaVersionError } from '../../errors.js';
-import { readSchemaVersion } from '../migrate.js';
+import { readSchemaVersion } from '../schemaCheck.js';
 import type { Queryable } from '../queryable.js';
 import { mapDbError, sqlStateOf, SQLSTATE } from '../sqlState.js';
 import { toClaimedSlot, type ClaimedSlot, type ScheduleRow } from './schedules.js';
