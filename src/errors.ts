@@ -109,6 +109,13 @@ export class WorkerStoppedError extends WorkhorseError {
   }
 }
 
+/** A call on a client (or its pool) after close(): nothing was written. */
+export class ClientClosedError extends WorkhorseError {
+  constructor(options?: { cause?: unknown }) {
+    super('client_closed', 'this client was closed (client.close()); create another with createClient()', options);
+  }
+}
+
 /** Invalid configuration, found at start-up. */
 export class ConfigError extends WorkhorseError {
   readonly issues: ValidationIssue[];

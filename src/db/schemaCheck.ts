@@ -4,9 +4,14 @@
 import { SchemaVersionError } from '../errors.js';
 import type { Queryable } from './queryable.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
+import { mapped } from './sqlState.js';
 
 /** Reads the applied schema version; null when workhorse was never migrated. */
-export async function readSchemaVersion(db: Queryable): Promise<number | null> {
+export function readSchemaVersion(db: Queryable): Promise<number | null> {
+  return mapped({}, () => querySchemaVersion(db));
+}
+
+async function querySchemaVersion(db: Queryable): Promise<number | null> {
   const exists = await db.query<{ fn: boolean; table: boolean }>(
     `select to_regprocedure('workhorse.schema_version_v1()') is not null as fn,
             to_regclass('workhorse.migrations') is not null as table`,

@@ -4,6 +4,7 @@
 // through unchanged (a database fault stays a pg error, which transient.ts
 // classifies).
 import {
+  ClientClosedError,
   SchemaVersionError,
   StaleLeaseError,
   ValidationError,
@@ -17,6 +18,9 @@ export const SQLSTATE = {
   schemaMismatch: 'WH426',
   undefinedFunction: '42883',
 } as const;
+
+/** pg-pool's error for a query on a pool that was ended. */
+const POOL_ENDED = 'Cannot use a pool after calling end on the pool';
 
 export function sqlStateOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
@@ -48,6 +52,7 @@ function isDataException(err: unknown, code: string | undefined): boolean {
 export function mapDbError(err: unknown, ctx: ErrorContext = {}): unknown {
   const code = sqlStateOf(err);
   const message = err instanceof Error ? err.message : String(err);
+  if (message === POOL_ENDED && code === undefined) return new ClientClosedError({ cause: err });
   if (isDataException(err, code)) {
     const column = (err as { column?: string }).column;
     return new ValidationError(`the database refused a value${column ? ` of ${column}` : ''}: ${message}`, [

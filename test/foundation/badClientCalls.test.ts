@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
-import { ValidationError } from '../../src/errors.js';
+import { ClientClosedError, ValidationError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { countJobs } from './support/rows.js';
 
@@ -90,5 +90,20 @@ describe('close', () => {
     await c.getJob('1');
     await Promise.all([c.close(), c.close()]);
     await c.close();
+  });
+
+  it('a call after close is a ClientClosedError (pg-pool said only "Cannot use a pool after calling end"), and writes nothing', async () => {
+    const c = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 1 });
+    const before = await countJobs(db.pool);
+    await c.close();
+    for (const call of [() => c.enqueue(Ping, { n: 1 }), () => c.getJob('1'), () => c.cancel('1'), () => c.alerts()]) {
+      const err = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ClientClosedError);
+      expect(err).toMatchObject({ code: 'client_closed', message: expect.stringMatching(/client was closed/) });
+    }
+    expect(await countJobs(db.pool)).toBe(before);
   });
 });

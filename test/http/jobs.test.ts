@@ -268,6 +268,18 @@ describe('API authentication', () => {
     expect(await countJobs(db)).toBe(0);
   });
 
+  it('tells a caller of a server with no API tokens that none is configured, not to send one', async () => {
+    const bare = buildHttp(db, { apiToken: undefined });
+    try {
+      const none = await errorOf(await bare.app.request('/jobs', { method: 'POST', body: JSON.stringify(email) }), 401);
+      expect(none.message).toMatch(/no API tokens configured \(set WORKHORSE_API_TOKEN or WORKHORSE_API_TOKENS\)/);
+      expect(none.message).not.toMatch(/send "Authorization/);
+      expect(await countJobs(db)).toBe(0);
+    } finally {
+      await bare.client.close();
+    }
+  });
+
   it('accepts the HMAC signature instead of the token when signatures are given scopes, over path and query', async () => {
     const s = buildHttp(db, { signedScopes: ['enqueue', 'read'] });
     const body = JSON.stringify(email);

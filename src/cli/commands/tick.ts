@@ -46,7 +46,7 @@ async function checkSchema(connectionString: string, budgetMs: number): Promise<
 export const tickCommand: Command = {
   name: 'tick',
   summary: 'run one tick (recovery, due schedules, a bounded batch of jobs) within a time budget, print its summary',
-  usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--concurrency N] [--queue Q ...] [--keep-polling] [--skips-by-type]',
+  usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--heartbeat-ms N] [--safety-margin-ms N] [--concurrency N] [--queue Q ...] [--keep-polling] [--skips-by-type]',
   help: [
     '<app-module.js>          compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
     '--budget-ms N            how long the tick may run, 1000-86400000 ms (default 60000)',

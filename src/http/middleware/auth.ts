@@ -128,6 +128,10 @@ export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope 
         await next();
       });
     }
+    if (auth.tokens.length === 0 && signedScopes.size === 0) {
+      // No credential could pass: say how the server is configured, not what to send.
+      throw new UnauthorizedError('missing credentials: this server has no API tokens configured (set WORKHORSE_API_TOKEN or WORKHORSE_API_TOKENS), so no credential opens this route');
+    }
     throw new UnauthorizedError(`missing credentials: send "Authorization: Bearer <token>"${signedScopes.size ? ` or sign the request (${SIGNATURE_HEADER})` : ''}`);
   };
 }
