@@ -112,7 +112,7 @@ export class WorkerStoppedError extends WorkhorseError {
 /** A call on a client (or its pool) after close(): nothing was written. */
 export class ClientClosedError extends WorkhorseError {
   constructor(options?: { cause?: unknown }) {
-    super('client_closed', 'this client was closed (client.close()); create another with createClient()', options);
+    super('closed_client', 'this client was closed (client.close()); create another with createClient()', options);
   }
 }
 

@@ -102,7 +102,7 @@ describe('close', () => {
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(ClientClosedError);
-      expect(err).toMatchObject({ code: 'client_closed', message: expect.stringMatching(/client was closed/) });
+      expect(err).toMatchObject({ code: 'closed_client', message: expect.stringMatching(/client was closed/) });
     }
     expect(await countJobs(db.pool)).toBe(before);
   });

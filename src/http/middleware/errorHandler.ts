@@ -12,6 +12,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
+  ClientClosedError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -59,6 +60,8 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
   if (err instanceof ConflictError) return { status: 409, body: { code: err.code, message: err.message } };
   if (err instanceof SchemaVersionError) return { status: 503, body: { code: err.code, message: err.message } };
+  // The server closed its database client (it is shutting down) while the request ran.
+  if (err instanceof ClientClosedError) return { status: 503, body: { code: 'shutting_down', message: 'the server is shutting down; retry shortly' } };
   if (isDatabaseUnavailable(err)) {
     return { status: 503, body: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } };
   }
