@@ -2,9 +2,11 @@
 // delete), the cadence math, the fence that keeps a late claimer from firing
 // an old catch-up window, and the long-lived schedule runner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   ConfigError,
   createClient,
+  defineJob,
   defineSchedule,
   NotFoundError,
   ScheduleRunner,
@@ -59,6 +61,30 @@ describe('cadence math', () => {
 });
 
 describe('the schedules API', () => {
+  it("shows a slot's job in enqueue's names (maxAttempts, backoff, timeoutMs), not the stored row's snake_case", async () => {
+    const Tuned = defineJob({
+      type: 'tick.tuned',
+      schema: z.object({}),
+      queue: 'reports',
+      priority: 3,
+      retry: { maxAttempts: 4, backoff: { kind: 'linear', baseMs: 500, maxMs: 5000 } },
+      timeoutMs: 9000,
+    });
+    client.define(Tuned);
+    const [s] = await schedules.define(defineSchedule({ name: 'api.tuned', job: Tuned, everyMs: 60_000, payload: {} }));
+    expect(s!.job).toEqual({
+      type: 'tick.tuned',
+      queue: 'reports',
+      payload: {},
+      priority: 3,
+      maxAttempts: 4,
+      backoff: { kind: 'linear', baseMs: 500, maxMs: 5000 },
+      timeoutMs: 9000,
+    });
+    expect((await schedules.get('api.tuned')).job).toEqual(s!.job);
+    await schedules.delete('api.tuned');
+  });
+
   it('defines, lists, gets, disables, enables and deletes a slot', async () => {
     const [cron] = await schedules.define(defineSchedule({ name: 'api.cron', job: NoopJob, cron: '*/5 * * * *', payload: { a: 1 } }));
     expect(cron).toMatchObject({ name: 'api.cron', cron: '*/5 * * * *', intervalMs: null, enabled: true, scheduleNamespace: 'default' });

@@ -42,13 +42,25 @@ export interface FiredCadence {
   created: boolean;
 }
 
+/** The job a schedule enqueues each cadence, as enqueue's options name its fields (absent: the job type's defaults). */
+export interface ScheduledJob {
+  type: string;
+  queue: string;
+  payload: unknown;
+  priority?: number;
+  maxAttempts?: number;
+  backoff?: { kind?: string; baseMs?: number; maxMs?: number };
+  concurrencyKey?: string;
+  timeoutMs?: number;
+}
+
 export interface ScheduleRecord {
   name: string;
   scheduleNamespace: string;
   cron: string | null;
   timezone: string | null;
   intervalMs: number | null;
-  job: Record<string, unknown>;
+  job: ScheduledJob;
   enabled: boolean;
   nextRunAt: Date;
   lastFiredAt: Date | null;
@@ -68,6 +80,23 @@ export function toClaimedSlot(r: any): ClaimedSlot {
   };
 }
 
+/** The stored enqueue row (enqueue_many_v1's snake_case fields) in the API's names. */
+function toScheduledJob(j: any): ScheduledJob {
+  const out: ScheduledJob = { type: j.type, queue: j.queue, payload: j.payload };
+  if (j.priority != null) out.priority = j.priority;
+  if (j.max_attempts != null) out.maxAttempts = j.max_attempts;
+  if (j.backoff_kind != null || j.backoff_base_ms != null || j.backoff_max_ms != null) {
+    out.backoff = {
+      ...(j.backoff_kind != null ? { kind: j.backoff_kind } : {}),
+      ...(j.backoff_base_ms != null ? { baseMs: j.backoff_base_ms } : {}),
+      ...(j.backoff_max_ms != null ? { maxMs: j.backoff_max_ms } : {}),
+    };
+  }
+  if (j.concurrency_key != null) out.concurrencyKey = j.concurrency_key;
+  if (j.timeout_ms != null) out.timeoutMs = j.timeout_ms;
+  return out;
+}
+
 function toScheduleRecord(r: any): ScheduleRecord {
   return {
     name: r.name,
@@ -75,7 +104,7 @@ function toScheduleRecord(r: any): ScheduleRecord {
     cron: r.cron,
     timezone: r.timezone,
     intervalMs: r.interval_ms == null ? null : Number(r.interval_ms),
-    job: r.job,
+    job: toScheduledJob(r.job),
     enabled: r.enabled,
     nextRunAt: r.next_run_at,
     lastFiredAt: r.last_fired_at,
