@@ -48,7 +48,7 @@ export type { TickContext, TickHandler, TickHandlerOptions } from './tick/handle
 export { defineSchedule } from './schedules/defineSchedule.js';
 export type { ScheduleDefinition, ScheduleDefinitionInput, ScheduleJobOptions } from './schedules/defineSchedule.js';
 export { Schedules } from './schedules/schedules.js';
-export type { ScheduleRecord } from './schedules/schedules.js';
+export type { ScheduledJob, ScheduleRecord } from './schedules/schedules.js';
 export { ScheduleRunner } from './worker/scheduleRunner.js';
 export type { ScheduleRunnerOptions } from './worker/scheduleRunner.js';
 export { SYS_RETENTION, SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE, retentionJob, runRetention } from './schedules/retention.js';

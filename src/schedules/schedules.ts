@@ -3,13 +3,13 @@
 // or two protocol calls; firing is left to the workers that opt in.
 import type { Client } from '../client/client.js';
 import { NotFoundError } from '../errors.js';
-import type { ScheduleRecord } from '../db/protocol.js';
+import type { ScheduledJob, ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
 import { firstRunAfter } from './cadence.js';
 import { scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { toScheduleRow } from './scheduleRow.js';
 
-export type { ScheduleRecord };
+export type { ScheduledJob, ScheduleRecord };
 
 export class Schedules {
   constructor(private readonly client: Client) {}
