@@ -11,7 +11,8 @@ export function toIssues(error: z.ZodError): ValidationIssue[] {
   }));
 }
 
-function describe(issues: ValidationIssue[]): string {
+/** Issues as one line of text: `path: message; ...` (a stored error keeps its message, not its issues). */
+export function describeIssues(issues: ValidationIssue[]): string {
   return issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
@@ -20,7 +21,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what:
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = toIssues(r.error);
-  throw new ValidationError(`invalid ${what}: ${describe(issues)}`, issues);
+  throw new ValidationError(`invalid ${what}: ${describeIssues(issues)}`, issues);
 }
 
 /** Parses configuration once at start-up; throws ConfigError. */
@@ -28,5 +29,5 @@ export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = toIssues(r.error);
-  throw new ConfigError(`invalid ${what}: ${describe(issues)}`, issues);
+  throw new ConfigError(`invalid ${what}: ${describeIssues(issues)}`, issues);
 }

@@ -10,7 +10,7 @@ import type * as z from 'zod';
 import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
 import { ChildJobFailedError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
-import { toIssues } from '../validation.js';
+import { describeIssues, toIssues } from '../validation.js';
 import type pg from 'pg';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import type { ContextDeps } from './contextDeps.js';
@@ -132,7 +132,8 @@ export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWai
   const r = o.schema.safeParse(w.value);
   if (r.success) return r.data;
   // The payload is recorded: a retry would read the same one.
-  throw Object.assign(new ValidationError(`signal "${name}" of job ${ctx.job.id}: the payload does not match its schema`, toIssues(r.error)), {
+  const issues = toIssues(r.error);
+  throw Object.assign(new ValidationError(`signal "${name}" of job ${ctx.job.id}: the payload does not match its schema: ${describeIssues(issues)}`, issues), {
     retryable: false,
   });
 }

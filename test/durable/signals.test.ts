@@ -117,6 +117,8 @@ describe('signals', () => {
     const done = await waitFor(() => client.getJob(id), (j) => j!.status === 'failed', { what: 'order 5 to fail' });
     expect(done!.attempt).toBe(1);
     expect(done!.lastError).toMatchObject({ name: 'ValidationError' });
+    // The stored error keeps only its message, so the message names the field and what was wrong.
+    expect((done!.lastError as { message: string }).message).toMatch(/does not match its schema: amount: .*number/i);
   });
 
   it('delivers by key, to a job waiting on it and to one whose wait opens later', async () => {
