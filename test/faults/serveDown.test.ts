@@ -4,34 +4,18 @@
 // with Retry-After (never a 500), and once the database is back they answer
 // as before without a restart. A request that finds no free connection in
 // the server's pool within its connect timeout is a 503 too.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
 import { migrate } from '../../src/db/migrate.js';
+import { startServeProcess, type ServeProcess } from '../helpers/serveProcess.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'serve-down-token-0123456789abcdef';
 let cluster: OwnCluster;
-let child: ChildProcess;
-let baseUrl: string;
-let output = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+let serve: ServeProcess;
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
-  const r = await fetch(baseUrl + path, {
+  const r = await fetch(serve.baseUrl + path, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -61,29 +45,11 @@ async function setStatementTimeout(value: string): Promise<void> {
 beforeAll(async () => {
   cluster = await startOwnCluster();
   await migrate({ connectionString: cluster.url() });
-  const port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/http/fixtures/app.ts'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: cluster.url(), WORKHORSE_API_TOKEN: TOKEN, WORKHORSE_SIGNING_SECRET: '', WORKHORSE_APP: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += String(d)));
-  child.stderr!.on('data', (d) => (output += String(d)));
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    const check = () => {
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      } else setTimeout(check, 50);
-    };
-    check();
-  });
+  serve = await startServeProcess({ DATABASE_URL: cluster.url(), WORKHORSE_API_TOKEN: TOKEN });
 }, 60_000);
 
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  serve?.child.kill('SIGKILL');
   await cluster?.destroy();
 });
 
@@ -100,11 +66,11 @@ describe('workhorse serve without its database', () => {
         body: { error: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } },
       });
     }
-    expect(output).toMatch(/GET \/queues: the database did not answer: .*ECONNREFUSED/);
+    expect(serve.output()).toMatch(/GET \/queues: the database did not answer: .*ECONNREFUSED/);
     await cluster.resume();
     expect((await call('POST', '/jobs', routes[1]![2])).status).toBe(201);
     expect((await call('GET', '/queues')).status).toBe(200);
-    expect(child.exitCode).toBeNull();
+    expect(serve.child.exitCode).toBeNull();
   });
 
   it('answers 503 while a tiny statement_timeout cancels its statements', async () => {
@@ -140,6 +106,6 @@ describe('workhorse serve without its database', () => {
     for (const a of got.filter((x) => x.status === 503)) {
       expect(a.body).toEqual({ error: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } });
     }
-    expect(output).toMatch(/POST \/jobs: the database did not answer: timeout exceeded when trying to connect/);
+    expect(serve.output()).toMatch(/POST \/jobs: the database did not answer: timeout exceeded when trying to connect/);
   }, 40_000);
 });

@@ -4,36 +4,20 @@
 // of the server's pool is now bounded (WORKHORSE_HTTP_QUERY_TIMEOUT_MS), so
 // the request is a 503 `database_unreachable`, the frozen connection is
 // destroyed, and once the network is back the server answers as before.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
 import { TcpProxy } from '../../certify/tcpProxy.js';
 import { migrate } from '../../src/db/migrate.js';
+import { startServeProcess, type ServeProcess } from '../helpers/serveProcess.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'serve-frozen-token-0123456789abcdef';
 let cluster: OwnCluster;
 let proxy: TcpProxy;
-let child: ChildProcess;
-let baseUrl: string;
-let output = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+let serve: ServeProcess;
 
 async function get(path: string): Promise<{ status: number; ms: number; body: unknown }> {
   const start = Date.now();
-  const r = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(30_000) });
+  const r = await fetch(serve.baseUrl + path, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(30_000) });
   return { status: r.status, body: await r.json(), ms: Date.now() - start };
 }
 
@@ -42,37 +26,16 @@ beforeAll(async () => {
   await migrate({ connectionString: cluster.url() });
   proxy = new TcpProxy('127.0.0.1', cluster.port);
   const proxyPort = await proxy.start();
-  const port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/http/fixtures/app.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${proxyPort}/postgres`,
-      WORKHORSE_API_TOKEN: TOKEN,
-      WORKHORSE_HTTP_QUERY_TIMEOUT_MS: '2000',
-      WORKHORSE_HTTP_TICK_BUDGET_MS: '1000',
-      WORKHORSE_SIGNING_SECRET: '',
-      WORKHORSE_APP: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += String(d)));
-  child.stderr!.on('data', (d) => (output += String(d)));
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    const check = () => {
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      } else setTimeout(check, 50);
-    };
-    check();
+  serve = await startServeProcess({
+    DATABASE_URL: `postgres://postgres@127.0.0.1:${proxyPort}/postgres`,
+    WORKHORSE_API_TOKEN: TOKEN,
+    WORKHORSE_HTTP_QUERY_TIMEOUT_MS: '2000',
+    WORKHORSE_HTTP_TICK_BUDGET_MS: '1000',
   });
 }, 60_000);
 
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  serve?.child.kill('SIGKILL');
   await proxy?.close();
   await cluster?.destroy();
 });
@@ -86,10 +49,10 @@ describe('workhorse serve over frozen database connections', () => {
     expect(frozen.body).toEqual({ error: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } });
     expect(frozen.ms).toBeGreaterThanOrEqual(1900);
     expect(frozen.ms).toBeLessThan(5000);
-    expect(output).toMatch(/GET \/jobs: the database did not answer: Query read timeout/);
+    expect(serve.output()).toMatch(/GET \/jobs: the database did not answer: Query read timeout/);
     proxy.resume();
     const back = await get('/jobs?limit=1');
     expect(back.status).toBe(200);
-    expect(child.exitCode).toBeNull();
+    expect(serve.child.exitCode).toBeNull();
   }, 40_000);
 });

@@ -6,10 +6,10 @@
 // why (skippedTimeout). Real HTTP, real curl and openssl.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { freePort } from '../helpers/serveProcess.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(new URL('../../docs/http.md', import.meta.url), 'utf8');
@@ -44,17 +44,6 @@ function bash(script: string): { code: number | null; out: string; err: string }
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 beforeAll(async () => {

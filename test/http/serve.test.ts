@@ -2,13 +2,13 @@
 // on a free port, requests are signed with the helper, and the edge example
 // enqueues and kicks a tick over the network. SIGTERM stops it cleanly.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueAndKick } from '../../examples/edge-enqueue.js';
 import { signRequest } from '../../src/signing/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { SECRET } from './helpers.js';
+import { freePort } from '../helpers/serveProcess.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let db: TestDatabase;
@@ -17,17 +17,6 @@ let baseUrl: string;
 let output = '';
 
 /** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function signedFetch(method: string, path: string, body = ''): Promise<Response> {
   const headers = await signRequest({ secret: SECRET, method, path, body });
   return fetch(baseUrl + path, { method, body: body || undefined, headers: { ...headers, 'content-type': 'application/json' } });
