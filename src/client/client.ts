@@ -3,51 +3,24 @@
 // every call into one protocol call. Enqueue can join the caller's own pg
 // transaction by passing `{ tx }`.
 import pg from 'pg';
-import * as z from 'zod';
 import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
-import { connectionStringSchema } from '../db/connectionString.js';
 import type { MigrateResult } from '../db/migrate.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
 import { currentTraceContext } from '../telemetry/traceContext.js';
 import { publishEvent, type PublishOptions, type PublishResult } from '../outbox/publish.js';
-import { jobIdSchema, namespaceSchema } from '../names.js';
+import { jobIdSchema } from '../names.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
-import { buildJobInsert, DEFAULT_MAX_PAYLOAD_BYTES, type EnqueueOptions } from './enqueueInput.js';
+import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, txSchema } from './callArguments.js';
+import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
+import { buildJobInsert, type EnqueueOptions } from './enqueueInput.js';
 import { hintsFor, type WakeHints } from './wakeHints.js';
 
-const clientOptionsSchema = z
-  .object({
-    connectionString: connectionStringSchema.optional(),
-    pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
-    namespace: namespaceSchema.default('default'),
-    jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')).default([]),
-    maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
-    /** Size of the pool the client creates (ignored when `pool` is given). */
-    poolMax: z.number().int().positive().max(1000).default(10),
-    /**
-     * Bounds each query of the pool the client creates (ignored when `pool`
-     * is given): one with no answer within it fails and its connection is
-     * destroyed. Default none; the HTTP service sets one so a frozen
-     * connection cannot hold a request forever.
-     */
-    queryTimeoutMs: z.number().int().positive().max(3_600_000).optional(),
-    /** Wake hints beside NOTIFY (e.g. redisWakeHints): published after each enqueue this client commits; its workers subscribe. */
-    wakeHints: z
-      .custom<WakeHints>((v) => typeof v === 'object' && v !== null && typeof (v as WakeHints).publish === 'function', 'wakeHints must be a WakeHints')
-      .optional(),
-  })
-  .strict()
-  .refine((o) => Boolean(o.connectionString) !== Boolean(o.pool), {
-    message: 'give exactly one of connectionString or pool',
-    path: ['connectionString'],
-  });
-
-export type ClientOptions = z.input<typeof clientOptionsSchema>;
+export type { ClientOptions };
 
 export interface EnqueueResult {
   id: string;
@@ -74,27 +47,6 @@ export type EnqueueManyItem<J extends JobDefinition | string = JobDefinition | s
 
 /** Items whose payloads are each typed by their own job (`J` is inferred per item), so one array can mix job types. */
 export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { [K in keyof J]: EnqueueManyItem<J[K]> };
-
-/** cancel's options: only keepChildren, a boolean (a typo or a truthy string must not decide whether children are cancelled). */
-const cancelOptionsSchema = z.object({ keepChildren: z.boolean().optional() }).strict();
-
-/** One enqueueMany item's shape, checked before its job is resolved (a typo like `option` is refused, not dropped). */
-const enqueueItemSchema = z
-  .object({
-    job: z.union([z.string(), z.custom<JobDefinition>(isJobDefinition)], { error: 'job must be a job type name or a defineJob() definition' }),
-    payload: z.unknown(),
-    options: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
-
-/** A `tx` must be something that runs queries (a pg client or pool). */
-const txSchema = z
-  .custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client (or pool) with a query() method')
-  .nullish();
-
-const alertsFilterSchema = z
-  .object({ state: z.enum(['open', 'resolved']).optional(), limit: z.number().int().min(1).max(1000).default(200) })
-  .strict();
 
 /** How long the client's own pool waits for a connection (a free one or a new one). */
 const CONNECT_TIMEOUT_MS = 10_000;

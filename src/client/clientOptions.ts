@@ -1,0 +1,39 @@
+// createClient's options, parsed once when the client is built: where the
+// database is (a URL or a pool of the caller's), the namespace, the job
+// definitions, payload and pool limits, and optional wake hints.
+import pg from 'pg';
+import * as z from 'zod';
+import { connectionStringSchema } from '../db/connectionString.js';
+import { namespaceSchema } from '../names.js';
+import { isJobDefinition, type JobDefinition } from './defineJob.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from './enqueueInput.js';
+import type { WakeHints } from './wakeHints.js';
+
+export const clientOptionsSchema = z
+  .object({
+    connectionString: connectionStringSchema.optional(),
+    pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
+    namespace: namespaceSchema.default('default'),
+    jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')).default([]),
+    maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /** Size of the pool the client creates (ignored when `pool` is given). */
+    poolMax: z.number().int().positive().max(1000).default(10),
+    /**
+     * Bounds each query of the pool the client creates (ignored when `pool`
+     * is given): one with no answer within it fails and its connection is
+     * destroyed. Default none; the HTTP service sets one so a frozen
+     * connection cannot hold a request forever.
+     */
+    queryTimeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    /** Wake hints beside NOTIFY (e.g. redisWakeHints): published after each enqueue this client commits; its workers subscribe. */
+    wakeHints: z
+      .custom<WakeHints>((v) => typeof v === 'object' && v !== null && typeof (v as WakeHints).publish === 'function', 'wakeHints must be a WakeHints')
+      .optional(),
+  })
+  .strict()
+  .refine((o) => Boolean(o.connectionString) !== Boolean(o.pool), {
+    message: 'give exactly one of connectionString or pool',
+    path: ['connectionString'],
+  });
+
+export type ClientOptions = z.input<typeof clientOptionsSchema>;
