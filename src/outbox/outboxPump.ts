@@ -1,8 +1,9 @@
 // Delivery right after a commit, for a long-lived worker that fires the
 // `sys` slots with sinks configured: it LISTENs on the namespace's outbox
 // channel (publish_v1 notifies it at commit) and runs a delivery pass on
-// each hint, once at start and after each reconnect (a hint may have been
-// missed). Hints arriving during a pass cause one more pass after it. The
+// each hint, once at start, once more when its LISTEN is first in place (an
+// event committed between the two sent its hint to nobody) and after each
+// reconnect (a hint may have been missed). Hints arriving during a pass cause one more pass after it. The
 // sys.outbox cadence stays the safety net; passes lease their events, so
 // pumps of several workers and sys.outbox jobs never deliver one batch twice.
 import type pg from 'pg';
@@ -40,6 +41,7 @@ export class OutboxPump {
     );
     this.listener.start();
     this.kick();
+    void this.listener.listening.then(() => this.kick());
   }
 
   private kickIn(ms: number): void {

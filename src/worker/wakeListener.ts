@@ -18,6 +18,13 @@ export class WakeListener implements WakeSubscription {
   private readonly backoff = new Backoff({ baseMs: 250, maxMs: 10_000 });
   private opened = 0;
   private readonly byChannel: Map<string, string>;
+  private markListening!: () => void;
+  /**
+   * Resolves once the first LISTEN is in place (never, if the listener is
+   * closed first): a caller that read the state before then may have missed
+   * a hint, and reads again.
+   */
+  readonly listening = new Promise<void>((resolve) => (this.markListening = resolve));
 
   constructor(
     private readonly connectionConfig: pg.ClientConfig,
@@ -69,6 +76,7 @@ export class WakeListener implements WakeSubscription {
     this.client = client;
     this.backoff.reset();
     if (this.opened++ > 0) this.onReconnect();
+    else this.markListening();
   }
 
   private replace(client: pg.Client): void {
