@@ -3,7 +3,6 @@
 // settle, retry, fail, fire recurring slots, operator actions) and can
 // create, alter, drop or truncate nothing. Objects a later migration adds
 // are granted too. On the shared test server, which trusts 127.0.0.1 logins.
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,8 @@ import { findSqlDir } from '../../src/db/sqlFiles.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 import { runTick } from '../../src/tick/runTick.js';
 import { PermanentJobError } from '../../src/worker/errorJson.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createRuntimeLogin, type RuntimeLogin } from '../helpers/runtimeLogin.js';
 
 const Ok = defineJob({ type: 'rt.ok', schema: z.object({ n: z.number() }) });
 const Broken = defineJob({ type: 'rt.broken', schema: z.object({}), retry: { maxAttempts: 3 } });
@@ -40,32 +40,17 @@ const app = defineApp({
 });
 
 let db: TestDatabase;
+let rt: RuntimeLogin;
 let login: string;
 let runtimeUrl: string;
 let runtime: pg.Pool;
 let client: Client;
 
-async function asServerAdmin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 beforeAll(async () => {
   db = await createTestDatabase();
-  login = `wh_rt_${randomBytes(4).toString('hex')}`;
-  // A password, so the role can sign in where the server checks them (the
-  // embedded default uses scram-sha-256; a trust server ignores it).
-  const password = randomBytes(12).toString('hex');
-  await asServerAdmin(`create role ${login} login password '${password}' in role workhorse_runtime`);
-  const u = new URL(db.url);
-  u.username = login;
-  u.password = password;
-  runtimeUrl = u.toString();
+  rt = await createRuntimeLogin(db.url);
+  login = rt.name;
+  runtimeUrl = rt.url;
   runtime = new pg.Pool({ connectionString: runtimeUrl, max: 2 });
   runtime.on('error', () => undefined);
   client = createClient({ connectionString: runtimeUrl, jobs: app.jobs });
@@ -75,7 +60,7 @@ afterAll(async () => {
   await client?.close();
   await runtime?.end();
   await db?.drop();
-  if (login) await asServerAdmin(`drop role if exists ${login}`);
+  await rt?.drop();
 });
 
 describe('a login role that is a member of workhorse_runtime', () => {

@@ -4,49 +4,34 @@
 // limit); an event committed between the two sent its hint to nobody, and
 // the pump used to leave it to the sys.outbox cadence (60 s by default).
 // It now passes again once it listens.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/client/client.js';
 import { parseOutboxOptions } from '../../src/outbox/outboxOptions.js';
 import { OutboxPump } from '../../src/outbox/outboxPump.js';
 import { webhookSink } from '../../src/outbox/webhookSink.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createRuntimeLogin, type RuntimeLogin } from '../helpers/runtimeLogin.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 let db: TestDatabase;
-let login: string;
+let rt: RuntimeLogin;
 let runtimeUrl: string;
 let receiver: WebhookReceiver;
 
-async function asServerAdmin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 beforeAll(async () => {
   db = await createTestDatabase();
-  login = `wh_pump_${randomBytes(4).toString('hex')}`;
-  const password = randomBytes(12).toString('hex');
   // Two connections at most: the pump's pool and one more.
-  await asServerAdmin(`create role ${login} login password '${password}' connection limit 2 in role workhorse_runtime`);
-  const u = new URL(db.url);
-  u.username = login;
-  u.password = password;
-  runtimeUrl = u.toString();
+  rt = await createRuntimeLogin(db.url, { prefix: 'wh_pump', connectionLimit: 2 });
+  runtimeUrl = rt.url;
   receiver = await startWebhookReceiver('pump-secret');
 });
 
 afterAll(async () => {
   await receiver?.close();
   await db?.drop();
-  if (login) await asServerAdmin(`drop role if exists ${login}`);
+  await rt?.drop();
 });
 
 it('delivers an event committed after its first pass and before its LISTEN, without waiting for the cadence', async () => {
