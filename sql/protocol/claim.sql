@@ -21,6 +21,20 @@
 -- past a few hundred thousand rows, sorts it all: 745 ms per claim of 500
 -- with 600,000 ready jobs); epoch milliseconds from date_part (float8), not
 -- extract (numeric, three times the cost).
+--
+-- Plans that do not follow the statistics: the lease table churns (a row
+-- inserted and deleted per job) and bloats between two autovacuum visits,
+-- so the planner's idea of its size runs far ahead of the few hundred
+-- leases it holds. Left to itself, once it believes the leases outnumber
+-- the ready rows, it expects the anti-join to leave almost nothing and
+-- reads the whole ready set, hash-anti-joins it with the lease table and
+-- sorts it: with 400,000 ready jobs, 80 to 250 ms per claim instead of
+-- about 1 ms, and a two-worker drain fell from 40,000 to 4,000 jobs/s until
+-- the backlog was small. The only right plan here is the ordered index walk
+-- with a lease probe per row, whatever the sizes, so the claim function
+-- turns off sorts, hash and merge joins and materialization for its
+-- statements (a sort the statement cannot do without, of the claimed rows,
+-- still happens).
 
 -- The timeout rule a tick's claim applies. A job with a timeoutMs fits when
 -- the timeout fits the time left. A job without one fits, unless a tick's
@@ -84,6 +98,13 @@ create function workhorse.claim_many_v1(
   p_lease_ms integer, p_max_timeout_ms integer default null, p_start integer default null)
 returns setof workhorse.claimed_job language plpgsql
 set jit = off
+-- The plan is pinned to a walk of jobs_ready_idx in claim order with a
+-- probe of job_runtime_pkey per row: see "Plans that do not follow the
+-- statistics" above.
+set enable_sort = off
+set enable_hashjoin = off
+set enable_mergejoin = off
+set enable_material = off
 as $$
 declare
   v_left integer := p_limit;
