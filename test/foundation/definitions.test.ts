@@ -4,7 +4,8 @@
 // definitions of one job type), and createClient refuses `jobs` entries
 // that are not definitions; a connection string that is not a PostgreSQL
 // URL (or socket) is refused by createClient, runTick and
-// createWorkhorseAdapter; new Worker refuses queue with queues and a first
+// createWorkhorseAdapter, and an undefined one (DATABASE_URL unset) is
+// named as such; new Worker refuses queue with queues and a first
 // argument that is not a client, client.define a value that is not a
 // definition. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
@@ -85,6 +86,16 @@ describe('connection strings', () => {
     configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
     const tick = await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e);
     expect(tick).toBeInstanceOf(ConfigError);
+  });
+
+  it('createClient and createWorkhorseAdapter say an undefined connectionString is undefined (DATABASE_URL unset), not "give exactly one"', () => {
+    const unset: string | undefined = undefined;
+    for (const err of [configError(() => createClient({ connectionString: unset })), configError(() => createWorkhorseAdapter({ connectionString: unset, jobs: [] }))]) {
+      expect(err.issues[0]!.path).toEqual(['connectionString']);
+      expect(err.message).toContain('connectionString is undefined');
+      expect(err.message).toContain('DATABASE_URL');
+    }
+    expect(configError(() => createClient({})).message).toContain('give exactly one of connectionString or pool');
   });
 
   it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
