@@ -1,7 +1,8 @@
 // A bad definition fails where it is written: defineJob refuses unknown keys
 // (in the definition and in its retry policy), defineApp checks the whole
 // app (jobs, configure, schedules, outbox, alerts, no unknown keys, no two
-// definitions of one job type), and createClient refuses `jobs` entries
+// definitions of one job type), defineSchedule checks the payload by the
+// job's schema, and createClient refuses `jobs` entries
 // that are not definitions; a connection string that is not a PostgreSQL
 // URL (or socket) is refused by createClient, runTick and
 // createWorkhorseAdapter, and an undefined one (DATABASE_URL unset) is
@@ -68,6 +69,18 @@ describe('defineApp', () => {
     const a = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 60_000 });
     const b = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 5_000 });
     expect(configError(() => defineApp({ jobs: [Ping], configure, schedules: [a, b] })).issues[0]!.path).toEqual(['schedules', 1]);
+  });
+});
+
+describe('defineSchedule', () => {
+  it('checks the payload by the job definition\'s schema when it is defined (it was refused only when the slot was stored: at every tick\'s start)', () => {
+    const Report = defineJob({ type: 'report.build', schema: z.object({ scope: z.string() }) });
+    const bad = configError(() => defineSchedule({ name: 'report.nightly', job: Report, payload: { scope: 1 }, everyMs: 60_000 }));
+    expect(bad.issues[0]!.path).toEqual(['payload', 'scope']);
+    expect(bad.message).toContain('invalid schedule "report.nightly": payload.scope');
+    expect(configError(() => defineSchedule({ name: 'report.nightly', job: Report, everyMs: 60_000 })).issues[0]!.path).toEqual(['payload', 'scope']);
+    expect(defineSchedule({ name: 'report.nightly', job: Report, payload: { scope: 'all' }, everyMs: 60_000 }).payload).toEqual({ scope: 'all' });
+    expect(defineSchedule({ name: 'report.typed', job: 'report.build', payload: { scope: 1 }, everyMs: 60_000 }).job).toBe('report.build');
   });
 });
 
