@@ -1,5 +1,6 @@
 // The `workhorse` command line: a table of commands, each in its own module.
-// `workhorse <command> --help` prints that command's usage; `--verbose`
+// `workhorse <command> --help` prints that command's usage, `workhorse
+// --version` the package's version; `--verbose`
 // anywhere adds the stack to a failure. Every failure is one line
 // `workhorse <command>: <what>` and exit code 2 (usage or configuration)
 // or 1 (runtime), see failure.ts.
@@ -12,13 +13,14 @@ import { tickCommand } from './commands/tick.js';
 import { workerCommand } from './commands/worker.js';
 import { exitCodeFor, failureLine } from './failure.js';
 import { UsageError } from './usageError.js';
+import { packageVersion, VERSION_FLAGS } from './version.js';
 
 export const commands: Command[] = [migrateCommand, workerCommand, tickCommand, serveCommand, demoCommand];
 
 const HELP_FLAGS = new Set(['--help', '-h']);
 
 function overview(io: CliIo, print: (line: string) => void = io.out): void {
-  print('usage: workhorse <command> [options]   (workhorse <command> --help for its options; --verbose adds stacks to errors)\n');
+  print('usage: workhorse <command> [options]   (workhorse <command> --help for its options; --verbose adds stacks to errors; --version prints the version)\n');
   for (const c of commands) print(`  ${c.usage}\n      ${c.summary}`);
 }
 
@@ -47,6 +49,10 @@ export async function main(argv: string[], io: CliIo = { out: console.log, err: 
     if (topic) commandHelp(topic, io);
     else overview(io, name ? io.out : io.err);
     return name ? 0 : 2;
+  }
+  if (VERSION_FLAGS.has(name)) {
+    io.out(`workhorse ${packageVersion()}`);
+    return 0;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {

@@ -4,6 +4,7 @@
 import pg from 'pg';
 import * as z from 'zod';
 import { connectionStringSchema } from '../db/connectionString.js';
+import { oneConnectionTarget } from '../db/oneConnectionTarget.js';
 import { namespaceSchema } from '../names.js';
 import { isJobDefinition, type JobDefinition } from './defineJob.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './enqueueInput.js';
@@ -31,9 +32,6 @@ export const clientOptionsSchema = z
       .optional(),
   })
   .strict()
-  .refine((o) => Boolean(o.connectionString) !== Boolean(o.pool), {
-    message: 'give exactly one of connectionString or pool',
-    path: ['connectionString'],
-  });
+  .superRefine(oneConnectionTarget);
 
 export type ClientOptions = z.input<typeof clientOptionsSchema>;

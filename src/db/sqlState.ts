@@ -10,6 +10,7 @@ import {
   ValidationError,
   WorkerNotRegisteredError,
 } from '../errors.js';
+import { SCHEMA_VERSION } from './schemaVersion.js';
 
 export const SQLSTATE = {
   stale: 'WH409',
@@ -17,7 +18,11 @@ export const SQLSTATE = {
   invalidArguments: 'WH422',
   schemaMismatch: 'WH426',
   undefinedFunction: '42883',
+  invalidSchemaName: '3F000',
 } as const;
+
+/** What PostgreSQL says when a call reaches a database that was never migrated. */
+const NO_SCHEMA = 'schema "workhorse" does not exist';
 
 /** pg-pool's error for a query on a pool that was ended. */
 const POOL_ENDED = 'Cannot use a pool after calling end on the pool';
@@ -66,6 +71,10 @@ export function mapDbError(err: unknown, ctx: ErrorContext = {}): unknown {
       return new WorkerNotRegisteredError(ctx.workerId ?? '?', ctx.namespace ?? '?');
     case SQLSTATE.invalidArguments:
       return new ValidationError(message, [{ path: [], message }]);
+    case SQLSTATE.invalidSchemaName:
+      // A call on a database never migrated: the same SchemaVersionError the
+      // enqueue's schema check gives, not pg's bare error.
+      return message === NO_SCHEMA ? new SchemaVersionError(null, ctx.expectedVersion ?? SCHEMA_VERSION) : err;
     case SQLSTATE.schemaMismatch: {
       const detail = (err as { detail?: string }).detail;
       return new SchemaVersionError(detail ? Number(detail) : null, ctx.expectedVersion ?? 0);

@@ -1,7 +1,8 @@
 // A recurring slot's definition: its name, its cadence (a cron expression,
 // parsed by cronFields.ts, or a fixed interval), the schedule namespace
 // workers opt into, and the job each cadence enqueues. Validated once, at
-// definition, so a malformed cron fails when the app loads, not at 3 a.m.
+// definition, so a malformed cron (or a payload the job's schema refuses)
+// fails when the app loads, not at 3 a.m.
 import * as z from 'zod';
 import type { JobDefinition } from '../client/defineJob.js';
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
@@ -76,6 +77,16 @@ const definitionSchema = z
         ctx.addIssue({ code: 'custom', path: ['cron'], message: `invalid cron expression "${d.cron}": ${(err as Error).message}` });
       }
     }
+    if (typeof d.job !== 'string') {
+      // The payload each cadence enqueues, checked by the job's own schema
+      // now: unchecked here, a wrong one was refused only when the slot was
+      // stored (schedules.define, or the start of every tick of the app).
+      // A job named by type is checked then, by the client's definition.
+      const p = d.job.schema.safeParse(d.payload ?? {});
+      if (!p.success) {
+        for (const i of p.error.issues) ctx.addIssue({ code: 'custom', path: ['payload', ...i.path.map(String)], message: i.message });
+      }
+    }
     const r = enqueueOptionsSchema.safeParse(d.options);
     if (!r.success) {
       for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: ['options', ...i.path.map(String)], message: i.message });
@@ -127,7 +138,8 @@ function build(input: ScheduleDefinitionInput, allowSystem: boolean): ScheduleDe
 /**
  * Defines a recurring slot. Throws ConfigError (naming the field) for a
  * malformed cron expression, an unknown time zone, both or neither of
- * `cron` and `everyMs`, or a reserved `sys.` name.
+ * `cron` and `everyMs`, a payload the job definition's schema refuses, or a
+ * reserved `sys.` name.
  */
 export function defineSchedule(input: ScheduleDefinitionInput): ScheduleDefinition {
   return build(input, false);

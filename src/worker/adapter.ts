@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { Client } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import { connectionStringSchema } from '../db/connectionString.js';
+import { oneConnectionTarget } from '../db/oneConnectionTarget.js';
 import { namespaceSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { redisWakeHints, type RedisWakeHints } from './redisWakeHints.js';
@@ -30,10 +31,7 @@ const adapterOptionsSchema = z
       .optional(),
   })
   .strict()
-  .refine((o) => Boolean(o.connectionString) !== Boolean(o.pool), {
-    message: 'give exactly one of connectionString or pool',
-    path: ['connectionString'],
-  });
+  .superRefine(oneConnectionTarget);
 
 export type WorkhorseAdapterOptions = z.input<typeof adapterOptionsSchema>;
 

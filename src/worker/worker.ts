@@ -11,6 +11,7 @@ import { SYSTEM_QUEUE } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { RunLoop, type Companion } from './runLoop.js';
 import { startScheduleCompanion } from './scheduleCompanion.js';
+import { unclaimedHandlerLines } from './unclaimedHandlers.js';
 import { addSystemHandlers } from './systemHandlers.js';
 import { WorkerBase } from './workerBase.js';
 
@@ -33,6 +34,7 @@ export class Worker extends WorkerBase {
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const { core, client, options, waiter, events } = this;
+    for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId)) console.warn(line);
     const startSystem: SystemWorkerStarter = (id, pollMs, onError, system) => Worker.startSystemWorker(client, id, pollMs, onError, system);
     const startCompanion = () => startScheduleCompanion(client, options, (err) => core.emitError(err), startSystem);
     const loop = new RunLoop({ core, client, options, waiter, events, startCompanion });

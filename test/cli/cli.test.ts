@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../../src/errors.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { commands } from '../../src/cli/main.js';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,15 @@ describe('--help', () => {
     expect(tick.stdout).toBe((await runCli(['tick', '-h'])).stdout);
     expect((await runCli([])).code).toBe(2);
   });
+
+  it('workhorse --version (or -V) prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await runCli([flag]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`workhorse ${version}\n`);
+    }
+  });
 });
 
 describe('usage and configuration problems: one line, exit 2', () => {
@@ -101,7 +110,7 @@ describe('usage and configuration problems: one line, exit 2', () => {
 
   it('serve refuses a bad tick variable at start-up instead of answering every POST /tick with a 500', async () => {
     const r = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: NO_DATABASE, WORKHORSE_CONCURRENCY: '0' }), BIN, 15_000);
-    expectOneLine(r, 'serve', 2, /invalid tick options: concurrency: Too small/);
+    expectOneLine(r, 'serve', 2, /invalid environment: WORKHORSE_CONCURRENCY: Too small/);
   });
 
   it('names the missing database setting', async () => {
@@ -182,6 +191,12 @@ describe('a TypeScript app module without a TypeScript loader', () => {
     expectOneLine(r, 'tick', 2, /is TypeScript, and the CLI loads compiled JavaScript: compile it first \(for example `npx tsc`\) and pass the \.js file/);
     const serve = await runCli(['serve', '--app', `${ROOT}${APP}`], cliEnv({ DATABASE_URL: NO_DATABASE }), compiled.bin);
     expectOneLine(serve, 'serve', 2, /is TypeScript/);
+  });
+
+  it('workhorse --version reads the installed package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = await runCli(['--version'], cliEnv(), compiled.bin);
+    expect(r.stdout).toBe(`workhorse ${version}\n`);
   });
 });
 

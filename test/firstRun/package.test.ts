@@ -4,7 +4,8 @@
 // script there imports `workhorse`, `workhorse/signing` and `workhorse/infra`
 // with the project's own zod, signs a request and synthesises the construct
 // (bundling its Lambdas from the installed dist/); the installed bin migrates
-// a fresh database; the embedded PostgreSQL starts from the installed
+// a fresh database; a CommonJS script requires it; the embedded
+// PostgreSQL starts from the installed
 // binaries; a strict TypeScript project (no skipLibCheck) type-checks
 // against the shipped declarations, which name pg's types. The npm cache is
 // preferred, so this takes about half a minute.
@@ -90,6 +91,16 @@ await server.stop();
 console.log(JSON.stringify({ version: r.rows[0].server_version }));
 `;
 
+// A CommonJS project (npm init's default) requires the package: Node loads
+// the ESM build through require() (Node 20.19 and later), the same module
+// instances an import gets. Without a require-able export condition this was
+// ERR_PACKAGE_PATH_NOT_EXPORTED, 'No "exports" main defined'.
+const CJS = `
+const workhorse = require('workhorse');
+const { signRequest } = require('workhorse/signing');
+console.log(JSON.stringify({ createClient: typeof workhorse.createClient, signRequest: typeof signRequest, schemaVersion: workhorse.SCHEMA_VERSION }));
+`;
+
 // What a user pastes from the docs: its types come from the shipped .d.ts,
 // which import pg's (the transaction client txStep hands the handler).
 const TYPED = `
@@ -124,6 +135,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'app.mjs'), APP);
   writeFileSync(join(project, 'check.mjs'), CHECK);
   writeFileSync(join(project, 'embedded.mjs'), EMBEDDED);
+  writeFileSync(join(project, 'commonjs.cjs'), CJS);
   writeFileSync(join(project, 'typed.ts'), TYPED);
   writeFileSync(join(project, 'tsconfig.json'), TSCONFIG);
   const peers = ['aws-cdk-lib', 'constructs', 'esbuild', 'typescript'].map((p) => `${p}@${devVersion(p)}`);
@@ -173,6 +185,11 @@ describe('the packed package', () => {
       // esbuild bundled the three workhorse functions from the installed dist/.
       bundles: 3,
     });
+  });
+
+  it.runIf(process.features.require_module)('is required from a CommonJS script (workhorse and workhorse/signing)', async () => {
+    const out = await mustRun(process.execPath, ['commonjs.cjs'], project);
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ createClient: 'function', signRequest: 'function', schemaVersion: SCHEMA_VERSION });
   });
 
   it('type-checks a strict TypeScript project against the shipped declarations, pg types included', async () => {

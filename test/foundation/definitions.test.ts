@@ -1,10 +1,12 @@
 // A bad definition fails where it is written: defineJob refuses unknown keys
 // (in the definition and in its retry policy), defineApp checks the whole
 // app (jobs, configure, schedules, outbox, alerts, no unknown keys, no two
-// definitions of one job type), and createClient refuses `jobs` entries
+// definitions of one job type), defineSchedule checks the payload by the
+// job's schema, and createClient refuses `jobs` entries
 // that are not definitions; a connection string that is not a PostgreSQL
 // URL (or socket) is refused by createClient, runTick and
-// createWorkhorseAdapter; new Worker refuses queue with queues and a first
+// createWorkhorseAdapter, and an undefined one (DATABASE_URL unset) is
+// named as such; new Worker refuses queue with queues and a first
 // argument that is not a client, client.define a value that is not a
 // definition. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
@@ -70,6 +72,18 @@ describe('defineApp', () => {
   });
 });
 
+describe('defineSchedule', () => {
+  it('checks the payload by the job definition\'s schema when it is defined (it was refused only when the slot was stored: at every tick\'s start)', () => {
+    const Report = defineJob({ type: 'report.build', schema: z.object({ scope: z.string() }) });
+    const bad = configError(() => defineSchedule({ name: 'report.nightly', job: Report, payload: { scope: 1 }, everyMs: 60_000 }));
+    expect(bad.issues[0]!.path).toEqual(['payload', 'scope']);
+    expect(bad.message).toContain('invalid schedule "report.nightly": payload.scope');
+    expect(configError(() => defineSchedule({ name: 'report.nightly', job: Report, everyMs: 60_000 })).issues[0]!.path).toEqual(['payload', 'scope']);
+    expect(defineSchedule({ name: 'report.nightly', job: Report, payload: { scope: 'all' }, everyMs: 60_000 }).payload).toEqual({ scope: 'all' });
+    expect(defineSchedule({ name: 'report.typed', job: 'report.build', payload: { scope: 1 }, everyMs: 60_000 }).job).toBe('report.build');
+  });
+});
+
 describe('createClient', () => {
   it('refuses jobs entries that are not definitions', () => {
     const err = configError(() => createClient({ connectionString: 'postgres://127.0.0.1/x', jobs: [{ type: 1, schema: 2 }] as never }));
@@ -85,6 +99,16 @@ describe('connection strings', () => {
     configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
     const tick = await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e);
     expect(tick).toBeInstanceOf(ConfigError);
+  });
+
+  it('createClient and createWorkhorseAdapter say an undefined connectionString is undefined (DATABASE_URL unset), not "give exactly one"', () => {
+    const unset: string | undefined = undefined;
+    for (const err of [configError(() => createClient({ connectionString: unset })), configError(() => createWorkhorseAdapter({ connectionString: unset, jobs: [] }))]) {
+      expect(err.issues[0]!.path).toEqual(['connectionString']);
+      expect(err.message).toContain('connectionString is undefined');
+      expect(err.message).toContain('DATABASE_URL');
+    }
+    expect(configError(() => createClient({})).message).toContain('give exactly one of connectionString or pool');
   });
 
   it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {

@@ -125,7 +125,8 @@ describe('the schedules API', () => {
     await expect(schedules.define(defineSchedule({ name: 'api.unknown', job: 'no.such.type', everyMs: 5000 }))).rejects.toBeInstanceOf(
       UnknownJobTypeError,
     );
-    await expect(schedules.define(defineSchedule({ name: 'api.bad', job: SleepJob, everyMs: 5000, payload: { ms: -1 } }))).rejects.toThrow(
+    expect(() => defineSchedule({ name: 'api.bad', job: SleepJob, everyMs: 5000, payload: { ms: -1 } })).toThrow(/invalid schedule "api.bad": payload\.ms/);
+    await expect(schedules.define(defineSchedule({ name: 'api.bad', job: 'tick.sleep', everyMs: 5000, payload: { ms: -1 } }))).rejects.toThrow(
       /payload for job type "tick.sleep"/,
     );
     expect((await schedules.list()).map((s) => s.name)).not.toContain('api.bad');

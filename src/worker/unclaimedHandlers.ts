@@ -1,0 +1,24 @@
+// What a long-lived worker says when it starts and can never run one of its
+// handlers: a worker claims only from its `queues` (default ['default']), so
+// a handler for a job type defined on another queue (defineJob's `queue:
+// 'email'` with a worker left at its default) waits forever on jobs that
+// stay `ready`, and a worker with no handlers claims nothing at all. Both
+// were silent; each is now one line when run() starts. A line, not an error:
+// an enqueue may override the queue, so such a worker can be deliberate.
+import type { HandlerRegistry } from './handlerRegistry.js';
+
+export function unclaimedHandlerLines(handlers: HandlerRegistry, queues: readonly string[], workerId: string): string[] {
+  const prefix = `[workhorse] worker ${workerId}:`;
+  if (handlers.size === 0) return [`${prefix} no handlers: it claims nothing (bind job types with worker.handle() before run())`];
+  const lines: string[] = [];
+  for (const type of handlers.types) {
+    const queue = handlers.get(type)?.def?.queue;
+    if (queue !== undefined && !queues.includes(queue)) {
+      lines.push(
+        `${prefix} handles "${type}", whose jobs go to queue "${queue}", but claims only from ${queues.map((q) => `"${q}"`).join(', ')}: ` +
+          `add "${queue}" to its queues or it never runs them`,
+      );
+    }
+  }
+  return lines;
+}
