@@ -187,7 +187,7 @@ describe('the packed package', () => {
     });
   });
 
-  it.runIf(process.features.require_module)('is required from a CommonJS script (workhorse and workhorse/signing)', async () => {
+  it('is required from a CommonJS script (workhorse and workhorse/signing)', async () => {
     const out = await mustRun(process.execPath, ['commonjs.cjs'], project);
     expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ createClient: 'function', signRequest: 'function', schemaVersion: SCHEMA_VERSION });
   });
