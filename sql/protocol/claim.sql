@@ -29,8 +29,8 @@
 -- the ready rows, it expects the anti-join to leave almost nothing and
 -- reads the whole ready set, hash-anti-joins it with the lease table and
 -- sorts it: with 400,000 ready jobs, 80 to 250 ms per claim instead of
--- about 1 ms, and a two-worker drain of that backlog fell from about 40,000
--- to 4,000 jobs/s for 7 to 11 s. The only right plan here is the ordered index walk
+-- about 1 ms, and a two-worker drain fell from 40,000 to 4,000 jobs/s until
+-- the backlog was small. The only right plan here is the ordered index walk
 -- with a lease probe per row, whatever the sizes, so the claim function
 -- turns off sorts, hash and merge joins and materialization for its
 -- statements (a sort the statement cannot do without, of the claimed rows,
