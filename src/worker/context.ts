@@ -103,7 +103,7 @@ export class JobContext implements HandlerContext {
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
-    parseField(stepNameSchema, name, 'name', 'step name');
+    parseField(stepNameSchema, name, 'name', 'step');
     this.assertLive(`step "${name}"`);
     const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
@@ -115,7 +115,7 @@ export class JobContext implements HandlerContext {
   }
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-    parseField(stepNameSchema, name, 'name', 'transactional step name');
+    parseField(stepNameSchema, name, 'name', 'transactional step');
     this.assertLive(`transactional step "${name}"`);
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {

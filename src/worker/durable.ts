@@ -102,7 +102,7 @@ const promptSchema = storableText(z.string()).optional();
 
 /** A wait's name; a ValidationError with the path ["name"] otherwise. */
 function checkName(what: string, name: unknown): void {
-  parseField(waitNameSchema, name, 'name', `${what} name`);
+  parseField(waitNameSchema, name, 'name', what);
 }
 
 function checkMs(what: string, ms: unknown, field: string): void {
@@ -121,14 +121,14 @@ export async function sleep(ctx: WaitHost, name: string, ms: number): Promise<vo
 
 export async function sleepUntil(ctx: WaitHost, name: string, at: Date): Promise<void> {
   checkName('sleepUntil', name);
-  parseField(storableDateSchema, at, 'at', `sleepUntil "${name}" time`);
+  parseField(storableDateSchema, at, 'at', `sleepUntil "${name}"`);
   await ctx.openWait(name, { kind: 'sleep', wakeAt: at });
 }
 
 export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWaitOptions<T> = {}): Promise<T> {
   checkName('waitForSignal', name);
   if (o.timeoutMs !== undefined) checkMs(`waitForSignal "${name}"`, o.timeoutMs, 'timeoutMs');
-  if (o.key !== undefined) parseField(keySchema, o.key, 'key', `waitForSignal "${name}" key`);
+  if (o.key !== undefined) parseField(keySchema, o.key, 'key', `waitForSignal "${name}"`);
   const w = await ctx.openWait(name, { kind: 'signal', wakeInMs: o.timeoutMs ?? null, key: o.key ?? null });
   if (w.outcome === 'timeout') throw new SignalTimeoutError(ctx.job.id, name);
   if (!o.schema) return w.value as T;
@@ -143,8 +143,8 @@ export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWai
 
 export async function waitForDecision<C extends string>(ctx: WaitHost, name: string, o: DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
   checkName('waitForDecision', name);
-  const choices = parseField(choicesSchema, o?.choices, 'choices', `waitForDecision "${name}" choices`) as C[];
-  parseField(promptSchema, o?.prompt, 'prompt', `waitForDecision "${name}" prompt`);
+  const choices = parseField(choicesSchema, o?.choices, 'choices', `waitForDecision "${name}"`) as C[];
+  parseField(promptSchema, o?.prompt, 'prompt', `waitForDecision "${name}"`);
   if (o.timeoutMs !== undefined) checkMs(`waitForDecision "${name}"`, o.timeoutMs, 'timeoutMs');
   const w = await ctx.openWait(name, { kind: 'decision', wakeInMs: o.timeoutMs ?? null, choices: [...choices], prompt: o.prompt ?? null });
   if (w.outcome === 'timeout') throw new DecisionTimeoutError(ctx.job.id, name);

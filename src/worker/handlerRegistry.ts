@@ -40,7 +40,7 @@ export class HandlerRegistry {
   }
 
   private add(job: JobDefinition | string, fn: unknown, entry: Omit<HandlerEntry, 'def'>): void {
-    const type = typeof job === 'string' ? parseField(handlerTypeSchema, job, 'type', 'job type') : job.type;
+    const type = typeof job === 'string' ? parseField(handlerTypeSchema, job, 'type', 'handler') : job.type;
     if (typeof fn !== 'function') throw new ValidationError(`handler for "${type}" must be a function`);
     if (this.entries.has(type)) throw new ValidationError(`a handler for "${type}" is already registered`);
     const def = typeof job === 'string' ? (this.client.hasDefinition(type) ? this.client.definition(type) : undefined) : job;
