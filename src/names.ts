@@ -1,7 +1,8 @@
 // The shapes of names that reach the database: namespaces (which also form
-// a NOTIFY channel, so they are short), queues, job types, keys, worker ids
-// and job ids. Free-form strings refuse what PostgreSQL cannot store
-// (src/storable.ts); ids fit a bigint.
+// a NOTIFY channel, so they are short), queues, job types, keys, worker ids,
+// durable wait and step names, and job ids. Free-form names are
+// `storableName`s: they refuse what PostgreSQL cannot store
+// (src/storable.ts) before any SQL runs; ids fit a bigint.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as z from 'zod';
@@ -16,8 +17,20 @@ export const queueNameSchema = z
 export const jobTypeSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.:/-]{1,128}$/, 'a job type is 1-128 characters of letters, digits, "_", ".", ":", "/" or "-"');
-export const keySchema = storableText(z.string().min(1).max(512));
-export const workerIdSchema = storableText(z.string().min(1).max(200));
+
+/** A free-form name or key of 1 to `max` characters that PostgreSQL can store as text. */
+export function storableName(max: number): z.ZodString {
+  return storableText(z.string().min(1).max(max));
+}
+
+export const keySchema = storableName(512);
+export const workerIdSchema = storableName(200);
+/** A durable wait's name (sleep, signal, decision, spawn, join), as a handler and a sender give it. */
+export const waitNameSchema = storableName(200);
+/** A step's name: any string PostgreSQL can store (no length limit, as before). */
+export const stepNameSchema = storableText(z.string());
+/** A handler's job type given by name: any string PostgreSQL can store (jobs enqueued by other SDKs need not follow jobTypeSchema). */
+export const handlerTypeSchema = storableText(z.string().min(1));
 
 /** A job id as the API hands it out: a decimal string from 1 to 2^63-1. */
 export const jobIdStringSchema = bigintIdString('a job id');

@@ -18,9 +18,15 @@ export function describeIssues(issues: ValidationIssue[]): string {
 
 /** Parses input at a boundary; throws ValidationError naming every issue. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  return parseField(schema, value, [], what);
+}
+
+/** Parses one argument of a call; each issue's path starts with the argument's name (`field`). */
+export function parseField<S extends z.ZodType>(schema: S, value: unknown, field: string | (string | number)[], what: string): z.output<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issues = toIssues(r.error);
+  const prefix = typeof field === 'string' ? [field] : field;
+  const issues = toIssues(r.error).map((i) => ({ path: [...prefix, ...i.path], message: i.message }));
   throw new ValidationError(`invalid ${what}: ${describeIssues(issues)}`, issues);
 }
 

@@ -5,17 +5,15 @@
 import * as z from 'zod';
 import type { Decision, PendingDecision, Protocol, Queryable } from '../db/protocol.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { jobIdSchema, keySchema, queueNameSchema, jobTypeSchema } from '../names.js';
+import { jobIdSchema, keySchema, queueNameSchema, jobTypeSchema, storableName, waitNameSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { encodePayload } from './enqueueInput.js';
 
-export const waitNameSchema = storableText(z.string().min(1).max(200));
-
 export const decisionInputSchema = z
   .object({
-    choice: storableText(z.string().min(1).max(200)),
-    by: storableText(z.string().min(1).max(200)),
+    choice: storableName(200),
+    by: storableName(200),
     comment: storableText(z.string().max(4000)).nullish(),
   })
   .strict();

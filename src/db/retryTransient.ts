@@ -1,7 +1,9 @@
 // Capped exponential backoff with jitter for protocol calls that are safe to
 // repeat under the fence (claim, heartbeat, settle, deregister, the start-up
-// schema check). Only database faults are retried (see transient.ts); any
-// other error is thrown at once. A stop signal ends the waiting.
+// schema check). Only database faults are retried (see transient.ts), plus
+// whatever a caller's `alsoRetry` accepts (a settlement's cancelled
+// statement); any other error is thrown at once. A stop signal ends the
+// waiting.
 import { isTransientDbError } from './transient.js';
 
 export interface BackoffOptions {
@@ -55,6 +57,8 @@ export interface RetryOptions extends BackoffOptions {
   signal?: AbortSignal;
   /** Tries at most this many times (default: until the signal aborts). */
   attempts?: number;
+  /** Retries these errors too, besides database faults (asked once per failure that is not a fault). */
+  alsoRetry?: (err: unknown) => boolean;
   /** Called after each failure that will be retried, with the delay. */
   onRetry?: (err: unknown, delayMs: number, attempt: number) => void;
 }
@@ -65,7 +69,7 @@ export async function retryTransient<T>(fn: () => Promise<T>, o: RetryOptions = 
     try {
       return await fn();
     } catch (err) {
-      if (!isTransientDbError(err) || o.signal?.aborted) throw err;
+      if (!(isTransientDbError(err) || o.alsoRetry?.(err)) || o.signal?.aborted) throw err;
       if (o.attempts !== undefined && backoff.attempts + 1 >= o.attempts) throw err;
       const delay = backoff.next();
       o.onRetry?.(err, delay, backoff.attempts);

@@ -19,6 +19,8 @@ export const SQLSTATE = {
   schemaMismatch: 'WH426',
   undefinedFunction: '42883',
   invalidSchemaName: '3F000',
+  /** query_canceled: a statement_timeout (set on the role, the database or the connection) or pg_cancel_backend ended the statement. */
+  queryCanceled: '57014',
 } as const;
 
 /** What PostgreSQL says when a call reaches a database that was never migrated. */
@@ -29,6 +31,11 @@ const POOL_ENDED = 'Cannot use a pool after calling end on the pool';
 
 export function sqlStateOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
+}
+
+/** A statement PostgreSQL cancelled (57014): not a fault of the connection, which stays usable. */
+export function isQueryCanceled(err: unknown): boolean {
+  return sqlStateOf(err) === SQLSTATE.queryCanceled;
 }
 
 /** What the failed call was about, so the typed error can say so. */

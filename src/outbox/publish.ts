@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { encodePayload } from '../client/enqueueInput.js';
 import type { Protocol, Queryable } from '../db/protocol.js';
-import { storableText } from '../storable.js';
+import { storableName } from '../names.js';
 import { parseInput } from '../validation.js';
 
 export const topicSchema = z
@@ -17,7 +17,7 @@ const publishOptionsSchema = z
     /** A pg client inside the caller's open transaction. */
     tx: z.custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client').optional(),
     /** Events with the same key are delivered in publication order. */
-    key: storableText(z.string().min(1).max(500)).optional(),
+    key: storableName(500).optional(),
     /** Deliver no earlier than this many ms after publication. */
     delayMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
   })

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { connectionStringSchema } from '../db/connectionString.js';
 import { namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
+import { storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/retention.js';
 
@@ -53,7 +54,7 @@ export const tickOptionsSchema = z
     /** Wait between empty claims when untilEmpty is false. */
     pollMs: z.number().int().min(10).max(60_000).default(500),
     workerId: workerIdSchema.optional(),
-    build: z.string().max(200).default('unversioned'),
+    build: storableText(z.string().max(200)).default('unversioned'),
     /** Expired leases the start's recovery pass returns at most. */
     recoverLimit: z.number().int().min(0).max(100_000).default(100),
     /** Schedule namespaces whose due slots this tick fires (`sys` = the built-in slots). */

@@ -25,6 +25,8 @@ import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
+import { stepNameSchema } from '../names.js';
+import { parseField } from '../validation.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -101,6 +103,7 @@ export class JobContext implements HandlerContext {
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    parseField(stepNameSchema, name, 'name', 'step');
     this.assertLive(`step "${name}"`);
     const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
@@ -112,6 +115,7 @@ export class JobContext implements HandlerContext {
   }
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+    parseField(stepNameSchema, name, 'name', 'transactional step');
     this.assertLive(`transactional step "${name}"`);
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {

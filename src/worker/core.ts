@@ -64,7 +64,9 @@ export class WorkerCore {
     this.protocol = client.protocol;
     this.leaseMs = options.leaseMs;
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs) });
-    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol);
+    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol, {
+      cancelledRetryMs: this.leaseMs,
+    });
     this.heartbeat = new Heartbeat({
       protocol: this.protocol,
       db: new GuardedDb(client.pool, { timeoutMs: this.leaseMs }),

@@ -5,12 +5,16 @@
 // handler, the worker frees the lease and the slot). The job resumes by
 // replaying the handler from the top: recorded steps return their results,
 // resolved waits their recorded values, spawns their first child, and the
-// handler continues at the first wait that is still open.
-import type * as z from 'zod';
+// handler continues at the first wait that is still open. Names, keys,
+// choices and prompts are checked before anything is written: a string
+// PostgreSQL cannot store is a ValidationError naming the argument.
+import * as z from 'zod';
 import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
 import { ChildJobFailedError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
-import { describeIssues, toIssues } from '../validation.js';
+import { keySchema, storableName, waitNameSchema } from '../names.js';
+import { storableDateSchema, storableText } from '../storable.js';
+import { describeIssues, parseField, toIssues } from '../validation.js';
 import type pg from 'pg';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import type { ContextDeps } from './contextDeps.js';
@@ -91,13 +95,14 @@ export interface DurableContext {
   join(name: string, children: readonly (ChildJob | string)[], options?: JoinOptions): Promise<unknown[]>;
 }
 
-const MAX_NAME = 200;
 const MAX_WAIT_MS = 10 * 365 * 86_400_000;
 
+const choicesSchema = z.array(storableName(200)).min(1, 'must not be empty');
+const promptSchema = storableText(z.string()).optional();
+
+/** A wait's name; a ValidationError with the path ["name"] otherwise. */
 function checkName(what: string, name: unknown): void {
-  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME) {
-    throw new ValidationError(`${what} name must be a string of 1-${MAX_NAME} characters`, [{ path: ['name'], message: 'invalid name' }]);
-  }
+  parseField(waitNameSchema, name, 'name', what);
 }
 
 function checkMs(what: string, ms: unknown, field: string): void {
@@ -116,16 +121,14 @@ export async function sleep(ctx: WaitHost, name: string, ms: number): Promise<vo
 
 export async function sleepUntil(ctx: WaitHost, name: string, at: Date): Promise<void> {
   checkName('sleepUntil', name);
-  if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
-    throw new ValidationError(`sleepUntil "${name}": a valid Date is required`, [{ path: ['at'], message: 'invalid date' }]);
-  }
+  parseField(storableDateSchema, at, 'at', `sleepUntil "${name}"`);
   await ctx.openWait(name, { kind: 'sleep', wakeAt: at });
 }
 
 export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWaitOptions<T> = {}): Promise<T> {
   checkName('waitForSignal', name);
   if (o.timeoutMs !== undefined) checkMs(`waitForSignal "${name}"`, o.timeoutMs, 'timeoutMs');
-  if (o.key !== undefined) checkName(`waitForSignal "${name}" key`, o.key);
+  if (o.key !== undefined) parseField(keySchema, o.key, 'key', `waitForSignal "${name}"`);
   const w = await ctx.openWait(name, { kind: 'signal', wakeInMs: o.timeoutMs ?? null, key: o.key ?? null });
   if (w.outcome === 'timeout') throw new SignalTimeoutError(ctx.job.id, name);
   if (!o.schema) return w.value as T;
@@ -140,12 +143,8 @@ export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWai
 
 export async function waitForDecision<C extends string>(ctx: WaitHost, name: string, o: DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
   checkName('waitForDecision', name);
-  const choices = o?.choices;
-  if (!Array.isArray(choices) || choices.length === 0 || choices.some((c) => typeof c !== 'string' || c.length === 0 || c.length > MAX_NAME)) {
-    throw new ValidationError(`waitForDecision "${name}": choices must be a non-empty array of non-empty strings`, [
-      { path: ['choices'], message: 'invalid choices' },
-    ]);
-  }
+  const choices = parseField(choicesSchema, o?.choices, 'choices', `waitForDecision "${name}"`) as C[];
+  parseField(promptSchema, o?.prompt, 'prompt', `waitForDecision "${name}"`);
   if (o.timeoutMs !== undefined) checkMs(`waitForDecision "${name}"`, o.timeoutMs, 'timeoutMs');
   const w = await ctx.openWait(name, { kind: 'decision', wakeInMs: o.timeoutMs ?? null, choices: [...choices], prompt: o.prompt ?? null });
   if (w.outcome === 'timeout') throw new DecisionTimeoutError(ctx.job.id, name);

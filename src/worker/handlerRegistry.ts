@@ -1,10 +1,13 @@
 // The worker's job types and what runs them: a per-job handler or a batch
 // handler, with the job's definition when the client knows it (so stored
 // payloads are parsed by the job's schema). The registered types are
-// exactly the types the worker claims.
+// exactly the types the worker claims; a type given by name is checked to
+// be one PostgreSQL can store (it goes into the registry row and the claim).
 import type { Client } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import { ValidationError } from '../errors.js';
+import { handlerTypeSchema } from '../names.js';
+import { parseField } from '../validation.js';
 import type { BatchHandler } from './invokeBatch.js';
 import type { Handler, HandlerEntry } from './invokeHandler.js';
 
@@ -37,7 +40,7 @@ export class HandlerRegistry {
   }
 
   private add(job: JobDefinition | string, fn: unknown, entry: Omit<HandlerEntry, 'def'>): void {
-    const type = typeof job === 'string' ? job : job.type;
+    const type = typeof job === 'string' ? parseField(handlerTypeSchema, job, 'type', 'handler') : job.type;
     if (typeof fn !== 'function') throw new ValidationError(`handler for "${type}" must be a function`);
     if (this.entries.has(type)) throw new ValidationError(`a handler for "${type}" is already registered`);
     const def = typeof job === 'string' ? (this.client.hasDefinition(type) ? this.client.definition(type) : undefined) : job;

@@ -2,6 +2,7 @@
 // (heartbeat, lease, dead threshold) is derived in src/timing.ts.
 import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
+import { storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { workerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
@@ -32,7 +33,7 @@ export const workerOptionsSchema = z
     registryIntervalMs: z.number().int().min(20).max(3_600_000).optional(),
     workerId: workerIdSchema.optional(),
     /** Build id of this deployment, stored in the registry. */
-    build: z.string().max(200).default('unversioned'),
+    build: storableText(z.string().max(200)).default('unversioned'),
     /** Safety poll under the wake hints. */
     pollMs: z.number().int().min(10).max(600_000).default(1000),
     /** Without an active listener, empty polls back off up to this. Default 5 s (at least pollMs). */

@@ -11,6 +11,14 @@
 // repeat of an already committed batch harmless (its jobs come back as not
 // accepted). A lease has no expiry in the fence, so a settlement written
 // after a long outage still counts unless recovery took the job meanwhile.
+// A statement PostgreSQL cancels (57014: a statement_timeout on the role or
+// the database, pg_cancel_backend) is written again the same way, but only
+// for a lease window counted from its first cancellation: the leases are
+// still held (and heartbeated) meanwhile, so the outcome is not lost and no
+// attempt is counted, while a timeout no settlement can ever beat gives up
+// in bounded time and leaves the jobs to recovery, as before. Only here:
+// elsewhere a cancelled statement stays an error (a handler's own
+// statement_timeout must fail its attempt, not loop).
 // A batch the database refuses for another reason (a value it cannot store)
 // is written again one member at a time, so only the member it refuses is
 // left to recovery and the rest of its batch settles.
@@ -23,6 +31,7 @@ import {
   type Suspension,
 } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
+import { isQueryCanceled } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 
 export type SettleOutcome =
@@ -49,12 +58,21 @@ function keyedOutcome<T extends { id: string }>(
   return o ? { accepted: true, status: o.status, runAt: o.runAt } : REFUSED;
 }
 
+export interface SettlerOptions {
+  /** How long a write PostgreSQL keeps cancelling (57014) is written again, from its first cancellation: the lease window. */
+  cancelledRetryMs?: number;
+}
+
+/** The fleet's default lease window (4 heartbeats of 45 s). */
+const DEFAULT_CANCELLED_RETRY_MS = 180_000;
+
 export class Settler {
   private completions: Pending<Completion>[] = [];
   private failures: Pending<Failure>[] = [];
   private suspensions: Pending<Suspension>[] = [];
   private flushing: Promise<void> | undefined;
   private readonly abandoned = new AbortController();
+  private readonly cancelledRetryMs: number;
 
   constructor(
     private readonly db: Queryable,
@@ -62,7 +80,10 @@ export class Settler {
     /** Told about each failed write that will be retried. */
     private readonly onRetry: (err: unknown, delayMs: number) => void = () => undefined,
     private readonly protocol: Protocol = postgresProtocol,
-  ) {}
+    options: SettlerOptions = {},
+  ) {
+    this.cancelledRetryMs = options.cancelledRetryMs ?? DEFAULT_CANCELLED_RETRY_MS;
+  }
 
   /** Stops retrying (a hard stop): writes in flight give up and their leases are left to recovery. */
   abandon(): void {
@@ -145,7 +166,8 @@ export class Settler {
     try {
       answer = await this.withRetries(() => write(batch.map((p) => p.item)));
     } catch (err) {
-      if (batch.length === 1 || isTransientDbError(err) || this.abandoned.signal.aborted) {
+      // A fault or a cancellation past its window is not about one member: splitting would not help.
+      if (batch.length === 1 || isTransientDbError(err) || isQueryCanceled(err) || this.abandoned.signal.aborted) {
         for (const p of batch) p.done(undefined, err);
         return;
       }
@@ -155,8 +177,19 @@ export class Settler {
     for (const p of batch) p.done(outcomeOf(answer, p));
   }
 
-  /** A database fault is waited out; any other error gives up at once (the leases expire and recovery takes over). */
+  /**
+   * A database fault is waited out, a cancelled statement for the lease
+   * window; any other error gives up at once (the leases expire and recovery
+   * takes over).
+   */
   private withRetries<T>(fn: () => Promise<T>): Promise<T> {
-    return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, onRetry: this.onRetry });
+    let firstCancelled: number | undefined;
+    const withinWindow = (err: unknown): boolean => {
+      if (!isQueryCanceled(err)) return false;
+      const now = performance.now();
+      firstCancelled ??= now;
+      return now - firstCancelled < this.cancelledRetryMs;
+    };
+    return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, alsoRetry: withinWindow, onRetry: this.onRetry });
   }
 }

@@ -23,7 +23,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
-import { mapDbError, sqlStateOf } from '../../db/sqlState.js';
+import { isQueryCanceled, mapDbError } from '../../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../../db/transient.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
@@ -40,12 +40,9 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, error: E
 /** Status 499 (nginx's "client closed request"): the client is gone and reads nothing. */
 const CLIENT_CLOSED = 499 as ContentfulStatusCode;
 
-/** query_canceled: the server's statement_timeout (or a cancel) ended the statement. */
-const QUERY_CANCELED = '57014';
-
 /** Whether a failure means the database did not answer, rather than that the request was wrong. */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  return isTransientDbError(err) || sqlStateOf(err) === QUERY_CANCELED;
+  return isTransientDbError(err) || isQueryCanceled(err);
 }
 
 /** The status and body a thrown error maps to; undefined for an unexpected one. */

@@ -9,8 +9,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { ConflictError } from '../../errors.js';
-import { waitNameSchema } from '../../client/durableClient.js';
-import { jobIdStringSchema, workerIdSchema } from '../../names.js';
+import { jobIdStringSchema, waitNameSchema, workerIdSchema } from '../../names.js';
 import { bigintIdString } from '../../storable.js';
 import { parseInput } from '../../validation.js';
 import { requireAction } from '../ui/session/viewerAuth.js';

@@ -6,10 +6,10 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Client } from '../../client/client.js';
-import { decisionInputSchema, waitNameSchema } from '../../client/durableClient.js';
+import { decisionInputSchema } from '../../client/durableClient.js';
 import { encodePayload } from '../../client/enqueueInput.js';
 import { ValidationError } from '../../errors.js';
-import { jobIdStringSchema, jobTypeSchema, keySchema, queueNameSchema } from '../../names.js';
+import { jobIdStringSchema, jobTypeSchema, keySchema, queueNameSchema, waitNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
