@@ -11,7 +11,7 @@ export function oneConnectionTarget(o: { connectionString?: string | undefined; 
   } else if (!o.connectionString && !o.pool) {
     const message =
       'connectionString' in o
-        ? 'connectionString is undefined (is the environment variable it comes from, e.g. DATABASE_URL, set?); give a postgres:// URL or a pool'
+        ? 'connectionString is undefined (is DATABASE_URL set?)'
         : 'give exactly one of connectionString or pool';
     ctx.addIssue({ code: 'custom', path: ['connectionString'], message });
   }

@@ -1,13 +1,11 @@
 // The tick's environment variables, turned into tick options. Pure: the
 // caller passes the environment (src/config.ts, the only reader of
-// process.env, passes process.env). Each variable is parsed here and its
-// value checked by the tick option's own bounds, so a bad one is named as
-// the variable (WORKHORSE_CONCURRENCY: ...), not as a tick option the user
-// never wrote (concurrency: ...).
+// process.env, passes process.env). Bounds are checked once more by the tick
+// options schema; here each variable is parsed and named.
 import * as z from 'zod';
 import { envInteger } from '../envInteger.js';
 import { parseConfig } from '../validation.js';
-import { tickOptionsSchema, type TickOptions } from './options.js';
+import type { TickOptions } from './options.js';
 
 const int = envInteger();
 const list = z
@@ -41,26 +39,6 @@ const tickEnvSchema = z.object({
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
 });
 
-/** The variables that are one tick option each, checked by that option's schema. */
-const OPTION_OF = {
-  WORKHORSE_NAMESPACE: 'namespace',
-  WORKHORSE_HEARTBEAT_MS: 'heartbeatMs',
-  WORKHORSE_SAFETY_MARGIN_MS: 'safetyMarginMs',
-  WORKHORSE_CONCURRENCY: 'concurrency',
-  WORKHORSE_QUEUES: 'queues',
-  WORKHORSE_SCHEDULE_NAMESPACES: 'scheduleNamespaces',
-  WORKHORSE_SCHEDULE_CATCHUP_LIMIT: 'scheduleCatchupLimit',
-  WORKHORSE_RETENTION_MS: 'retentionMs',
-  WORKHORSE_RETENTION_EVERY_MS: 'retentionEveryMs',
-  WORKHORSE_MAX_FANOUT: 'maxFanout',
-  WORKHORSE_MAX_GENERATION: 'maxGeneration',
-  WORKHORSE_BUILD: 'build',
-} as const satisfies Record<string, keyof typeof tickOptionsSchema.shape>;
-
-const boundsSchema = z.object(
-  Object.fromEntries(Object.entries(OPTION_OF).map(([variable, option]) => [variable, tickOptionsSchema.shape[option].optional()])),
-);
-
 /** Tick options from the environment, plus the app module to load. */
 export interface TickEnv {
   options: Partial<Omit<TickOptions, 'app' | 'deadline'>>;
@@ -74,7 +52,6 @@ export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
   // Empty variables count as unset.
   const picked = Object.fromEntries(keys.map((k) => [k, env[k] || undefined]));
   const e = parseConfig(tickEnvSchema, picked, 'environment');
-  parseConfig(boundsSchema, Object.fromEntries(Object.keys(OPTION_OF).map((k) => [k, e[k as keyof typeof e]])), 'environment');
   const options: TickEnv['options'] = {
     connectionString: e.DATABASE_URL,
     namespace: e.WORKHORSE_NAMESPACE,

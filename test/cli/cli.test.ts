@@ -110,7 +110,7 @@ describe('usage and configuration problems: one line, exit 2', () => {
 
   it('serve refuses a bad tick variable at start-up instead of answering every POST /tick with a 500', async () => {
     const r = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: NO_DATABASE, WORKHORSE_CONCURRENCY: '0' }), BIN, 15_000);
-    expectOneLine(r, 'serve', 2, /invalid environment: WORKHORSE_CONCURRENCY: Too small/);
+    expectOneLine(r, 'serve', 2, /invalid tick options: concurrency: Too small/);
   });
 
   it('names the missing database setting', async () => {
