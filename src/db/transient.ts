@@ -1,6 +1,7 @@
 // Which failures are database faults worth waiting out: a refused or reset
 // connection, a server shutting down or starting up, a terminated backend,
-// a failover's DNS change, too many clients, a serialisation conflict, and
+// a failover's DNS change, a server that is (now) a read-only standby, too
+// many clients, a serialisation conflict, and
 // the timeouts workhorse itself puts on connections and protocol calls
 // (a pool with no free connection within its connect timeout included).
 // Anything else (a constraint, a bad argument, a schema mismatch) is a real
@@ -13,6 +14,10 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up, in recovery)
   '53300', // too_many_connections
+  // read_only_sql_transaction: a connection that reached a standby (the old
+  // primary after a switchover, a DNS name not yet moved by a failover). The
+  // pool drops a connection that failed, so the retry connects afresh.
+  '25006',
   '40001', // serialization_failure
   '40P01', // deadlock_detected
 ]);

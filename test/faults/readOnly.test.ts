@@ -1,0 +1,47 @@
+// Scenario: the database turns read-only for 8 s while three worker
+// processes run, as when a failover or a switchover leaves connections on a
+// server that is now a standby (or a DNS name still points at it): every
+// write fails with 25006 (read_only_sql_transaction) until the connections
+// reach a primary again. Simulated with default_transaction_read_only on the
+// database and every backend terminated, so the workers' new connections
+// are read-only; then the setting is reset and the backends terminated
+// again. The workers must wait it out like any other fault: alive, every
+// job done exactly once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onServer } from '../../certify/run.js';
+import { expectSurvived } from './expectSurvived.js';
+import { runFaultScenario, sleep, startFaultCluster, untilSucceeded } from './harness.js';
+
+let env: Awaited<ReturnType<typeof startFaultCluster>>;
+beforeAll(async () => {
+  env = await startFaultCluster();
+});
+afterAll(async () => {
+  await env?.proxy.close();
+  await env?.cluster.destroy();
+});
+
+describe('a read-only database', () => {
+  it('for 8 s leaves every worker process alive and every job done exactly once', async () => {
+    const jobs = 600;
+    let during = -1;
+    const r = await runFaultScenario(env, {
+      jobs,
+      pauseMs: 40,
+      inject: async (e) => {
+        await untilSucceeded(e, 50);
+        await onServer(e.cluster.url(), `alter database ${e.database} set default_transaction_read_only = on`);
+        await e.cluster.terminateBackends(e.database);
+        await sleep(1000);
+        const before = await e.succeeded();
+        await sleep(7000);
+        during = (await e.succeeded()) - before;
+        await onServer(e.cluster.url(), `alter database ${e.database} reset default_transaction_read_only`);
+        await e.cluster.terminateBackends(e.database);
+      },
+    });
+    // Nothing could be written while the database refused writes.
+    expect(during).toBe(0);
+    expectSurvived(r, jobs);
+  }, 240_000);
+});
