@@ -84,6 +84,21 @@ export function errorHandler(log: (message: string, err: unknown) => void) {
   };
 }
 
-export function notFoundHandler(c: Context): Response {
-  return errorResponse(c, 404, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` });
+/**
+ * The answer when no route matched: 405 `method_not_allowed` with an Allow
+ * header when the path has routes for other methods (src/http/methods.ts),
+ * 404 `not_found` otherwise.
+ */
+export function notFoundHandler(allowedOn: (path: string) => readonly string[]) {
+  return (c: Context): Response => {
+    const allowed = allowedOn(c.req.path);
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return errorResponse(c, 405, {
+        code: 'method_not_allowed',
+        message: `${c.req.method} is not allowed on ${c.req.path}: use ${allowed.join(', ')}`,
+      });
+    }
+    return errorResponse(c, 404, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` });
+  };
 }
