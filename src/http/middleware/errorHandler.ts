@@ -20,6 +20,7 @@ import {
   SchemaVersionError,
   UnauthorizedError,
   UnknownJobTypeError,
+  UnsupportedMediaTypeError,
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
@@ -52,6 +53,7 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   if (err instanceof ValidationError) return { status: 400, body: { code: err.code, message: err.message, issues: err.issues } };
   if (err instanceof UnknownJobTypeError) return { status: 400, body: { code: err.code, message: err.message } };
   if (err instanceof PayloadTooLargeError) return { status: 413, body: { code: err.code, message: err.message } };
+  if (err instanceof UnsupportedMediaTypeError) return { status: 415, body: { code: err.code, message: err.message } };
   if (err instanceof UnauthorizedError) return { status: 401, body: { code: err.code, message: err.message } };
   if (err instanceof ForbiddenError) return { status: 403, body: { code: err.code, message: err.message } };
   if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
