@@ -50,6 +50,20 @@ export class PayloadTooLargeError extends WorkhorseError {
 }
 
 /**
+ * A request body sent with a Content-Type that is not JSON, to a route that
+ * reads JSON (HTTP 415). Nothing was parsed or written.
+ */
+export class UnsupportedMediaTypeError extends WorkhorseError {
+  /** The Content-Type as sent (cut to 100 characters). */
+  readonly contentType: string;
+  constructor(contentType: string) {
+    const shown = contentType.slice(0, 100);
+    super('unsupported_media_type', `request body must be JSON: send "Content-Type: application/json" (got ${JSON.stringify(shown)})`);
+    this.contentType = shown;
+  }
+}
+
+/**
  * A write made under a fence that no longer holds: the job's lease expired
  * and was recovered (and perhaps re-claimed), or the job was cancelled.
  * Nothing was written.

@@ -1,13 +1,16 @@
-// Parses the JSON body the readBody middleware kept. Bad UTF-8 or bad JSON is
-// a ValidationError (400) like any other bad input; an empty body reads as
+// Parses the JSON body the readBody middleware kept. A Content-Type that is
+// not JSON is a 415 (src/http/mediaType.ts), bad UTF-8 or bad JSON a
+// ValidationError (400) like any other bad input; an empty body reads as
 // `undefined` so the route's schema decides whether that is allowed.
 import type { Context } from 'hono';
 import { ValidationError } from '../errors.js';
 import type { HttpEnv } from './env.js';
+import { requireJsonContentType } from './mediaType.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function readJson(c: Context<HttpEnv>): unknown {
+  requireJsonContentType(c);
   const bytes = c.get('rawBody');
   if (bytes.length === 0) return undefined;
   let text: string;

@@ -3,12 +3,14 @@
 // serve`). Each route declares the scope it needs; credentials are checked
 // from the headers before a body byte is read, and bodies are read once,
 // under the size, time and concurrency limits. Every error is
-// `{ error: { code, message, issues? } }`.
+// `{ error: { code, message, issues? } }`; a known path with the wrong
+// method is 405, an unknown one 404.
 import { Hono } from 'hono';
 import { parseHttpAppConfig, type HttpAppConfig } from './appConfig.js';
 import { BodyReader } from './bodyReader.js';
 import type { HttpEnv } from './env.js';
 import { createHealthCheck } from './healthCheck.js';
+import { allowedMethods } from './methods.js';
 import { requireScope, requireSignature, type AuthSettings } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errorHandler.js';
 import { alertRoutes } from './routes/alerts.js';
@@ -45,7 +47,8 @@ export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
 
   const app = new Hono<HttpEnv>();
   app.onError(errorHandler(log));
-  app.notFound(notFoundHandler);
+  // A known path asked with another method is a 405 naming the ones it has.
+  app.notFound(notFoundHandler(allowedMethods(app)));
   app.route('/healthz', healthRoutes(deps, health));
   app.route('/tick', tickRoutes(deps));
   app.route('/jobs', jobRoutes(deps));

@@ -103,7 +103,7 @@ describe('a client that goes away', () => {
     await waitFor(
       async () => {
         const tries = await Promise.all(
-          [1, 2].map(() => fetch(`${server.url}/jobs`, { method: 'POST', body: '{', headers: { authorization: `Bearer ${TOKEN}` } })),
+          [1, 2].map(() => fetch(`${server.url}/jobs`, { method: 'POST', body: '{', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } })),
         );
         return tries.map((r) => r.status);
       },

@@ -128,7 +128,8 @@ describe('fuzz', () => {
     const seen = new Set<number>();
     for (let i = 0; i < JOBS_CASES; i++) {
       const body = randomBody(r);
-      const headers: Record<string, string> = {};
+      // Declared JSON (a string body would otherwise go as text/plain) unless a case below says otherwise.
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
       const auth = r.int(10);
       if (auth < 6) headers.authorization = `Bearer ${TOKEN}`;
       else if (auth === 6) headers.authorization = junkHeaderValue(r);
@@ -139,8 +140,8 @@ describe('fuzz', () => {
       const res = await h.app.request('/jobs', { method: 'POST', body: body as RequestInit['body'], headers });
       await expectCleanRefusal(res, `POST /jobs #${i} ${JSON.stringify(headers)} ${String(body).slice(0, 120)}`, seen);
     }
-    // The cases reach past authentication into validation and the size limits.
-    expect([...seen].sort()).toEqual([400, 401, 413]);
+    // The cases reach past authentication into validation, the size limits and the Content-Type check.
+    expect([...seen].sort()).toEqual([400, 401, 413, 415]);
     expect(await countJobs(db)).toBe(0);
   });
 
@@ -174,6 +175,7 @@ describe('fuzz', () => {
           headers = { ...(await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body })) };
       }
       if (r.int(3) === 0) headers.authorization = r.pick([`Bearer ${TOKEN}`, junkHeaderValue(r)]);
+      headers['content-type'] = 'application/json';
       const res = await h.app.request('/tick', { method: 'POST', body: body as RequestInit['body'], headers });
       await expectCleanRefusal(res, `POST /tick #${i} ${JSON.stringify(headers)} ${String(body).slice(0, 120)}`, seen);
     }

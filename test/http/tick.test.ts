@@ -157,9 +157,12 @@ describe('POST /tick', () => {
     await failing.client.close();
   });
 
-  it('answers GET /tick with a JSON 404', async () => {
+  it('answers GET /tick with a JSON 405 that allows POST', async () => {
+    const before = h.tick.calls.length;
     const res = await h.app.request('/tick');
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as ErrorJson).error.code).toBe('not_found');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as ErrorJson).error.code).toBe('method_not_allowed');
+    expect(h.tick.calls.length).toBe(before);
   });
 });

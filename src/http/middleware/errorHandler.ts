@@ -20,6 +20,7 @@ import {
   SchemaVersionError,
   UnauthorizedError,
   UnknownJobTypeError,
+  UnsupportedMediaTypeError,
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
@@ -52,6 +53,7 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   if (err instanceof ValidationError) return { status: 400, body: { code: err.code, message: err.message, issues: err.issues } };
   if (err instanceof UnknownJobTypeError) return { status: 400, body: { code: err.code, message: err.message } };
   if (err instanceof PayloadTooLargeError) return { status: 413, body: { code: err.code, message: err.message } };
+  if (err instanceof UnsupportedMediaTypeError) return { status: 415, body: { code: err.code, message: err.message } };
   if (err instanceof UnauthorizedError) return { status: 401, body: { code: err.code, message: err.message } };
   if (err instanceof ForbiddenError) return { status: 403, body: { code: err.code, message: err.message } };
   if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, message: err.message } };
@@ -84,6 +86,21 @@ export function errorHandler(log: (message: string, err: unknown) => void) {
   };
 }
 
-export function notFoundHandler(c: Context): Response {
-  return errorResponse(c, 404, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` });
+/**
+ * The answer when no route matched: 405 `method_not_allowed` with an Allow
+ * header when the path has routes for other methods (src/http/methods.ts),
+ * 404 `not_found` otherwise.
+ */
+export function notFoundHandler(allowedOn: (path: string) => readonly string[]) {
+  return (c: Context): Response => {
+    const allowed = allowedOn(c.req.path);
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return errorResponse(c, 405, {
+        code: 'method_not_allowed',
+        message: `${c.req.method} is not allowed on ${c.req.path}: use ${allowed.join(', ')}`,
+      });
+    }
+    return errorResponse(c, 404, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` });
+  };
 }
