@@ -1,5 +1,5 @@
-// Parses the JSON body the readBody middleware kept. A Content-Type that is
-// not JSON is a 415 (src/http/mediaType.ts), bad UTF-8 or bad JSON a
+// Parses the JSON body the readBody middleware kept. A body declared with a
+// Content-Type that is not JSON is a 415 (src/http/mediaType.ts), bad UTF-8 or bad JSON a
 // ValidationError (400) like any other bad input; an empty body reads as
 // `undefined` so the route's schema decides whether that is allowed.
 import type { Context } from 'hono';
@@ -10,9 +10,10 @@ import { requireJsonContentType } from './mediaType.js';
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function readJson(c: Context<HttpEnv>): unknown {
-  requireJsonContentType(c);
   const bytes = c.get('rawBody');
+  // A body-less request has nothing to misread, whatever it declares (curl -d '' sends form data).
   if (bytes.length === 0) return undefined;
+  requireJsonContentType(c);
   let text: string;
   try {
     text = decoder.decode(bytes);

@@ -78,6 +78,13 @@ describe('a JSON route given a body that is not declared JSON', () => {
     expect(tick.status).toBe(401);
   });
 
+  it('takes a body-less request whatever it declares: there is nothing to misread', async () => {
+    const job = await h.client.enqueue('email.send', { to: 'ada@example.com', subject: 'empty' });
+    const res = await post(`/jobs/${job.id}/cancel`, '', 'application/x-www-form-urlencoded', BEARER);
+    expect(res.status).toBe(200);
+    expect((await h.client.getJob(job.id))!.status).toBe('cancelled');
+  });
+
   it('refuses a correctly signed tick declared as form data, and runs no tick', async () => {
     const res = await signedTick('{"budgetMs":500}', 'application/x-www-form-urlencoded');
     expect(res.status).toBe(415);
