@@ -32,10 +32,11 @@ export interface WorkerTiming {
 /**
  * The timing of one worker from what it was given: neither (45 s / 180 s),
  * only `heartbeatMs` (the lease is four heartbeats), only `leaseMs` (the
- * heartbeat is a third of it), or both (the options schema refuses a
- * heartbeat that is not shorter than the lease).
+ * heartbeat is a third of it), or both. Unchecked: the worker options
+ * schema has checked its input (the public, checked form is
+ * src/workerTiming.ts).
  */
-export function workerTiming(given: { heartbeatMs?: number | undefined; leaseMs?: number | undefined }): WorkerTiming {
+export function deriveWorkerTiming(given: { heartbeatMs?: number | undefined; leaseMs?: number | undefined }): WorkerTiming {
   const { heartbeatMs, leaseMs } = given;
   const hb = heartbeatMs ?? (leaseMs !== undefined ? Math.max(1, Math.floor(leaseMs / HEARTBEATS_PER_GIVEN_LEASE)) : DEFAULT_HEARTBEAT_MS);
   const lease = leaseMs ?? leaseMsFor(hb);

@@ -1,6 +1,7 @@
 // The client: the typed front door for producers and operators. It owns (or
 // borrows) the pg pool, knows the job definitions of this service, and turns
-// every call into one protocol call. Enqueue can join the caller's own pg
+// every call into one protocol call (a very large enqueueMany into several,
+// in one transaction: enqueueChunks.ts). Enqueue can join the caller's own pg
 // transaction by passing `{ tx }`.
 import pg from 'pg';
 import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
@@ -17,6 +18,7 @@ import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
 import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, txSchema } from './callArguments.js';
 import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
+import { enqueueChunked } from './enqueueChunks.js';
 import { buildJobInsert, type EnqueueOptions } from './enqueueInput.js';
 import { hintsFor, type WakeHints } from './wakeHints.js';
 
@@ -159,10 +161,12 @@ export class Client {
   }
 
   /**
-   * Enqueues a batch in one statement. Every item is validated first; one bad
-   * item rejects the whole batch and nothing is written. Results are in input
-   * order. Items may mix job types: each payload is typed by its own item's
-   * job, like enqueue's.
+   * Enqueues a batch, all or nothing. Every item is validated first; one bad
+   * item rejects the whole batch and nothing is written. Up to
+   * ENQUEUE_CHUNK_ITEMS items (and 64 MiB of payload) go in one statement; a
+   * larger batch goes in several, in one transaction (`tx`, or one the
+   * client opens and commits). Results are in input order. Items may mix
+   * job types: each payload is typed by its own item's job, like enqueue's.
    */
   async enqueueMany<const J extends readonly (JobDefinition | string)[]>(
     items: EnqueueManyItems<J>,
@@ -187,7 +191,7 @@ export class Client {
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
-    const results = await this.protocol.enqueueMany(tx ?? this.pool, this.namespace, rows);
+    const results = await enqueueChunked(tx ?? this.pool, this.namespace, rows, this);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
     // at its commit) and the safety poll cover those.
     if (this.wakeHints && !tx) {

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
-import { workerTiming } from '../timing.js';
+import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
 import { outboxOptionsSchema } from '../outbox/outboxOptions.js';
@@ -113,7 +113,7 @@ export interface ResolvedWorkerOptions {
 }
 
 export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): ResolvedWorkerOptions {
-  const timing = workerTiming(o);
+  const timing = deriveWorkerTiming(o);
   return {
     queues: o.queues ?? [o.queue ?? 'default'],
     concurrency: o.concurrency,

@@ -49,3 +49,41 @@ describe('worker timing', () => {
     expect(configError({ leaseMs: 100 }).issues[0]).toMatchObject({ path: ['leaseMs'] });
   });
 });
+
+describe('workerTiming refuses what a Worker refuses', () => {
+  function timingError(o: unknown): ConfigError {
+    try {
+      workerTiming(o as Parameters<typeof workerTiming>[0]);
+    } catch (err) {
+      if (err instanceof ConfigError) return err;
+      throw err;
+    }
+    throw new Error(`workerTiming accepted ${JSON.stringify(o)}`);
+  }
+
+  it('refuses a heartbeat not shorter than the lease with the worker options error', () => {
+    for (const o of [{ heartbeatMs: 5_000, leaseMs: 5_000 }, { heartbeatMs: 6_000, leaseMs: 5_000 }]) {
+      const err = timingError(o);
+      expect(err.message).toMatch(/^invalid worker timing: heartbeatMs: heartbeatMs must be shorter than leaseMs/);
+      expect(err.issues).toEqual(configError(o).issues);
+    }
+  });
+
+  it('refuses non-integer, negative and out-of-range values within the worker bounds, naming the field', () => {
+    for (const o of [{ heartbeatMs: 1.5 }, { heartbeatMs: -1 }, { heartbeatMs: 49 }, { heartbeatMs: 3_600_001 }, { leaseMs: 149 }, { leaseMs: 4 * 3_600_000 + 1 }, { leaseMs: Number.NaN }, { heartbeatMs: '5000' }]) {
+      const err = timingError(o);
+      const field = Object.keys(o)[0]!;
+      expect(err.issues[0]).toMatchObject({ path: [field] });
+      expect(err.issues).toEqual(configError(o).issues);
+    }
+    // The bounds themselves are accepted, as a Worker accepts them.
+    expect(workerTiming({ heartbeatMs: 50 }).heartbeatMs).toBe(50);
+    expect(workerTiming({ leaseMs: 150 })).toEqual({ heartbeatMs: 50, leaseMs: 150, deadAfterMs: 350 });
+  });
+
+  it('refuses a key other than heartbeatMs and leaseMs, and a value that is not an object', () => {
+    expect(timingError({ leaseMS: 30_000 }).message).toMatch(/unknown key "leaseMS"/);
+    expect(timingError({ concurrency: 5 }).issues[0]).toMatchObject({ path: ['concurrency'] });
+    expect(timingError(null).message).toMatch(/expected \{ heartbeatMs\?, leaseMs\? \}/);
+  });
+});

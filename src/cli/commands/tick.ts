@@ -13,6 +13,7 @@ import { runTick } from '../../tick/runTick.js';
 import { skipHint } from '../../tick/skipHint.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
+import { unservedQueuesWarning } from '../unservedQueues.js';
 import { UsageError } from '../usageError.js';
 import { wholeNumberFlag } from '../wholeNumberFlag.js';
 import { loadUserModule } from '../userModule.js';
@@ -84,6 +85,8 @@ export const tickCommand: Command = {
     const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
     const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
     await checkSchema(connectionString, flags['budget-ms']);
+    const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
+    if (unserved) io.err(`workhorse tick: ${unserved}`);
     const summary = await runTick({
       ...tickEnv.options,
       app,
