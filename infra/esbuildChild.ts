@@ -5,14 +5,14 @@
 // to load and the build options (JSON); the exit code says whether the
 // bundle was written, and esbuild's own messages go to stderr.
 import type * as Esbuild from 'esbuild';
-import { clientChunksStub } from './clientChunksStub.js';
 import { clientMigrateStub } from './clientMigrateStub.js';
 import { pgNativeStub } from './pgNativeStub.js';
+import { pgPassStub } from './pgPassStub.js';
 
 const [esbuildPath, optionsJson] = process.argv.slice(2);
 const esbuild = ((await import(esbuildPath!)) as { default: typeof Esbuild }).default;
 try {
-  await esbuild.build({ ...(JSON.parse(optionsJson!) as Esbuild.BuildOptions), plugins: [pgNativeStub(), clientMigrateStub(), clientChunksStub()] });
+  await esbuild.build({ ...(JSON.parse(optionsJson!) as Esbuild.BuildOptions), plugins: [pgNativeStub(), pgPassStub(), clientMigrateStub()] });
 } catch (err) {
   // esbuild has printed a build's errors (logLevel 'error'); anything else is printed here.
   if (!Array.isArray((err as { errors?: unknown }).errors)) console.error(err);

@@ -24,7 +24,8 @@
 // 20 ms on a small machine). Lambda's nodejs22.x has `navigator`, so there
 // the shim changes nothing.
 //
-// pg's native binding stays out too (pgNativeStub.ts). That takes an esbuild
+// pg's native binding stays out too (pgNativeStub.ts), and so does its
+// password-file lookup (pgPassStub.ts). That takes an esbuild
 // plugin, which only esbuild's asynchronous build accepts, while CDK calls
 // local bundling synchronously: the build runs in a child Node process
 // (esbuildChild.ts, itself bundled first) that this one waits for.

@@ -11,7 +11,8 @@
 // same transaction sees the rows of the earlier ones, so a key repeated
 // across two chunks returns the first job exactly as within one statement.
 import pg from 'pg';
-import type { Enqueued, JobInsert, Protocol, Queryable } from '../db/protocol.js';
+import type { Enqueued, Protocol, Queryable } from '../db/protocol.js';
+import { PAYLOAD_BYTES, type SizedJobInsert } from './enqueueInput.js';
 
 /**
  * Most items in one statement. Measured with 200,000 small items (33 MB of
@@ -54,7 +55,6 @@ export function chunkBounds(payloadBytes: number[], maxItems = ENQUEUE_CHUNK_ITE
 /** What enqueueChunked needs of the client. */
 export interface ChunkingClient {
   readonly protocol: Protocol;
-  readonly maxPayloadBytes: number;
 }
 
 /**
@@ -62,16 +62,14 @@ export interface ChunkingClient {
  * results in input order. More than one chunk runs in one transaction: the
  * caller's when `db` is a connection, else one opened on a connection of
  * the pool `db` (a pool runs each statement on whichever connection is
- * free). The first three arguments are the protocol's enqueueMany's (the
- * Lambda bundles put that in its place: infra/clientChunksStub.ts).
+ * free).
  */
-export async function enqueueChunked(db: Queryable, ns: string, rows: JobInsert[], client: ChunkingClient): Promise<Enqueued[]> {
-  const { protocol, maxPayloadBytes } = client;
-  // One statement is atomic by itself: a batch that fits one, whatever its
-  // payloads (each is at most maxPayloadBytes), is sent as it always was,
-  // without measuring them; the rest are measured (one more encoding).
-  const fits = rows.length <= ENQUEUE_CHUNK_ITEMS && rows.length * (maxPayloadBytes + ROW_OVERHEAD_BYTES) <= ENQUEUE_CHUNK_BYTES;
-  const bounds = fits ? [] : chunkBounds(rows.map((r) => Buffer.byteLength(JSON.stringify(r.payload ?? null), 'utf8')));
+export async function enqueueChunked(db: Queryable, ns: string, rows: SizedJobInsert[], client: ChunkingClient): Promise<Enqueued[]> {
+  const { protocol } = client;
+  // Sizes as measured when each payload was checked (buildJobInsert); a
+  // row built elsewhere is measured here. One statement is atomic by
+  // itself: a batch that fits one is sent as it always was.
+  const bounds = chunkBounds(rows.map((r) => r[PAYLOAD_BYTES] ?? Buffer.byteLength(JSON.stringify(r.payload ?? null), 'utf8')));
   if (bounds.length <= 1) return protocol.enqueueMany(db, ns, rows);
   const run = async (q: Queryable) => {
     const results: Enqueued[] = [];

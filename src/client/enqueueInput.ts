@@ -38,17 +38,26 @@ export const enqueueOptionsSchema = z
 
 export type EnqueueOptions = z.input<typeof enqueueOptionsSchema>;
 
+/**
+ * A built row's payload size in bytes as JSON, measured while it was
+ * checked, so a large enqueueMany is cut into statements without encoding
+ * every payload again (enqueueChunks.ts). A symbol key: JSON.stringify
+ * leaves it out of what is sent.
+ */
+export const PAYLOAD_BYTES = Symbol('workhorse.payloadBytes');
+export type SizedJobInsert = JobInsert & { [PAYLOAD_BYTES]?: number };
+
 export function buildJobInsert(
   def: JobDefinition,
   payload: unknown,
   options: EnqueueOptions | undefined,
   maxPayloadBytes: number,
-): JobInsert {
+): SizedJobInsert {
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
-  encodePayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
+  const encoded = encodePayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   const backoff = o.backoff ?? def.retry.backoff;
-  const row: JobInsert = {
+  const row: SizedJobInsert = {
     type: def.type,
     queue: o.queue ?? def.queue,
     payload: parsed ?? null,
@@ -65,6 +74,7 @@ export function buildJobInsert(
   if (o.dedupeKey !== undefined) row.dedupe_key = o.dedupeKey;
   const timeoutMs = o.timeoutMs ?? def.timeoutMs;
   if (timeoutMs !== undefined) row.timeout_ms = timeoutMs;
+  row[PAYLOAD_BYTES] = Buffer.byteLength(encoded, 'utf8');
   return row;
 }
 
