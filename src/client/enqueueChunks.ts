@@ -60,9 +60,9 @@ export interface ChunkingClient {
 /**
  * Inserts the rows of `client` on `db` (its pool, or the caller's `tx`);
  * results in input order. More than one chunk runs in one transaction: the
- * caller's when `db` is a connection, else one opened on a connection of
- * the pool `db` (a pool runs each statement on whichever connection is
- * free).
+ * caller's when `db` is a connection inside one, else one opened here (on
+ * that connection, or on one of the pool `db`: a pool runs each statement
+ * on whichever connection is free).
  */
 export async function enqueueChunked(db: Queryable, ns: string, rows: SizedJobInsert[], client: ChunkingClient): Promise<Enqueued[]> {
   const { protocol } = client;
@@ -76,19 +76,44 @@ export async function enqueueChunked(db: Queryable, ns: string, rows: SizedJobIn
     for (const [start, end] of bounds) results.push(...(await protocol.enqueueMany(q, ns, rows.slice(start, end))));
     return results;
   };
-  if (!(db instanceof pg.Pool)) return run(db);
+  if (!(db instanceof pg.Pool)) {
+    if (await inTransaction(db)) return run(db);
+    return inOwnTransaction(db, run);
+  }
   const conn = await db.connect();
   let broken: unknown;
   try {
-    await conn.query('begin');
+    return await inOwnTransaction(conn, run, (e) => (broken = e));
+  } finally {
+    // A connection whose rollback failed is not given back to the pool.
+    conn.release(broken instanceof Error ? broken : undefined);
+  }
+}
+
+/**
+ * Whether a connection is inside a transaction block: a savepoint can only
+ * be set in one (25P01 otherwise). A connection given as `tx` outside
+ * `begin` would otherwise commit each chunk on its own.
+ */
+async function inTransaction(db: Queryable): Promise<boolean> {
+  try {
+    await db.query('savepoint workhorse_enqueue_chunks');
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '25P01') return false;
+    throw err;
+  }
+  await db.query('release savepoint workhorse_enqueue_chunks');
+  return true;
+}
+
+async function inOwnTransaction<T>(conn: Queryable, run: (q: Queryable) => Promise<T>, onRollbackFailed?: (err: unknown) => void): Promise<T> {
+  await conn.query('begin');
+  try {
     const results = await run(conn);
     await conn.query('commit');
     return results;
   } catch (err) {
-    await conn.query('rollback').catch((e: unknown) => (broken = e));
+    await conn.query('rollback').catch((e: unknown) => onRollbackFailed?.(e));
     throw err;
-  } finally {
-    // A connection whose rollback failed is not given back to the pool.
-    conn.release(broken instanceof Error ? broken : undefined);
   }
 }

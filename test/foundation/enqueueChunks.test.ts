@@ -97,6 +97,21 @@ describe('enqueueMany of more than one chunk', () => {
     }
   });
 
+  it('opens its own transaction on a connection given as tx outside begin: all or nothing still', async () => {
+    const conn = await client.pool.connect();
+    try {
+      await expect(client.enqueueMany(items(N, (i) => (i === N - 1 ? { poison: true } : {})), { tx: conn })).rejects.toThrow(/fx_no_poison/);
+      expect(await countJobs(db.pool)).toBe(0);
+      const results = await client.enqueueMany(items(N), { tx: conn });
+      expect(results).toHaveLength(N);
+      expect(await countJobs(db.pool)).toBe(N);
+      // The connection is left outside a transaction, as it was given.
+      expect((await conn.query<{ t: boolean }>('select now() = statement_timestamp() as t')).rows[0]!.t).toBe(true);
+    } finally {
+      conn.release();
+    }
+  });
+
   it('opens its own transaction when tx is a pool (a pool would spread the statements over connections)', async () => {
     const sizes = statementSizes();
     await expect(client.enqueueMany(items(N, (i) => (i === N - 1 ? { poison: true } : {})), { tx: client.pool })).rejects.toThrow(/fx_no_poison/);
