@@ -55,7 +55,7 @@ export function buildJobInsert(
 ): SizedJobInsert {
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
-  const encoded = encodePayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
+  const { bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   const backoff = o.backoff ?? def.retry.backoff;
   const row: SizedJobInsert = {
     type: def.type,
@@ -74,7 +74,7 @@ export function buildJobInsert(
   if (o.dedupeKey !== undefined) row.dedupe_key = o.dedupeKey;
   const timeoutMs = o.timeoutMs ?? def.timeoutMs;
   if (timeoutMs !== undefined) row.timeout_ms = timeoutMs;
-  row[PAYLOAD_BYTES] = Buffer.byteLength(encoded, 'utf8');
+  row[PAYLOAD_BYTES] = bytes;
   return row;
 }
 
@@ -85,6 +85,11 @@ export function buildJobInsert(
  * PayloadTooLargeError.
  */
 export function encodePayload(subject: string, payload: unknown, maxBytes: number): string {
+  return encodeSizedPayload(subject, payload, maxBytes).encoded;
+}
+
+/** encodePayload's JSON and its size in bytes. */
+function encodeSizedPayload(subject: string, payload: unknown, maxBytes: number): { encoded: string; bytes: number } {
   const what = `payload for ${subject}`;
   let encoded: string | undefined;
   let reason = 'it is not a JSON value';
@@ -102,5 +107,5 @@ export function encodePayload(subject: string, payload: unknown, maxBytes: numbe
   if (problem) {
     throw new ValidationError(`invalid ${what}: ${problem.path.length ? problem.path.join('.') : '(root)'}: ${problem.message}`, [problem]);
   }
-  return encoded;
+  return { encoded, bytes };
 }
