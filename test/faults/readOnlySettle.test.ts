@@ -8,12 +8,12 @@
 // connection is read-only; the shared server itself is not touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { onServer } from '../../certify/run.js';
 import { createClient, defineJob, Worker } from '../../src/index.js';
 import { isTransientDbError } from '../../src/db/transient.js';
 import { describeError } from '../../src/http/middleware/errorHandler.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import pg from 'pg';
 
 const Held = defineJob({ type: 'readonly.held', queue: 'readonly', schema: z.object({ n: z.number() }) });
 
@@ -25,19 +25,10 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function onServer(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 async function setReadOnly(on: boolean): Promise<void> {
-  await onServer(on ? `alter database ${db.name} set default_transaction_read_only = on` : `alter database ${db.name} reset default_transaction_read_only`);
-  await onServer(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`);
+  const server = serverUrl();
+  await onServer(server, on ? `alter database ${db.name} set default_transaction_read_only = on` : `alter database ${db.name} reset default_transaction_read_only`);
+  await onServer(server, `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`);
 }
 
 describe('a read-only database', () => {
