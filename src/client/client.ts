@@ -191,7 +191,7 @@ export class Client {
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
-    const results = await enqueueChunked(tx ?? this.pool, this.namespace, rows, this);
+    const results = await enqueueChunked(this.protocol, tx ?? this.pool, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
     // at its commit) and the safety poll cover those.
     if (this.wakeHints && !tx) {

@@ -52,24 +52,17 @@ export function chunkBounds(payloadBytes: number[], maxItems = ENQUEUE_CHUNK_ITE
   return bounds;
 }
 
-/** What enqueueChunked needs of the client. */
-export interface ChunkingClient {
-  readonly protocol: Protocol;
-}
-
 /**
- * Inserts the rows of `client` on `db` (its pool, or the caller's `tx`);
- * results in input order. More than one chunk runs in one transaction: the
- * caller's when `db` is a connection inside one, else one opened here (on
- * that connection, or on one of the pool `db`: a pool runs each statement
- * on whichever connection is free).
+ * Inserts `rows` on `db` (the client's pool, or the caller's `tx`) with
+ * `protocol`; results in input order. More than one chunk runs in one
+ * transaction: the caller's when `db` is a connection inside one, else one
+ * opened here (on that connection, or on one of the pool `db`: a pool runs
+ * each statement on whichever connection is free).
  */
-export async function enqueueChunked(db: Queryable, ns: string, rows: SizedJobInsert[], client: ChunkingClient): Promise<Enqueued[]> {
-  const { protocol } = client;
-  // Sizes as measured when each payload was checked (buildJobInsert); a
-  // row built elsewhere is measured here. One statement is atomic by
-  // itself: a batch that fits one is sent as it always was.
-  const bounds = chunkBounds(rows.map((r) => r[PAYLOAD_BYTES] ?? Buffer.byteLength(JSON.stringify(r.payload ?? null), 'utf8')));
+export async function enqueueChunked(protocol: Protocol, db: Queryable, ns: string, rows: SizedJobInsert[]): Promise<Enqueued[]> {
+  // Sizes as measured when each payload was checked (buildJobInsert). One
+  // statement is atomic by itself: a batch that fits one is sent as it always was.
+  const bounds = chunkBounds(rows.map((r) => r[PAYLOAD_BYTES]));
   if (bounds.length <= 1) return protocol.enqueueMany(db, ns, rows);
   const run = async (q: Queryable) => {
     const results: Enqueued[] = [];

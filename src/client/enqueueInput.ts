@@ -45,7 +45,7 @@ export type EnqueueOptions = z.input<typeof enqueueOptionsSchema>;
  * leaves it out of what is sent.
  */
 export const PAYLOAD_BYTES = Symbol('workhorse.payloadBytes');
-export type SizedJobInsert = JobInsert & { [PAYLOAD_BYTES]?: number };
+export type SizedJobInsert = JobInsert & { [PAYLOAD_BYTES]: number };
 
 export function buildJobInsert(
   def: JobDefinition,
@@ -66,6 +66,7 @@ export function buildJobInsert(
     backoff_kind: backoff.kind,
     backoff_base_ms: backoff.baseMs,
     backoff_max_ms: backoff.maxMs,
+    [PAYLOAD_BYTES]: bytes,
   };
   // A delay is added to the database clock, never this machine's.
   if (o.runAt) row.run_at = o.runAt.toISOString();
@@ -74,7 +75,6 @@ export function buildJobInsert(
   if (o.dedupeKey !== undefined) row.dedupe_key = o.dedupeKey;
   const timeoutMs = o.timeoutMs ?? def.timeoutMs;
   if (timeoutMs !== undefined) row.timeout_ms = timeoutMs;
-  row[PAYLOAD_BYTES] = bytes;
   return row;
 }
 
