@@ -47,7 +47,7 @@ export type { TickSummary, SkippedByType } from './tick/summary.js';
 export { createTickHandler } from './tick/handler.js';
 export type { TickContext, TickHandler, TickHandlerOptions } from './tick/handler.js';
 export { defineSchedule } from './schedules/defineSchedule.js';
-export type { ScheduleDefinition, ScheduleDefinitionInput, ScheduleJobOptions } from './schedules/defineSchedule.js';
+export type { ScheduleDefinition, ScheduleDefinitionInput, ScheduleInput, ScheduleJobOptions } from './schedules/defineSchedule.js';
 export { Schedules } from './schedules/schedules.js';
 export type { ScheduledJob, ScheduleRecord } from './schedules/schedules.js';
 export { ScheduleRunner } from './worker/scheduleRunner.js';

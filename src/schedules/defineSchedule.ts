@@ -4,7 +4,7 @@
 // definition, so a malformed cron (or a payload the job's schema refuses)
 // fails when the app loads, not at 3 a.m.
 import * as z from 'zod';
-import type { JobDefinition } from '../client/defineJob.js';
+import { isJobDefinition, type JobDefinition, type PayloadInput } from '../client/defineJob.js';
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
@@ -32,9 +32,6 @@ const jobOptionsSchema = z
     timeoutMs: z.number().optional(),
   })
   .strict();
-
-const isJobDefinition = (v: unknown): v is JobDefinition =>
-  typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && 'schema' in v;
 
 const definitionSchema = z
   .object({
@@ -95,6 +92,18 @@ const definitionSchema = z
 
 export type ScheduleDefinitionInput = z.input<typeof definitionSchema>;
 
+/**
+ * What defineSchedule takes: with a job definition whose schema is known,
+ * `payload` is typed by it, as in enqueue; with a job type named by string
+ * it is checked when the slot is stored.
+ */
+export type ScheduleInput<J extends JobDefinition | string = JobDefinition | string> = Omit<ScheduleDefinitionInput, 'job' | 'payload'> & {
+  /** The job definition (or job type) each cadence enqueues. */
+  job: J;
+  /** The payload each cadence enqueues; `{}` when absent. */
+  payload?: J extends JobDefinition ? PayloadInput<J> : unknown;
+};
+
 export interface ScheduleDefinition {
   readonly name: string;
   readonly scheduleNamespace: string;
@@ -115,7 +124,7 @@ export interface ScheduleJobOptions {
   timeoutMs?: number;
 }
 
-function build(input: ScheduleDefinitionInput, allowSystem: boolean): ScheduleDefinition {
+function build(input: ScheduleInput, allowSystem: boolean): ScheduleDefinition {
   const what = `schedule${typeof input?.name === 'string' ? ` "${input.name}"` : ''}`;
   const d = parseConfig(definitionSchema, input, what);
   if (!allowSystem && d.name.startsWith(SYSTEM_PREFIX)) {
@@ -141,11 +150,11 @@ function build(input: ScheduleDefinitionInput, allowSystem: boolean): ScheduleDe
  * `cron` and `everyMs`, a payload the job definition's schema refuses, or a
  * reserved `sys.` name.
  */
-export function defineSchedule(input: ScheduleDefinitionInput): ScheduleDefinition {
+export function defineSchedule<J extends JobDefinition | string>(input: ScheduleInput<J>): ScheduleDefinition {
   return build(input, false);
 }
 
 /** For the built-in sys.* slots only. */
-export function defineSystemSchedule(input: ScheduleDefinitionInput): ScheduleDefinition {
+export function defineSystemSchedule(input: ScheduleInput): ScheduleDefinition {
   return build(input, true);
 }

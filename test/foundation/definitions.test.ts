@@ -75,6 +75,7 @@ describe('defineApp', () => {
 describe('defineSchedule', () => {
   it('checks the payload by the job definition\'s schema when it is defined (it was refused only when the slot was stored: at every tick\'s start)', () => {
     const Report = defineJob({ type: 'report.build', schema: z.object({ scope: z.string() }) });
+    // @ts-expect-error a wrong payload does not compile; a JavaScript caller gets the ConfigError
     const bad = configError(() => defineSchedule({ name: 'report.nightly', job: Report, payload: { scope: 1 }, everyMs: 60_000 }));
     expect(bad.issues[0]!.path).toEqual(['payload', 'scope']);
     expect(bad.message).toContain('invalid schedule "report.nightly": payload.scope');
