@@ -16,8 +16,10 @@ const publishOptionsSchema = z
   .object({
     /** A pg client inside the caller's open transaction. */
     tx: z.custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client').optional(),
-    /** Events with the same key are delivered in publication order. */
-    key: storableName(500).optional(),
+    /** Events with the same key are delivered in publication order; at most 500 bytes of UTF-8, as publish_v1 stores it. */
+    key: storableName(500)
+      .refine((k) => Buffer.byteLength(k, 'utf8') <= 500, 'a key is at most 500 bytes of UTF-8')
+      .optional(),
     /** Deliver no earlier than this many ms after publication. */
     delayMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
   })

@@ -94,6 +94,24 @@ describe('client.publish', () => {
     await expect(client.publish('ok.topic', {}, { delayMs: -1 })).rejects.toBeInstanceOf(ValidationError);
     expect(await states()).toEqual({});
   });
+
+  it('measures a key in UTF-8 bytes before any SQL runs, so a key over 500 bytes leaves the caller\'s transaction usable', async () => {
+    const key = 'é'.repeat(300); // 300 characters, 600 bytes
+    const c = await db.pool.connect();
+    try {
+      await c.query('begin');
+      const err = await client.publish('ok.topic', {}, { tx: c, key }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues[0]!.path).toEqual(['key']);
+      // Refused before the database saw it: the transaction is still open and takes statements.
+      expect((await c.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1);
+    } finally {
+      await c.query('rollback');
+      c.release();
+    }
+    // 250 two-byte characters are exactly 500 bytes: accepted.
+    expect((await client.publish('ok.topic', {}, { key: 'é'.repeat(250) })).id).toMatch(/^\d+$/);
+  });
 });
 
 describe('configuration', () => {
