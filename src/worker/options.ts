@@ -12,6 +12,9 @@ import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
 
+/** The longest retry delay the settlement can store (an integer column of milliseconds, about 24.8 days). */
+export const MAX_RETRY_DELAY_MS = 2_147_483_647;
+
 export const workerOptionsSchema = z
   .object({
     /** Queues this worker claims from, rotated so none starves. */
@@ -59,7 +62,7 @@ export const workerOptionsSchema = z
     alerts: alertsOptionsSchema.optional(),
     /** Overrides the persisted retry policy: ms, or a function (undefined defers to the database). */
     retryDelayMs: z
-      .union([z.number().int().min(0), z.custom<(attempt: number, job: ClaimedJob) => number | undefined>((v) => typeof v === 'function')])
+      .union([z.number().int().min(0).max(MAX_RETRY_DELAY_MS), z.custom<(attempt: number, job: ClaimedJob) => number | undefined>((v) => typeof v === 'function')])
       .optional(),
   })
   .strict()

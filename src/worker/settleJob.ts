@@ -5,10 +5,10 @@
 // or a settlement the fence refuses, becomes a `stale` event and writes nothing.
 import type { ClaimedJob } from '../db/protocol.js';
 import { resultJson } from '../db/protocol.js';
-import { StaleLeaseError, ValidationError } from '../errors.js';
+import { ConfigError, StaleLeaseError, ValidationError } from '../errors.js';
 import { errorToJson, isRetryable, readableThrown } from './errorJson.js';
 import type { HandlerOutcome } from './invokeHandler.js';
-import type { RetryDelay } from './options.js';
+import { MAX_RETRY_DELAY_MS, type RetryDelay } from './options.js';
 import type { Settler } from './settler.js';
 import { JobSuspension } from './suspension.js';
 
@@ -129,5 +129,12 @@ function retryDelayFor(o: RetryDelay | undefined, job: ClaimedJob): number | nul
   if (o === undefined) return null;
   if (typeof o === 'number') return o;
   const v = o(job.attempt, job);
-  return v === undefined ? null : Math.max(0, Math.round(v));
+  if (v === undefined) return null;
+  // The settlement stores whole milliseconds in an integer column: anything else would fail its write.
+  if (typeof v !== 'number' || Number.isNaN(v) || v > MAX_RETRY_DELAY_MS) {
+    throw new ConfigError(
+      `retryDelayMs(attempt, job) answered ${String(v)} for job ${job.id}: expected milliseconds from 0 to ${MAX_RETRY_DELAY_MS}, or undefined; the job's own backoff applies`,
+    );
+  }
+  return Math.max(0, Math.round(v));
 }

@@ -7,6 +7,8 @@ import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { PermanentJobError } from '../../src/worker/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
+import type { WorkerOptions } from '../../src/worker/options.js';
+import { ConfigError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { attemptsOf, jobRow } from './support/rows.js';
 
@@ -38,7 +40,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function flakyWorker(id: string, options: { retryDelayMs?: number } = {}): Worker {
+function flakyWorker(id: string, options: Pick<WorkerOptions, 'retryDelayMs'> = {}): Worker {
   const w = new Worker(client, { workerId: id, listen: false, heartbeatMs: 60_000, ...options });
   w.handle(Flaky, (p, ctx) => {
     if (p.failTimes < 0) throw new PermanentJobError('this will never work');
@@ -134,6 +136,27 @@ describe('retries', () => {
     const { id } = await client.enqueue(Flaky, { failTimes: 99 });
     await flakyWorker('override', { retryDelayMs: 250 }).runOnce();
     expect(await scheduledDelayMs(id)).toBe(250);
+  });
+
+  it('refuses a retryDelayMs the database cannot store (over 2^31-1 ms) when the worker is built', () => {
+    expect(() => new Worker(client, { retryDelayMs: 2_147_483_648 })).toThrow(ConfigError);
+    expect(() => new Worker(client, { retryDelayMs: 2_147_483_648 })).toThrow(/retryDelayMs/);
+    expect(() => new Worker(client, { retryDelayMs: 2_147_483_647 })).not.toThrow();
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a delay over 2^31-1 ms', 1e12],
+  ])('retries on the job\'s own backoff, and reports it, when a retryDelayMs function answers %s', async (_, answer) => {
+    const { id } = await client.enqueue(Flaky, { failTimes: 99 });
+    const w = flakyWorker('bad-override', { retryDelayMs: () => answer });
+    const errors: unknown[] = [];
+    w.events.on('error', (e) => errors.push(e));
+    await w.runOnce();
+    expect(await jobRow(db.pool, id)).toMatchObject({ status: 'ready', attempt: 1 });
+    expect(await scheduledDelayMs(id)).toBe(1000);
+    expect(errors.map((e) => String(e))).toEqual([expect.stringMatching(/retryDelayMs/)]);
   });
 
   it('ends a job `failed` at once on a PermanentJobError, whatever attempts remain', async () => {
