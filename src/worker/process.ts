@@ -81,6 +81,26 @@ export async function runWorkerProcess(def: WorkerProcessDefinition, o: RunProce
   const log = o.log ?? ((l: string) => console.error(l));
   const adapter = def.adapter ? await def.adapter() : adapterOf(await def.client!());
   if (!adapter || typeof adapter !== 'object' || !('client' in adapter)) throw new ConfigError('adapter() must return createWorkhorseAdapter(...)');
+  let probes: ProbeServer | undefined;
+  try {
+    return await startProcess(d, def, adapter, o, log, (p) => (probes = p));
+  } catch (err) {
+    // Nothing runs yet: release what was opened, so a failed start (a schema of the wrong version) ends the process at once.
+    await probes?.close().catch(() => undefined);
+    await adapter.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Builds the workers, starts the probes (reported through `opened`), waits for the database and runs the workers. */
+async function startProcess(
+  d: z.output<typeof definitionSchema>,
+  def: WorkerProcessDefinition,
+  adapter: WorkhorseAdapter,
+  o: RunProcessOptions,
+  log: (line: string) => void,
+  opened: (probes: ProbeServer) => void,
+): Promise<RunningProcess> {
   const workers = def.workers.map((spec) => {
     const w = new Worker(adapter.client, spec.options);
     spec.configure(w);
@@ -102,6 +122,7 @@ export async function runWorkerProcess(def: WorkerProcessDefinition, o: RunProce
       },
       workers: () => workers.map((w) => ({ id: w.workerId, ...pick(w.runtimeState()) })),
     });
+    opened(probes);
     log(`[workhorse] probes on ${d.probes.host ?? '0.0.0.0'}:${probes.port} (${d.probes.livenessPath ?? '/livez'}, ${d.probes.readinessPath ?? '/readyz'})`);
   }
   // A database that is down at start-up is waited for (one line per try); a schema mismatch fails at once.

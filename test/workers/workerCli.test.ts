@@ -12,7 +12,7 @@ import { createClient, type Client } from '../../src/index.js';
 import { SendEmail } from '../fixtures/emailJob.js';
 import { createRunLog } from '../fixtures/spawnWorker.js';
 import { cliEnv, startCli } from '../cli/support/runCli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/workerCliProcess.ts', import.meta.url));
@@ -144,6 +144,24 @@ describe('workhorse worker', () => {
     expect(at - sentAt).toBeLessThan(700 + 1000);
     expect(w.output()).toContain('drain deadline (700 ms) passed: exiting now (code 124)');
   });
+
+  it('exits 1 at once on a database that was never migrated, its probes and pool closed', async () => {
+    const empty = await createEmptyDatabase();
+    try {
+      const child = startCli(['worker', FIXTURE], cliEnv({ FIXTURE_CONFIG: JSON.stringify({ url: empty.url, mode: 'work', workMs: 0 }) }));
+      children.push(child);
+      let out = '';
+      child.stderr!.on('data', (d) => (out += String(d)));
+      const started = Date.now();
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      expect(code, out).toBe(1);
+      expect(out).toMatch(/workhorse worker: workhorse schema not found: run `workhorse migrate`/);
+      // Not kept alive by the probe server or the pool's idle connections.
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      await empty.drop();
+    }
+  }, 30_000);
 
   it('drains on SIGINT as on SIGTERM', async () => {
     const w = await startWorker({ mode: 'work', workMs: 0 });
