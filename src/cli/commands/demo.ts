@@ -73,7 +73,7 @@ export const demoCommand: Command = {
         io.out(`dashboard: ${dashboard.url}`);
         io.out(`sign in with the token: ${dashboard.token}`);
         if (paceMs > 0) {
-          io.out(`the story starts in ${Math.round(paceMs / 1000)} s and pauses ${Math.round(paceMs / 1000)} s after each step`);
+          io.out(`the story starts in ${pauseText(paceMs)} and pauses ${pauseText(paceMs)} after each step`);
           await new Promise((r) => setTimeout(r, paceMs));
         }
       }
@@ -88,3 +88,8 @@ export const demoCommand: Command = {
     return 0;
   },
 };
+
+/** A pause as the user gave it: milliseconds under a second, else seconds to a tenth (1500 is "1.5 s"). */
+function pauseText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+}
