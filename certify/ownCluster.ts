@@ -5,7 +5,7 @@
 // 127.0.0.1, with trust auth, as the embedded default's user (`postgres`
 // under root). The server is stopped when the process exits, whatever the
 // exit path, and its directory removed.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,13 @@ export interface OwnCluster {
   resume(): Promise<void>;
   /** pg_terminate_backend on every backend of `database` except the caller's; returns how many. */
   terminateBackends(database: string): Promise<number>;
+  /**
+   * SIGSTOPs the postmaster and every process of it: connections stay open
+   * and new ones are accepted by the kernel, but nothing is ever answered
+   * (a hung server). thaw() SIGCONTs them; destroy() thaws first.
+   */
+  freeze(): void;
+  thaw(): void;
   /** The server log so far. */
   log(): string;
   /** Stops the server and removes its files. */
@@ -87,6 +94,29 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     }
   };
   process.on('exit', killOnExit);
+  const serverPids = (): number[] => {
+    const master = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let children: number[] = [];
+    try {
+      children = execFileSync('pgrep', ['-P', String(master)]).toString().trim().split('\n').filter(Boolean).map(Number);
+    } catch {
+      // pgrep exits 1 when there are none
+    }
+    return [master, ...children];
+  };
+  let frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // gone
+      }
+    }
+    frozen = [];
+  };
+  // A frozen server must not outlive this process frozen.
+  process.on('exit', thaw);
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
 
   return {
@@ -116,9 +146,23 @@ export async function startOwnCluster(): Promise<OwnCluster> {
         await c.end().catch(() => undefined);
       }
     },
+    freeze: () => {
+      // The postmaster first, so it forks no new child after the list is read.
+      const [master, ...children] = serverPids();
+      process.kill(master!, 'SIGSTOP');
+      frozen.push(master!);
+      for (const pid of [...children, ...serverPids().slice(1)]) {
+        if (frozen.includes(pid)) continue;
+        process.kill(pid, 'SIGSTOP');
+        frozen.push(pid);
+      }
+    },
+    thaw,
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
     destroy: async () => {
       process.off('exit', killOnExit);
+      thaw();
+      process.off('exit', thaw);
       await ctl('-m', 'immediate', 'stop').catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },

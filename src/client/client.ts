@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import type { MigrateResult } from '../db/migrate.js';
+import { GuardedDb } from '../db/guardedDb.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
@@ -58,6 +59,8 @@ export class Client {
   readonly protocol: Protocol = postgresProtocol;
   readonly namespace: string;
   readonly pool: pg.Pool;
+  /** The pool as the client's own calls use it: each checkout and query bounded by `callTimeoutMs`. */
+  private readonly db: GuardedDb;
   readonly admin: Admin;
   /** The outbox seen by an operator: list, retry, discard events. */
   readonly outbox: OutboxAdmin;
@@ -90,9 +93,10 @@ export class Client {
     // An idle client's connection can die (server restart, failover, pooler
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
+    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs });
     for (const d of o.jobs) this.define(d);
-    this.admin = new Admin(this.protocol, this.pool, this.namespace);
-    this.outbox = new OutboxAdmin(this.protocol, this.pool, this.namespace);
+    this.admin = new Admin(this.protocol, this.db, this.namespace);
+    this.outbox = new OutboxAdmin(this.protocol, this.db, this.namespace);
   }
 
   /** Registers a job definition (also done by createClient({ jobs })). */
@@ -131,7 +135,7 @@ export class Client {
 
   /** Fails with SchemaVersionError unless the schema matches this code. Checked once. */
   ready(): Promise<void> {
-    this.schemaChecked ??= assertSchemaVersion(this.pool).catch((err) => {
+    this.schemaChecked ??= assertSchemaVersion(this.db).catch((err) => {
       this.schemaChecked = undefined;
       throw err;
     });
@@ -191,7 +195,7 @@ export class Client {
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
-    const results = await enqueueChunked(this.protocol, tx ?? this.pool, this.namespace, rows);
+    const results = await enqueueChunked(this.protocol, tx ?? this.db, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
     // at its commit) and the safety poll cover those.
     if (this.wakeHints && !tx) {
@@ -208,20 +212,20 @@ export class Client {
    */
   async publish(topic: string, payload: unknown, options?: PublishOptions): Promise<PublishResult> {
     await this.ready();
-    return publishEvent(this.protocol, this.pool, this.namespace, this.maxPayloadBytes, topic, payload, options);
+    return publishEvent(this.protocol, this.db, this.namespace, this.maxPayloadBytes, topic, payload, options);
   }
 
   /** Alerts of this namespace, newest first (open and resolved unless `state` says which). */
   async alerts(filter: { state?: 'open' | 'resolved'; limit?: number } = {}): Promise<AlertRecord[]> {
     const f = parseInput(alertsFilterSchema, filter, 'alerts filter');
-    return this.protocol.listAlerts(this.pool, this.namespace, f.state ?? null, f.limit);
+    return this.protocol.listAlerts(this.db, this.namespace, f.state ?? null, f.limit);
   }
 
   /** The job's record; a waiting job's says what it waits for and since when (`wait`). */
   async getJob(id: string | number): Promise<JobRecord | null> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const job = await this.protocol.getJob(this.pool, this.namespace, jobId);
-    if (job?.status === 'waiting') job.wait = await this.protocol.currentWait(this.pool, this.namespace, jobId);
+    const job = await this.protocol.getJob(this.db, this.namespace, jobId);
+    if (job?.status === 'waiting') job.wait = await this.protocol.currentWait(this.db, this.namespace, jobId);
     return job;
   }
 
@@ -233,9 +237,9 @@ export class Client {
   async cancel(id: string | number, options: { keepChildren?: boolean } = {}): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
     const { keepChildren } = parseInput(cancelOptionsSchema, options, 'cancel options');
-    const status = await this.protocol.cancel(this.pool, this.namespace, jobId, !keepChildren);
+    const status = await this.protocol.cancel(this.db, this.namespace, jobId, !keepChildren);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
-    return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
+    return (await this.protocol.getJob(this.db, this.namespace, jobId))!;
   }
 
   /**
@@ -244,10 +248,10 @@ export class Client {
    */
   async retry(id: string | number): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await this.protocol.retry(this.pool, this.namespace, jobId);
+    const status = await this.protocol.retry(this.db, this.namespace, jobId);
     if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
     if (status !== 'ready') throw new ConflictError(`job ${jobId} is ${status}; only failed, cancelled or scheduled jobs can be retried`);
-    return (await this.protocol.getJob(this.pool, this.namespace, jobId))!;
+    return (await this.protocol.getJob(this.db, this.namespace, jobId))!;
   }
 
   /**
@@ -275,7 +279,7 @@ export class Client {
   }
 
   private durableDeps(): durable.DurableDeps {
-    return { protocol: this.protocol, db: this.pool, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
+    return { protocol: this.protocol, db: this.db, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
   }
 
   /** Closes the pool if the client created it; calling it again is harmless. */

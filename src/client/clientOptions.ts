@@ -10,6 +10,9 @@ import { isJobDefinition, type JobDefinition } from './defineJob.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './enqueueInput.js';
 import type { WakeHints } from './wakeHints.js';
 
+/** The default bound on each of the client's own calls (`callTimeoutMs`). */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
 export const clientOptionsSchema = z
   .object({
     connectionString: connectionStringSchema.optional(),
@@ -26,6 +29,16 @@ export const clientOptionsSchema = z
      * connection cannot hold a request forever.
      */
     queryTimeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    /**
+     * Bounds each of the client's own calls (enqueue, getJob, cancel, publish,
+     * admin and outbox calls, signals, ...): a connection within it, then each
+     * query within it; a query with no answer fails with
+     * DatabaseUnavailableError and its connection is destroyed, so a frozen
+     * server cannot hold a caller (or close()) forever. Not applied to a call
+     * made in your `tx`, to migrate(), or to workers (their calls have their
+     * own bounds).
+     */
+    callTimeoutMs: z.number().int().positive().max(3_600_000).default(DEFAULT_CALL_TIMEOUT_MS),
     /** Wake hints beside NOTIFY (e.g. redisWakeHints): published after each enqueue this client commits; its workers subscribe. */
     wakeHints: z
       .custom<WakeHints>((v) => typeof v === 'object' && v !== null && typeof (v as WakeHints).publish === 'function', 'wakeHints must be a WakeHints')

@@ -12,6 +12,7 @@
 // across two chunks returns the first job exactly as within one statement.
 import pg from 'pg';
 import type { Enqueued, Protocol, Queryable } from '../db/protocol.js';
+import { GuardedDb } from '../db/guardedDb.js';
 import { PAYLOAD_BYTES, type SizedJobInsert } from './enqueueInput.js';
 
 /**
@@ -69,6 +70,10 @@ export async function enqueueChunked(protocol: Protocol, db: Queryable, ns: stri
     for (const [start, end] of bounds) results.push(...(await protocol.enqueueMany(q, ns, rows.slice(start, end))));
     return results;
   };
+  if (db instanceof GuardedDb) {
+    // The client's own calls: one connection for the transaction, each statement bounded.
+    return db.withBoundedClient((conn, discard) => inOwnTransaction(conn, run, (e) => discard(e instanceof Error ? e : new Error(String(e)))));
+  }
   if (!(db instanceof pg.Pool)) {
     if (await inTransaction(db)) return run(db);
     return inOwnTransaction(db, run);

@@ -74,12 +74,15 @@ export class GuardedDb implements Queryable {
   /**
    * Runs `fn` with a checked-out client. An `error` event on it while held
    * is recorded (never thrown); the client goes back to the pool destroyed
-   * if it broke. `fn` sees the recorded error through `broken()`.
+   * if it broke. `fn` sees the recorded error through `broken()`, and
+   * `discard(err)` has the client destroyed on release as if it broke.
    */
-  async withClient<T>(fn: (client: pg.PoolClient, broken: () => Error | undefined) => Promise<T>): Promise<T> {
+  async withClient<T>(
+    fn: (client: pg.PoolClient, broken: () => Error | undefined, discard: (err: Error) => void) => Promise<T>,
+  ): Promise<T> {
     const held = await this.connect();
     try {
-      return await fn(held.client, () => held.broken);
+      return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
     } finally {
       release(held);
     }
@@ -88,22 +91,49 @@ export class GuardedDb implements Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
   query(textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]): Promise<unknown> {
-    return this.withClient(async (client, broken) => {
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        destroy(client);
-      }, this.options.timeoutMs);
-      try {
-        return await (typeof textOrConfig === 'string' ? client.query(textOrConfig, values) : client.query(textOrConfig));
-      } catch (err) {
-        if (timedOut) throw new DatabaseUnavailableError(`no answer from the database within ${this.options.timeoutMs} ms`, { cause: err });
-        const cause = broken();
-        if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
-        throw err;
-      } finally {
-        clearTimeout(timer);
-      }
+    return this.withClient((client, broken) => boundedQuery(client, broken, this.options.timeoutMs, textOrConfig, values));
+  }
+
+  /**
+   * Runs `fn` on one checked-out connection (a transaction's statements must
+   * share one), each of its queries bounded by the timeout like `query`.
+   */
+  withBoundedClient<T>(fn: (q: Queryable, discard: (err: Error) => void) => Promise<T>): Promise<T> {
+    return this.withClient((client, broken, discard) => {
+      const q = {
+        query: (textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]) =>
+          boundedQuery(client, broken, this.options.timeoutMs, textOrConfig, values),
+      } as Queryable;
+      return fn(q, discard);
     });
+  }
+}
+
+/**
+ * One query on a held client, with no answer within `timeoutMs`: its socket
+ * is destroyed (the query fails at once, the client goes back broken) and
+ * the failure is a DatabaseUnavailableError.
+ */
+async function boundedQuery(
+  client: pg.PoolClient,
+  broken: () => Error | undefined,
+  timeoutMs: number,
+  textOrConfig: string | pg.QueryArrayConfig,
+  values?: unknown[],
+): Promise<unknown> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    destroy(client);
+  }, timeoutMs);
+  try {
+    return await (typeof textOrConfig === 'string' ? client.query(textOrConfig, values) : client.query(textOrConfig));
+  } catch (err) {
+    if (timedOut) throw new DatabaseUnavailableError(`no answer from the database within ${timeoutMs} ms`, { cause: err });
+    const cause = broken();
+    if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
+    throw err;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -35,13 +35,15 @@ export function createHttpService(options: HttpServiceOptions = {}): HttpService
   const env = loadEnvConfig(options.env);
   const http = loadHttpEnvConfig(options.env);
   const databaseUrl = requireDatabaseUrl(env, 'the HTTP app');
+  const queryTimeoutMs = options.queryTimeoutMs ?? Math.max(http.queryTimeoutMs, http.tickBudgetMs);
   const client = createClient({
     connectionString: databaseUrl,
     namespace: env.namespace,
     poolMax: options.poolMax ?? 10,
     // A frozen connection makes its request a 503 instead of holding it forever;
     // POST /tick borrows this pool, so the bound is never below the tick budget.
-    queryTimeoutMs: options.queryTimeoutMs ?? Math.max(http.queryTimeoutMs, http.tickBudgetMs),
+    queryTimeoutMs,
+    callTimeoutMs: queryTimeoutMs,
   });
   const health = createHealthCheck({ poolConfig: { connectionString: databaseUrl } });
   const app = createApp({
