@@ -11,6 +11,26 @@ import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { Backoff } from '../db/retryTransient.js';
 import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
+/** How long close() waits for the server to see the connection end before dropping the socket. */
+export const LISTENER_END_TIMEOUT_MS = 2000;
+
+/**
+ * Ends a client, waiting at most `ms`: pg's end() resolves only once the
+ * server closes its side, which a hung server (SIGSTOPped, partitioned)
+ * never does. Past the bound the socket is destroyed.
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const inTime = await Promise.race([ended, late]);
+  clearTimeout(timer);
+  if (!inTime) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 export class WakeListener implements WakeSubscription {
   private client: pg.Client | undefined;
   private closed = false;
@@ -70,7 +90,7 @@ export class WakeListener implements WakeSubscription {
       return;
     }
     if (this.closed) {
-      await client.end().catch(() => undefined);
+      await endWithin(client, LISTENER_END_TIMEOUT_MS);
       return;
     }
     this.client = client;
@@ -97,6 +117,6 @@ export class WakeListener implements WakeSubscription {
     if (this.timer) clearTimeout(this.timer);
     const c = this.client;
     this.client = undefined;
-    if (c) await c.end().catch(() => undefined);
+    if (c) await endWithin(c, LISTENER_END_TIMEOUT_MS);
   }
 }
