@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { JobInsert } from '../db/protocol.js';
 import { keySchema, queueNameSchema } from '../names.js';
+import { silentNull } from '../jsonNulls.js';
 import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { backoffSchema, type JobDefinition } from './defineJob.js';
@@ -80,7 +81,8 @@ export function buildJobInsert(
 
 /**
  * The payload as the JSON the database stores. A value JSON cannot encode
- * (a BigInt, a cycle) or jsonb cannot store is a ValidationError whose
+ * (a BigInt, a cycle), would encode as null (NaN, Infinity, an invalid Date)
+ * or jsonb cannot store is a ValidationError whose
  * issue path is relative to the payload; one over the size limit is a
  * PayloadTooLargeError.
  */
@@ -103,7 +105,7 @@ function encodeSizedPayload(subject: string, payload: unknown, maxBytes: number)
   }
   const bytes = Buffer.byteLength(encoded, 'utf8');
   if (bytes > maxBytes) throw new PayloadTooLargeError(subject, bytes, maxBytes);
-  const problem = jsonProblem(encoded);
+  const problem = jsonProblem(encoded) ?? silentNull(payload, encoded);
   if (problem) {
     throw new ValidationError(`invalid ${what}: ${problem.path.length ? problem.path.join('.') : '(root)'}: ${problem.message}`, [problem]);
   }

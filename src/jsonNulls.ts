@@ -1,0 +1,36 @@
+// Values JSON.stringify writes as `null` without a word: NaN and ±Infinity
+// (JSON has no such numbers; over HTTP a literal like 1e400 parses to
+// Infinity) and an invalid Date (its toJSON answers null). A payload holding
+// one would be stored as something other than what was given, so the
+// boundaries refuse it, naming its path. Only encoded text that contains
+// `null` can hold one, so the walk runs only then.
+import type { ValidationIssue } from './errors.js';
+
+const NON_FINITE = 'must be a finite number (JSON has no NaN or Infinity: it would be stored as null)';
+const INVALID_DATE = 'must be a valid date (an invalid Date would be stored as null)';
+
+/** The first value of `value` that JSON.stringify turned into null although it was not null, or undefined. */
+export function silentNull(value: unknown, encoded: string): ValidationIssue | undefined {
+  if (!encoded.includes('null')) return undefined;
+  const stack: { value: unknown; key: string; path: (string | number)[] }[] = [{ value, key: '', path: [] }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    let v = item.value;
+    if (v instanceof Date && Number.isNaN(v.getTime())) return { path: item.path, message: INVALID_DATE };
+    // The same steps JSON.stringify takes before it writes a value.
+    if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(k: string): unknown }).toJSON(item.key);
+    if (v instanceof Number) v = v.valueOf();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { path: item.path, message: NON_FINITE };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: String(i), path: [...item.path, i] });
+    } else if (typeof v === 'object' && v !== null) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i]!;
+        stack.push({ value: (v as Record<string, unknown>)[k], key: k, path: [...item.path, k] });
+      }
+    }
+  }
+  return undefined;
+}

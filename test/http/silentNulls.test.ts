@@ -1,0 +1,94 @@
+// JSON has no NaN or Infinity, and JSON.stringify writes them (and an invalid
+// Date) as null without a word. A payload holding one is refused at the
+// boundary, naming its path, instead of being stored as null: over HTTP,
+// where a number literal too large for a double (1e400) parses to Infinity,
+// and from the client's enqueue, publish and signal. A real null, and the
+// text "null", are still stored as given.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/errors.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { StoreBlob } from './fixtures/app.js';
+import { buildHttp, countJobs, TOKEN, type ErrorJson, type HttpHarness } from './helpers.js';
+import { startServer, type RunningServer } from './support/server.js';
+
+let db: TestDatabase;
+let h: HttpHarness;
+let server: RunningServer;
+const logged: unknown[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  h = buildHttp(db, { log: (_m, err) => logged.push(err) });
+  server = await startServer(h.app);
+});
+
+afterEach(async () => {
+  expect(logged).toEqual([]);
+  expect(await countJobs(db)).toBe(0);
+  const events = await db.pool.query<{ n: string }>('select count(*) as n from workhorse.outbox_events');
+  expect(Number(events.rows[0]!.n)).toBe(0);
+});
+
+afterAll(async () => {
+  await server.close();
+  await h.client.close();
+  await db.drop();
+});
+
+async function post(path: string, body: string): Promise<{ status: number; error: ErrorJson['error'] }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+  });
+  const text = await res.text();
+  return { status: res.status, error: (JSON.parse(text) as ErrorJson).error };
+}
+
+describe('over HTTP, a number JSON.parse reads as Infinity', () => {
+  it.each([
+    ['a payload field', '{"type":"blob.store","payload":{"n":1e400}}', ['payload', 'n']],
+    ['a negative one deep in an array', '{"type":"blob.store","payload":{"a":[1,{"b":-1e999}]}}', ['payload', 'a', 1, 'b']],
+    ['a batch item', '{"jobs":[{"type":"blob.store","payload":{"ok":1}},{"type":"blob.store","payload":{"n":1e400}}]}', ['jobs', 1, 'payload', 'n']],
+  ])('POST /jobs with %s: 400 naming it, nothing written', async (_what, body, path) => {
+    const r = await post('/jobs', body);
+    expect(r.status).toBe(400);
+    expect(r.error.code).toBe('validation_failed');
+    expect(r.error.issues!.map((i) => i.path)).toContainEqual(path);
+  });
+
+  it('a signal payload: 400 before any job is looked up', async () => {
+    for (const path of ['/jobs/1/signals/paid', '/signals/order:1/paid']) {
+      const r = await post(path, '{"payload":{"amount":1e400}}');
+      expect(r.status).toBe(400);
+      expect(r.error.issues!.map((i) => i.path)).toContainEqual(['payload', 'amount']);
+    }
+  });
+});
+
+describe('the client', () => {
+  async function refused(p: Promise<unknown>, path: (string | number)[]): Promise<void> {
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => i.path)).toContainEqual(path);
+  }
+
+  it('refuses NaN, Infinity and an invalid Date in a payload, naming their paths', async () => {
+    await refused(h.client.enqueue(StoreBlob, { n: NaN }), ['n']);
+    await refused(h.client.enqueue(StoreBlob, { a: [1, Infinity] }), ['a', 1]);
+    await refused(h.client.enqueue(StoreBlob, { when: new Date(Number.NaN) }), ['when']);
+    await refused(h.client.enqueueMany([{ job: StoreBlob, payload: { ok: 1 } }, { job: StoreBlob, payload: { n: -Infinity } }]), [1, 'n']);
+    await refused(h.client.publish('order.paid', { total: NaN }), ['total']);
+    await refused(h.client.signal('1', 'paid', { amount: Infinity }), ['amount']);
+  });
+
+  it('stores a real null, the text "null" and a valid Date as given', async () => {
+    const when = new Date('2030-01-02T03:04:05.000Z');
+    const { id } = await h.client.enqueue(StoreBlob, { n: null, s: 'null', when, big: 1e308 });
+    expect((await h.client.getJob(id))!.payload).toEqual({ n: null, s: 'null', when: when.toISOString(), big: 1e308 });
+    await db.pool.query('truncate workhorse.jobs cascade');
+  });
+});
