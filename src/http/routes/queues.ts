@@ -10,7 +10,9 @@ import type { Client } from '../../client/client.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
+import { readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { noQuery } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const nameParams = z.object({ name: queueNameSchema });
@@ -25,7 +27,10 @@ export async function existingQueue(client: Client, param: Record<string, string
 export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {
   const { client } = d;
   const r = new Hono<HttpEnv>();
-  r.get('/', d.guard('read'), async (c) => c.json({ queues: await client.admin.listQueues() }));
+  r.get('/', d.guard('read'), async (c) => {
+    parseInput(noQuery, readQuery(c), 'query');
+    return c.json({ queues: await client.admin.listQueues() });
+  });
   r.post('/:name/pause', d.guard('admin'), async (c) => {
     const name = await existingQueue(client, c.req.param());
     await client.admin.pauseQueue(name);

@@ -4,7 +4,9 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { workerIdSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
+import { readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { noQuery } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const idParams = z.object({ id: workerIdSchema });
@@ -12,7 +14,10 @@ const idParams = z.object({ id: workerIdSchema });
 export function workerRoutes(d: RouteDeps): Hono<HttpEnv> {
   const { admin } = d.client;
   const r = new Hono<HttpEnv>();
-  r.get('/', d.guard('read'), async (c) => c.json({ workers: await admin.listWorkers() }));
+  r.get('/', d.guard('read'), async (c) => {
+    parseInput(noQuery, readQuery(c), 'query');
+    return c.json({ workers: await admin.listWorkers() });
+  });
   r.post('/:id/pause', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, c.req.param(), 'path');
     await admin.setWorkerPaused(id, true);
