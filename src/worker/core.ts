@@ -11,6 +11,7 @@ import { GuardedDb } from '../db/guardedDb.js';
 import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
+import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
@@ -27,6 +28,14 @@ import { meters } from '../telemetry/telemetry.js';
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
 const DEREGISTER_ATTEMPTS = 5;
+/**
+ * A stop against a hung server: deregistration is a courtesy (leases left
+ * behind expire and are recovered, as after a crash), so shutdown waits for
+ * a beat or a claim in flight and for deregistration at most this long in
+ * all, and a try of deregistration at most DEREGISTER_CALL_TIMEOUT_MS.
+ */
+export const SHUTDOWN_BOUND_MS = 20_000;
+const DEREGISTER_CALL_TIMEOUT_MS = 5_000;
 
 export interface CoreSetup {
   client: Client;
@@ -50,6 +59,7 @@ export class WorkerCore {
   operatorPaused = false;
   private readonly protocol: Protocol;
   private readonly db: GuardedDb;
+  private readonly deregisterDb: GuardedDb;
   private readonly heartbeat: Heartbeat;
   private readonly settler: Settler;
   private readonly executor: Executor;
@@ -64,6 +74,7 @@ export class WorkerCore {
     this.protocol = client.protocol;
     this.leaseMs = options.leaseMs;
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs) });
+    this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS });
     this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol, {
       cancelledRetryMs: this.leaseMs,
     });
@@ -251,18 +262,22 @@ export class WorkerCore {
 
   /** Stops the heartbeat and deregisters, handing back the leases never started. */
   async shutdown(): Promise<void> {
-    await this.heartbeat.stop();
-    await this.claimInFlight;
+    // A beat or a claim held by a hung server is waited for only so long: what a
+    // late claim leases is recovered once its leases expire.
+    const bound = AbortSignal.timeout(SHUTDOWN_BOUND_MS);
+    const deadline = Date.now() + SHUTDOWN_BOUND_MS;
+    await settledWithin(this.heartbeat.stop(), Math.min(DEREGISTER_CALL_TIMEOUT_MS, deadline - Date.now()));
+    await settledWithin(this.claimInFlight, Math.max(0, deadline - Date.now()));
     this.settledCounts.flush();
     if (!this.registered) return;
     this.registered = false;
     const unstarted = this.table.takeBuffered();
     try {
       // Safe to repeat: a second call finds nothing left to release. Bounded,
-      // so a dead database cannot hold a stopping process.
-      await retryTransient(() => this.protocol.deregisterWorker(this.db, this.s.client.namespace, this.s.options.workerId, unstarted), {
+      // so a dead or hung database cannot hold a stopping process.
+      await retryTransient(() => this.protocol.deregisterWorker(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, unstarted), {
         attempts: DEREGISTER_ATTEMPTS,
-        signal: this.giveUp.signal,
+        signal: AbortSignal.any([this.giveUp.signal, bound]),
         baseMs: 200,
         maxMs: 2000,
       });

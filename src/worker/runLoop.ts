@@ -21,6 +21,7 @@ import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { Backoff, pause } from '../db/retryTransient.js';
 import { ConfigError, SchemaVersionError, ValidationError } from '../errors.js';
+import { unlessAborted } from './boundedWait.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
 import { DEFAULT_REGISTRY_INTERVAL_MS, type ResolvedWorkerOptions } from './options.js';
@@ -105,7 +106,8 @@ export class RunLoop {
       this.companion = await this.s.startCompanion();
       let reason: WakeReason = 'hint';
       while (!this.halt.signal.aborted) {
-        const next = await this.look(reason);
+        // A stop does not wait for a look held by a hung server (core.shutdown bounds what it still waits for).
+        const next: WakeReason | undefined = await unlessAborted(this.look(reason), this.halt.signal);
         reason = next ?? (await waiter.wait(this.pollIntervalMs()));
       }
       await core.drain();
