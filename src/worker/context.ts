@@ -103,7 +103,7 @@ export class JobContext implements HandlerContext {
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
-    parseField(stepNameSchema, name, 'name', 'step');
+    checkStepName(name, 'step');
     this.assertLive(`step "${name}"`);
     const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
@@ -115,7 +115,7 @@ export class JobContext implements HandlerContext {
   }
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-    parseField(stepNameSchema, name, 'name', 'transactional step');
+    checkStepName(name, 'transactional step');
     this.assertLive(`transactional step "${name}"`);
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {
@@ -130,27 +130,27 @@ export class JobContext implements HandlerContext {
   }
 
   sleep(name: string, ms: number): Promise<void> {
-    return durable.sleep(this, name, ms);
+    return durable.refusedFinally(durable.sleep(this, name, ms));
   }
 
   sleepUntil(name: string, at: Date): Promise<void> {
-    return durable.sleepUntil(this, name, at);
+    return durable.refusedFinally(durable.sleepUntil(this, name, at));
   }
 
   waitForSignal<T = unknown>(name: string, options?: durable.SignalWaitOptions<T>): Promise<T> {
-    return durable.waitForSignal(this, name, options);
+    return durable.refusedFinally(durable.waitForSignal(this, name, options));
   }
 
   waitForDecision<C extends string>(name: string, options: durable.DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
-    return durable.waitForDecision(this, name, options);
+    return durable.refusedFinally(durable.waitForDecision(this, name, options));
   }
 
   spawn<D extends JobDefinition | string>(name: string, job: D, payload: durable.PayloadOf<D>, options?: durable.SpawnOptions): Promise<ChildJob> {
-    return durable.spawn(this, name, job, payload, options);
+    return durable.refusedFinally(durable.spawn(this, name, job, payload, options));
   }
 
   join(name: string, children: readonly (ChildJob | string)[], options?: durable.JoinOptions): Promise<unknown[]> {
-    return durable.join(this, name, children, options);
+    return durable.refusedFinally(durable.join(this, name, children, options));
   }
 
   /**
@@ -216,4 +216,13 @@ export function createContext(job: ClaimedJob, abort: JobAbort, deps: ContextDep
 /** A batch member's context: no durable waits (typed out, and refused if called anyway). */
 export function createBatchContext(job: ClaimedJob, abort: JobAbort, deps: ContextDeps): BatchContext {
   return new JobContext(job, abort, deps, false);
+}
+
+/** A step's name, refused without retries when PostgreSQL cannot store it (the same code would give it again). */
+function checkStepName(name: string, what: string): void {
+  try {
+    parseField(stepNameSchema, name, 'name', what);
+  } catch (err) {
+    throw durable.finalRefusal(err);
+  }
 }

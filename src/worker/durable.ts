@@ -97,6 +97,23 @@ export interface DurableContext {
 
 const MAX_WAIT_MS = 10 * 365 * 86_400_000;
 
+/**
+ * A wait, spawn or join refused with a ValidationError (its arguments, a
+ * child's payload, a batch job that cannot wait) fails the job without
+ * retries, as the signal payload's schema does: a retry runs the same code
+ * on the same payload and would be refused the same way.
+ */
+export function refusedFinally<T>(p: Promise<T>): Promise<T> {
+  return p.catch((err: unknown) => {
+    throw finalRefusal(err);
+  });
+}
+
+/** `err`, marked not retryable when it is a ValidationError. */
+export function finalRefusal(err: unknown): unknown {
+  return err instanceof ValidationError ? Object.assign(err, { retryable: false }) : err;
+}
+
 const choicesSchema = z.array(storableName(200)).min(1, 'must not be empty');
 const promptSchema = storableText(z.string()).optional();
 

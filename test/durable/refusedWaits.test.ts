@@ -1,0 +1,77 @@
+// A wait, spawn, join or step refused for its arguments fails the job at
+// once, without retries: a retry would run the same code on the same
+// payload and be refused the same way (it used to be retried until its
+// attempts ran out). A fault in the handler's own code is still retried.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, type Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import type { HandlerContext } from '../../src/worker/context.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+const Child = defineJob({ type: 'refused.child', schema: z.object({ n: z.number() }) });
+const Probe = defineJob({
+  type: 'refused.probe',
+  schema: z.object({ call: z.string() }),
+  retry: { maxAttempts: 3, backoff: { kind: 'fixed', baseMs: 1 } },
+});
+
+const CALLS: Record<string, (ctx: HandlerContext) => Promise<unknown>> = {
+  sleepNaN: (ctx) => ctx.sleep('nap', Number.NaN),
+  sleepUntilInvalid: (ctx) => ctx.sleepUntil('later', new Date(Number.NaN)),
+  signalTimeout: (ctx) => ctx.waitForSignal('paid', { timeoutMs: -1 }),
+  noChoices: (ctx) => ctx.waitForDecision('ship', { choices: [] }),
+  spawnBadPayload: (ctx) => ctx.spawn('kid', Child, { n: 'one' } as never),
+  joinNothing: (ctx) => ctx.join('kids', []),
+  stepName: (ctx) => ctx.step('a\u0000b', () => 1),
+  txStepName: (ctx) => ctx.txStep('a\u0000b', async () => 1),
+  // Not a refusal of workhorse's: the job's retry policy applies.
+  ownError: async () => {
+    throw new Error('flaky');
+  },
+};
+
+let db: TestDatabase;
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Probe, Child], poolMax: 6 });
+  worker = new Worker(client, { workerId: 'refused', concurrency: 4, pollMs: 50 });
+  worker.handle(Probe, async (p, ctx) => CALLS[p.call]!(ctx));
+  worker.events.on('error', () => undefined);
+  running = worker.run();
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await running;
+  await client?.close();
+  await db?.drop();
+});
+
+describe('a wait refused for its arguments', () => {
+  it('fails the job on its first attempt with the ValidationError; the handler\'s own error is retried', async () => {
+    const ids = new Map<string, string>();
+    for (const call of Object.keys(CALLS)) ids.set(call, (await client.enqueue(Probe, { call })).id);
+    const ended = async () => {
+      const out: Record<string, { status: string; attempt: number; error: unknown }> = {};
+      for (const [call, id] of ids) {
+        const j = (await client.getJob(id))!;
+        out[call] = { status: j.status, attempt: j.attempt, error: (j.lastError as { name?: unknown } | null)?.name };
+      }
+      return out;
+    };
+    const got = await waitFor(ended, (all) => Object.values(all).every((j) => j.status === 'failed'), { timeoutMs: 30_000, what: 'every probe failed' });
+    for (const call of Object.keys(CALLS)) {
+      if (call === 'ownError') expect(got[call], call).toEqual({ status: 'failed', attempt: 3, error: 'Error' });
+      else expect(got[call], call).toEqual({ status: 'failed', attempt: 1, error: 'ValidationError' });
+    }
+    // Nothing was spawned for the refused child.
+    expect((await db.pool.query("select count(*)::int as n from workhorse.jobs where type = 'refused.child'")).rows[0].n).toBe(0);
+  }, 60_000);
+});
