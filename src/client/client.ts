@@ -178,7 +178,8 @@ export class Client {
   ): Promise<EnqueueResult[]> {
     if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
     const tx = parseInput(txSchema, opts?.tx, 'tx') ?? undefined;
-    const rows = items.map((raw: unknown, i) => {
+    // Array.from: a hole of a sparse array is an item (undefined, refused by its index), not skipped by map.
+    const rows = Array.from(items as readonly unknown[]).map((raw: unknown, i) => {
       try {
         const item = parseInput(enqueueItemSchema, raw, 'enqueue item');
         const { tx: _tx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;

@@ -55,6 +55,10 @@ describe('bad client calls', () => {
       expect(err.issues[0]!.path[0]).toBe(1);
     }
     await refusal(client.enqueueMany([null] as never));
+    // A hole of a sparse array is an item too, refused by its index before any SQL runs.
+    const sparse = [good, good, good];
+    delete (sparse as unknown[])[1];
+    expect((await refusal(client.enqueueMany(sparse))).issues[0]!.path[0]).toBe(1);
     expect((await refusal(client.enqueueMany([{ job: 42, payload: {} }] as never))).message).toContain('job must be a job type name or a defineJob() definition');
     expect(await countJobs(db.pool)).toBe(before);
   });
