@@ -3,7 +3,7 @@
 // configuration problem (bad arguments, bad environment, a missing module),
 // 1 for a runtime failure (the database does not answer, its schema is not
 // migrated, a handler module throws while loading).
-import { ConfigError, ValidationError } from '../errors.js';
+import { ConfigError, DatabaseUnavailableError, ValidationError } from '../errors.js';
 import { UsageError } from './usageError.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -34,7 +34,9 @@ const UNREACHABLE_MESSAGES = /^(?:Connection terminated unexpectedly|Connection 
 /** One line saying what failed. */
 export function describeFailure(err: unknown): string {
   const line = firstLine(err);
-  const code = codeOf(err) ?? (err instanceof AggregateError ? codeOf(err.errors[0]) : undefined);
+  // A connection the client could not make is a DatabaseUnavailableError with the network error as its cause.
+  const source = err instanceof DatabaseUnavailableError && err.cause ? err.cause : err;
+  const code = codeOf(source) ?? (source instanceof AggregateError ? codeOf(source.errors[0]) : undefined);
   return (code && NETWORK_CODES.has(code)) || UNREACHABLE_MESSAGES.test(line) ? `cannot reach the database: ${line}` : line;
 }
 

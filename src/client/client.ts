@@ -93,7 +93,7 @@ export class Client {
     // An idle client's connection can die (server restart, failover, pooler
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
-    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs });
+    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true });
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.db, this.namespace);
     this.outbox = new OutboxAdmin(this.protocol, this.db, this.namespace);

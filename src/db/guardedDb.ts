@@ -1,5 +1,5 @@
-// The worker's way to use a pg pool so that no database fault can crash the
-// process or hang it. Every call checks a client out, listens for its
+// The worker's (and the client's) way to use a pg pool so that no database
+// fault can crash the process or hang it. Every call checks a client out, listens for its
 // `error` events while it is held (pg emits them on a checked-out client
 // when the server terminates the backend or the socket dies, and an event
 // with no listener kills the process), bounds the checkout and the call by
@@ -9,10 +9,18 @@
 import type pg from 'pg';
 import { DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
+import { describeDbError, isTransientDbError } from './transient.js';
 
 export interface GuardedDbOptions {
   /** A checkout plus one call may take this long before the connection is destroyed. */
   timeoutMs: number;
+  /**
+   * A connection that cannot be made for a database fault (refused, reset,
+   * timed out, a server starting or shutting down) fails with
+   * DatabaseUnavailableError, the pg or network error as its cause, rather
+   * than with that error itself: what the client's callers catch.
+   */
+  typedConnectFaults?: boolean;
 }
 
 /** Destroys the socket under a client: the in-flight query fails at once. */
@@ -60,7 +68,7 @@ export class GuardedDb implements Queryable {
       this.pool.connect((err, client) => {
         clearTimeout(timer);
         if (err || !client) {
-          if (!late) reject(err ?? new DatabaseUnavailableError('no database connection'));
+          if (!late) reject(err ? this.connectFailure(err) : new DatabaseUnavailableError('no database connection'));
           return;
         }
         const held: Held = { client, broken: undefined, onError: (e: Error) => void (held.broken ??= e) };
@@ -69,6 +77,12 @@ export class GuardedDb implements Queryable {
         else resolve(held);
       });
     });
+  }
+
+  private connectFailure(err: Error): Error {
+    if (!this.options.typedConnectFaults || !isTransientDbError(err) || err instanceof DatabaseUnavailableError) return err;
+    // The pg or network error's own words (the CLI reads its code from the cause, src/cli/failure.ts).
+    return new DatabaseUnavailableError(err.message || describeDbError(err), { cause: err });
   }
 
   /**

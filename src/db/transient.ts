@@ -61,7 +61,9 @@ export function isTransientDbError(err: unknown): boolean {
 /** One line for a log: the message and the code, never a stack. */
 export function describeDbError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  const code = (err as { code?: unknown }).code;
+  // A fault the client wrapped (a connection it could not make) is named by its cause's code, when it has one.
+  const causeCode = err instanceof DatabaseUnavailableError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+  const code = typeof causeCode === 'string' ? causeCode : (err as { code?: unknown }).code;
   const inner = err instanceof AggregateError && err.errors[0] instanceof Error ? `: ${(err.errors[0] as Error).message}` : '';
   return `${err.message || err.name}${inner}${typeof code === 'string' ? ` (${code})` : ''}`;
 }
