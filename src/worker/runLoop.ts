@@ -112,12 +112,19 @@ export class RunLoop {
       }
       await core.drain();
     } finally {
-      await this.companion?.stop();
-      await Promise.all(this.listeners.map((l) => l.close()));
-      await this.refresher?.stop();
-      await core.shutdown();
+      // The companion (slot runner, system worker) stops beside this worker, not before it: against a
+      // hung server each waits out its own shutdown bound, and one after the other doubled the stop.
+      const stopped = await Promise.allSettled([
+        this.companion?.stop(),
+        (async () => {
+          await Promise.all(this.listeners.map((l) => l.close()));
+          await this.refresher?.stop();
+          await core.shutdown();
+        })(),
+      ]);
       events.off('settled', this.onSettled);
       this.ended = true;
+      for (const r of stopped) if (r.status === 'rejected') throw r.reason;
     }
   }
 

@@ -55,4 +55,34 @@ describe('stopping a worker against a frozen server', () => {
       await client.close();
     }
   }, 120_000);
+
+  it('stops a worker that fires the schedule slots within the same bound: its companion stops beside it, not before it', async () => {
+    const client = createClient({ connectionString: cluster.url(), jobs: [Ping] });
+    await client.migrate();
+    const worker = new Worker(client, { queue: 'stopq', heartbeatMs: 1000, pollMs: 200, scheduleNamespaces: ['default', 'sys'] });
+    worker.handle(Ping, async () => null);
+    worker.events.on('error', () => undefined);
+    const run = worker.run();
+    // Until the slot runner and the system worker have registered beside it.
+    for (let i = 0; i < 100; i++) {
+      const n = (await client.pool.query<{ n: number }>('select count(*)::int as n from workhorse.worker_registry')).rows[0]!.n;
+      if (n >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    cluster.freeze();
+    try {
+      const start = Date.now();
+      const outcome = await Promise.race([
+        worker.stop().then(() => 'stopped'),
+        new Promise((r) => setTimeout(() => r('still stopping after 40 s'), 40_000)),
+      ]);
+      expect(outcome).toBe('stopped');
+      // One after the other, the two stops took about 49 s.
+      expect(Date.now() - start).toBeLessThan(SHUTDOWN_BOUND_MS + 10_000);
+      await run;
+    } finally {
+      cluster.thaw();
+      await client.close();
+    }
+  }, 120_000);
 });
