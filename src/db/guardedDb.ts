@@ -23,8 +23,8 @@ export interface GuardedDbOptions {
   typedConnectFaults?: boolean;
 }
 
-/** Destroys the socket under a client: the in-flight query fails at once. */
-function destroy(client: pg.PoolClient): void {
+/** Destroys the socket under a client: the in-flight query fails at once (pg has no call for it). */
+export function destroySocket(client: pg.ClientBase): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
@@ -138,7 +138,7 @@ async function boundedQuery(
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    destroy(client);
+    destroySocket(client);
   }, timeoutMs);
   try {
     return await (typeof textOrConfig === 'string' ? client.query(textOrConfig, values) : client.query(textOrConfig));

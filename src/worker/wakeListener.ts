@@ -8,7 +8,9 @@
 // listens again (a hint may have been missed meanwhile).
 import pg from 'pg';
 import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
+import { destroySocket } from '../db/guardedDb.js';
 import { Backoff } from '../db/retryTransient.js';
+import { settledWithin } from './boundedWait.js';
 import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
 /** How long close() waits for the server to see the connection end before dropping the socket. */
@@ -20,15 +22,7 @@ export const LISTENER_END_TIMEOUT_MS = 2000;
  * never does. Past the bound the socket is destroyed.
  */
 async function endWithin(client: pg.Client, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const ended = client.end().then(
-    () => true,
-    () => true,
-  );
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const inTime = await Promise.race([ended, late]);
-  clearTimeout(timer);
-  if (!inTime) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  if (!(await settledWithin(client.end(), ms))) destroySocket(client);
 }
 
 export class WakeListener implements WakeSubscription {
