@@ -7,9 +7,11 @@
 // default_transaction_read_only and its backends terminated, so every new
 // connection is read-only; the shared server itself is not touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
 import { z } from 'zod';
 import { onServer } from '../../certify/run.js';
 import { createClient, defineJob, Worker } from '../../src/index.js';
+import { retryTransient } from '../../src/db/retryTransient.js';
 import { isTransientDbError } from '../../src/db/transient.js';
 import { describeError } from '../../src/http/middleware/errorHandler.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
@@ -24,6 +26,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop();
 });
+
+/**
+ * A read of the test's own pool: setReadOnly terminates this pool's idle
+ * connections too, and one may be lent out before its error arrives, so a
+ * terminated connection is tried again (the pool drops it).
+ */
+async function read<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>> {
+  return retryTransient(() => db.pool.query<R>(sql), { attempts: 5, baseMs: 50, maxMs: 500 });
+}
 
 async function setReadOnly(on: boolean): Promise<void> {
   const server = serverUrl();
@@ -53,18 +64,18 @@ describe('a read-only database', () => {
       // The handlers finish while every write is refused; the settlements wait.
       release();
       await sleep(3_000);
-      const during = await db.pool.query<{ n: number }>(`select count(*)::int as n from workhorse.jobs where status = 'succeeded'`);
+      const during = await read<{ n: number }>(`select count(*)::int as n from workhorse.jobs where status = 'succeeded'`);
       expect(during.rows[0]!.n).toBe(0);
       expect(errors.some((e) => (e as { code?: string }).code === '25006' || String(e).includes('read-only'))).toBe(true);
       await setReadOnly(false);
       await waitFor(
-        async () => (await db.pool.query<{ n: number }>(`select count(*)::int as n from workhorse.jobs where status = 'succeeded'`)).rows[0]!.n,
+        async () => (await read<{ n: number }>(`select count(*)::int as n from workhorse.jobs where status = 'succeeded'`)).rows[0]!.n,
         (n) => n === 5,
         { timeoutMs: 15_000, what: 'five jobs succeeded' },
       );
-      const jobs = await db.pool.query<{ attempt: number }>(`select attempt from workhorse.jobs order by id`);
+      const jobs = await read<{ attempt: number }>(`select attempt from workhorse.jobs order by id`);
       expect(jobs.rows.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1]);
-      const ledger = await db.pool.query(`select outcome from workhorse.job_attempts`);
+      const ledger = await read(`select outcome from workhorse.job_attempts`);
       expect(ledger.rows).toEqual([]);
       expect(runs.sort()).toEqual([0, 1, 2, 3, 4]);
     } finally {
