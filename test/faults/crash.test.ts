@@ -4,25 +4,18 @@
 // that was leased is still a ready row and is claimed again, the lease epoch
 // moves on so no execution is issued twice, and the stale owners' writes are
 // refused by the fence. Nothing is lost and no effect happens twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster, untilSucceeded } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster, untilSucceeded } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('a PostgreSQL crash', () => {
   it('empties the lease table, and the jobs it leased run again exactly once under a new lease epoch', async () => {
     const jobs = 600;
     let leasesBefore = -1;
     let epochs: number[] = [];
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 40,
       inject: async (e) => {

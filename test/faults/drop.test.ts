@@ -1,22 +1,15 @@
 // Scenario 4: every proxied connection dropped (TCP reset), twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster, untilSucceeded } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster, untilSucceeded } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('dropped connections', () => {
   it('every connection reset twice: every process alive, every job done once', async () => {
     const jobs = 600;
     let dropped = 0;
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 40,
       inject: async (e) => {

@@ -1,23 +1,16 @@
 // Scenario 3: every connection frozen past the lease (2 s), then resumed:
 // heartbeats come back all at once and their recovery passes race; none may
 // deadlock another.
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster, untilSucceeded } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster, untilSucceeded } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('frozen connections', () => {
   it('frozen past the lease and resumed: no deadlock in the server log, every process alive, every job done once', async () => {
     const jobs = 600;
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 40,
       inject: async (e) => {

@@ -8,6 +8,7 @@
 // drain cleanly on SIGTERM.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { auditLedgers, createHarnessSchema } from '../../certify/certifySql.js';
 import { plainStepNames, TX_STEP } from '../../certify/certifyApp.js';
@@ -54,16 +55,36 @@ export interface FaultRunResult {
   serverLog: string;
 }
 
-/** One cluster per test file: start it in beforeAll, destroy it in afterAll. */
-export async function startFaultCluster(): Promise<{ cluster: OwnCluster; proxy: TcpProxy; proxyPort: number }> {
-  const cluster = await startOwnCluster();
-  const proxy = new TcpProxy('127.0.0.1', cluster.port);
-  const proxyPort = await proxy.start();
-  return { cluster, proxy, proxyPort };
+/** The cluster a fault test file owns, and the proxy its workers connect through. */
+export interface FaultCluster {
+  cluster: OwnCluster;
+  proxy: TcpProxy;
+  proxyPort: number;
+}
+
+/**
+ * One cluster per test file, called at the file's top level: started before
+ * its tests, destroyed after them. Returns the cluster once it runs.
+ */
+export function useFaultCluster(): () => FaultCluster {
+  let started: FaultCluster | undefined;
+  beforeAll(async () => {
+    const cluster = await startOwnCluster();
+    const proxy = new TcpProxy('127.0.0.1', cluster.port);
+    started = { cluster, proxy, proxyPort: await proxy.start() };
+  });
+  afterAll(async () => {
+    await started?.proxy.close();
+    await started?.cluster.destroy();
+  });
+  return () => {
+    if (!started) throw new Error('the fault cluster has not started (useFaultCluster runs in beforeAll)');
+    return started;
+  };
 }
 
 export async function runFaultScenario(
-  env: { cluster: OwnCluster; proxy: TcpProxy; proxyPort: number },
+  env: FaultCluster,
   o: FaultRunOptions,
 ): Promise<FaultRunResult> {
   const options: ResolvedCertifyOptions = resolveCertifyOptions({

@@ -7,25 +7,18 @@
 // are read-only; then the setting is reset and the backends terminated
 // again. The workers must wait it out like any other fault: alive, every
 // job done exactly once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onServer } from '../../certify/run.js';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster, untilSucceeded } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster, untilSucceeded } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('a read-only database', () => {
   it('for 8 s leaves every worker process alive and every job done exactly once', async () => {
     const jobs = 600;
     let during = -1;
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 40,
       inject: async (e) => {

@@ -1,22 +1,15 @@
 // Scenario 1: PostgreSQL restarted (`pg_ctl restart -m fast`) twice while
 // three worker processes run step + transactional step jobs.
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster, untilSucceeded } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster, untilSucceeded } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('a PostgreSQL restart', () => {
   it('is ridden out twice by every worker process: no job lost, no effect twice, every process alive', async () => {
     const jobs = 600;
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 40,
       inject: async (e) => {

@@ -1,23 +1,16 @@
 // Scenario 5: the database is down when the worker processes start and comes
 // up 5 s later: they wait for it (no restart) and finish the jobs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('a database that is down at start-up', () => {
   it('is waited for: the workers start, the server comes up 5 s later, every job finishes with no process restarted', async () => {
     const jobs = 300;
     let aliveWhileDown = 0;
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 20,
       before: async (e) => {

@@ -1,23 +1,16 @@
 // Scenario 2: pg_terminate_backend of every workhorse backend every 2 s for
 // 20 s while three worker processes run step + transactional step jobs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, startFaultCluster } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster } from './harness.js';
 
-let env: Awaited<ReturnType<typeof startFaultCluster>>;
-beforeAll(async () => {
-  env = await startFaultCluster();
-});
-afterAll(async () => {
-  await env?.proxy.close();
-  await env?.cluster.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('terminated backends', () => {
   it('every 2 s for 20 s leave every worker process alive and every job done exactly once', async () => {
     const jobs = 1500;
     let terminated = 0;
-    const r = await runFaultScenario(env, {
+    const r = await runFaultScenario(faultCluster(), {
       jobs,
       pauseMs: 60,
       inject: async (e) => {
