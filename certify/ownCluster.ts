@@ -7,11 +7,11 @@
 // exit path, and its directory removed.
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { findPostgresBinaries } from '../src/db/embeddedBinaries.js';
+import { freePort } from '../src/db/freePort.js';
 import { serverUser } from '../src/db/embeddedUser.js';
 
 export interface OwnCluster {
@@ -44,16 +44,6 @@ async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
   return { initdb: found.initdb, pg_ctl: join(dirname(found.postgres), 'pg_ctl') };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function run(file: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -12,7 +12,6 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chown, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +19,7 @@ import pg from 'pg';
 import { EmbeddedPostgresError } from '../errors.js';
 import { findPostgresBinaries } from './embeddedBinaries.js';
 import { ensureDirectory } from './ensureDirectory.js';
+import { freePort } from './freePort.js';
 import { spawnWatched, type WatchedProcess } from './embeddedProcess.js';
 import { serverUser, type ServerUser } from './embeddedUser.js';
 
@@ -57,17 +57,6 @@ const SERVER_SETTINGS = {
 const FAST_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
 const DURABLE_SETTINGS = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolvePort(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function urlFor(port: number, database: string): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { freePort } from '../helpers/serveProcess.js';
+import { freePort } from '../../src/db/freePort.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(new URL('../../docs/http.md', import.meta.url), 'utf8');

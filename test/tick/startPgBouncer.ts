@@ -2,13 +2,14 @@
 // server, on a free port with a generated ini in a temp directory, and stops
 // it. The executable is found by findPgBouncer.ts (a clear error when it is
 // not installed). PgBouncer refuses to run as root, so under root it runs as
-// the `postgres` user (or `nobody`).
+// the `postgres` user, as the embedded server does.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { serverUser } from '../../src/db/embeddedUser.js';
+import { freePort } from '../../src/db/freePort.js';
 import { findPgBouncer } from './findPgBouncer.js';
 
 export interface Bouncer {
@@ -20,34 +21,12 @@ export interface Bouncer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-/** uid/gid to run as when we are root. */
-function unprivilegedUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n');
-  for (const name of ['postgres', 'nobody']) {
-    const line = passwd.find((l) => l.startsWith(`${name}:`));
-    if (line) {
-      const [, , uid, gid] = line.split(':');
-      return { uid: Number(uid), gid: Number(gid) };
-    }
-  }
-  throw new Error('running as root and found neither a postgres nor a nobody user to run pgbouncer as');
-}
 
 export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<Bouncer> {
   // An absolute path: no PATH lookup as another user, so "not installed" is never reported as EACCES.
   const pgbouncer = findPgBouncer();
+  const runAs = await serverUser();
   const server = new URL(serverUrl);
   const user = decodeURIComponent(server.username || 'postgres');
   const password = decodeURIComponent(server.password);
@@ -83,7 +62,7 @@ export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<B
   for (const f of ['pgbouncer.ini', 'userlist.txt']) chmodSync(join(dir, f), 0o644);
 
   let output = '';
-  const child: ChildProcess = spawn(pgbouncer, [ini], { stdio: ['ignore', 'pipe', 'pipe'], ...unprivilegedUser() });
+  const child: ChildProcess = spawn(pgbouncer, [ini], { stdio: ['ignore', 'pipe', 'pipe'], ...runAs });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   let spawnError: Error | undefined;
@@ -115,7 +94,7 @@ export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<B
   for (;;) {
     if (spawnError) {
       rmSync(dir, { recursive: true, force: true });
-      const as = unprivilegedUser() ? ' as an unprivileged user (PgBouncer refuses root)' : '';
+      const as = runAs ? ' as an unprivileged user (PgBouncer refuses root)' : '';
       throw new Error(`could not start ${pgbouncer}${as}: ${spawnError.message}`);
     }
     if (child.exitCode !== null) {

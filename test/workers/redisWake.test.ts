@@ -8,9 +8,9 @@
 // the server is back, hints wake them again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { freePort } from '../../src/db/freePort.js';
 import { createClient, defineJob, redisWakeHints, Worker, type Client, type RedisWakeHints } from '../../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -33,16 +33,6 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A redis-server of this test's own, with no persistence; resolves once it accepts connections. */
 async function ownRedis(port: number): Promise<ChildProcess> {
