@@ -4,14 +4,12 @@
 // sent with curl), and the tick claims and runs the README's SendEmail
 // (timeoutMs 30 s). The same lines with a 10 s budget claim nothing and say
 // why (skippedTimeout). Real HTTP, real curl and openssl.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { freePort } from '../../src/db/freePort.js';
+import { startServeProcess } from '../helpers/serveProcess.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(new URL('../../docs/http.md', import.meta.url), 'utf8');
 const SECRET = 'readme-signing-secret-0123456789';
 const TOKEN = 'readme-api-token-0123456789';
@@ -19,7 +17,6 @@ const TOKEN = 'readme-api-token-0123456789';
 let db: TestDatabase;
 let server: ChildProcess;
 let url: string;
-let output = '';
 
 /** The lines of docs/http.md's curl block from the comment starting with `heading` to the next blank line. */
 function snippet(heading: string): string {
@@ -50,33 +47,15 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const budget = /WORKHORSE_HTTP_TICK_BUDGET_MS=(\d+)[^\n]*\n\s*npx workhorse serve/.exec(readme)?.[1];
   if (!budget) throw new Error('the "Running it" command of docs/http.md sets no WORKHORSE_HTTP_TICK_BUDGET_MS');
-  const port = await freePort();
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/fixtures/readme-app.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      WORKHORSE_SIGNING_SECRET: SECRET,
-      WORKHORSE_API_TOKEN: TOKEN,
-      WORKHORSE_HTTP_TICK_BUDGET_MS: budget,
-      WORKHORSE_APP: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout!.on('data', (d) => (output += String(d)));
-  server.stderr!.on('data', (d) => (output += String(d)));
-  url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    server.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-    const check = () => {
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      } else setTimeout(check, 50);
-    };
-    check();
-  });
+  const serve = await startServeProcess({
+    DATABASE_URL: db.url,
+    WORKHORSE_SIGNING_SECRET: SECRET,
+    WORKHORSE_API_TOKEN: TOKEN,
+    WORKHORSE_HTTP_TICK_BUDGET_MS: budget,
+    WORKHORSE_APP: '',
+  }, 'test/fixtures/readme-app.ts');
+  server = serve.child;
+  url = serve.baseUrl;
 }, 60_000);
 
 afterAll(async () => {

@@ -15,11 +15,14 @@ export interface ServeProcess {
   output(): string;
 }
 
-
-/** Starts `workhorse serve --app test/http/fixtures/app.ts` with `env` over the test process's own; no signing secret and no app variable unless given. */
-export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
+/**
+ * Starts `workhorse serve --app <app>` (the HTTP tests' app unless given)
+ * with `env` over the test process's own; no signing secret and no app
+ * variable unless given.
+ */
+export async function startServeProcess(env: Record<string, string>, app = 'test/http/fixtures/app.ts'): Promise<ServeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/http/fixtures/app.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', app], {
     cwd: root,
     env: { ...process.env, WORKHORSE_SIGNING_SECRET: '', WORKHORSE_APP: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

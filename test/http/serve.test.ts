@@ -1,22 +1,18 @@
 // `workhorse serve` through a real socket: the CLI runs as a child process
 // on a free port, requests are signed with the helper, and the edge example
 // enqueues and kicks a tick over the network. SIGTERM stops it cleanly.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueAndKick } from '../../examples/edge-enqueue.js';
 import { signRequest } from '../../src/signing/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { SECRET } from './helpers.js';
-import { freePort } from '../../src/db/freePort.js';
+import { startServeProcess } from '../helpers/serveProcess.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 let db: TestDatabase;
 let child: ChildProcess;
 let baseUrl: string;
-let output = '';
 
-/** A port nobody listens on right now. */
 async function signedFetch(method: string, path: string, body = ''): Promise<Response> {
   const headers = await signRequest({ secret: SECRET, method, path, body });
   return fetch(baseUrl + path, { method, body: body || undefined, headers: { ...headers, 'content-type': 'application/json' } });
@@ -24,36 +20,15 @@ async function signedFetch(method: string, path: string, body = ''): Promise<Res
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const port = await freePort();
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--app', 'test/http/fixtures/app.ts'],
-    {
-      cwd: root,
-      // The edge example signs its enqueue too: signatures get the enqueue and read scopes.
-      env: { ...process.env, DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_SIGNED_SCOPES: 'enqueue,read', WORKHORSE_API_TOKEN: '', WORKHORSE_APP: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout!.on('data', (d) => (output += String(d)));
-  child.stderr!.on('data', (d) => (output += String(d)));
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-    const check = () => {
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      } else setTimeout(check, 50);
-    };
-    check();
-  });
+  // The edge example signs its enqueue too: signatures get the enqueue and read scopes.
+  const serve = await startServeProcess({ DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_SIGNED_SCOPES: 'enqueue,read', WORKHORSE_API_TOKEN: '' });
+  child = serve.child;
+  baseUrl = serve.baseUrl;
 }, 60_000);
 
 afterAll(async () => {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await db.drop();
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await db?.drop();
 });
 
 describe('workhorse serve', () => {
