@@ -55,7 +55,9 @@ export async function invokeBatch(
         else if (!valid) {
           outcomes[memberIndex] = {
             ok: false,
-            error: new ValidationError(`the batch handler for "${members[memberIndex]!.job.type}" must return one outcome per job (${live.length})`),
+            error: new ValidationError(
+              `the batch handler for "${members[memberIndex]!.job.type}" must return an array of one outcome per job, in order (a result, or an Error to fail that job): it was given ${live.length} job${live.length === 1 ? '' : 's'} and returned ${returnedWhat(results)}`,
+            ),
           };
         } else {
           const r = (results as unknown[])[k];
@@ -68,6 +70,13 @@ export async function invokeBatch(
     for (const m of members) m.abort.onAbort(undefined);
   }
   return outcomes as HandlerOutcome[];
+}
+
+/** What a batch handler returned instead of one outcome per job, for its error message. */
+function returnedWhat(results: unknown): string {
+  if (Array.isArray(results)) return `${results.length} outcome${results.length === 1 ? '' : 's'}`;
+  if (results === null) return 'null';
+  return typeof results === 'object' ? 'an object, not an array' : `a ${typeof results}, not an array`;
 }
 
 /** What the batch call threw, told apart from anything it could return. */

@@ -64,5 +64,16 @@ describe('handleBatch', () => {
     await worker.stop();
     await run;
     expect((job!.lastError as { name: string }).name).toBe('ValidationError');
+    expect((job!.lastError as { message: string }).message).toContain('it was given 1 job and returned 0 outcomes');
+  });
+
+  it('says what a batch handler returned when it is not an array', async () => {
+    const { id } = await client.enqueue(Embed, { text: 'y' }, { maxAttempts: 1 });
+    const worker = new Worker(client, { concurrency: 4, pollMs: 100 }).handleBatch(Embed, async () => ({ ok: true }) as unknown as unknown[]);
+    const run = worker.run();
+    const job = await waitFor(() => client.getJob(id), (j) => j!.status === 'failed', { what: 'the job to fail' });
+    await worker.stop();
+    await run;
+    expect((job!.lastError as { message: string }).message).toMatch(/must return an array of one outcome per job.*returned an object, not an array/);
   });
 });
