@@ -245,7 +245,8 @@ export class Client {
 
   /**
    * Makes a failed or cancelled job ready again with a fresh attempt budget
-   * (or runs a scheduled job now). A succeeded or running job is a conflict.
+   * (or runs a scheduled job now). A succeeded, running or waiting job (a
+   * durable wait: signal it, or cancel it) is a ConflictError naming its status.
    */
   async retry(id: string | number): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
