@@ -12,6 +12,7 @@ import { ConflictError } from '../../errors.js';
 import { jobIdStringSchema, waitNameSchema, workerIdSchema } from '../../names.js';
 import { bigintIdString } from '../../storable.js';
 import { parseInput } from '../../validation.js';
+import { pathParams } from '../pathParams.js';
 import { requireAction } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
@@ -31,52 +32,52 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   const decide = requireAction(s, 'decide');
 
   r.post('/queues/:name/pause', act, async (c) => {
-    const name = await existingQueue(client, c.req.param());
+    const name = await existingQueue(client, pathParams(c));
     await admin.pauseQueue(name);
     return c.redirect(noticeUrl('/ui/queues', 'queue-paused', name), 303);
   });
   r.post('/queues/:name/resume', act, async (c) => {
-    const name = await existingQueue(client, c.req.param());
+    const name = await existingQueue(client, pathParams(c));
     await admin.resumeQueue(name);
     return c.redirect(noticeUrl('/ui/queues', 'queue-resumed', name), 303);
   });
   r.post('/workers/:id/pause', act, async (c) => {
-    const { id } = parseInput(workerParams, c.req.param(), 'path');
+    const { id } = parseInput(workerParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, true);
     return c.redirect(noticeUrl('/ui/workers', 'worker-paused', id), 303);
   });
   r.post('/workers/:id/resume', act, async (c) => {
-    const { id } = parseInput(workerParams, c.req.param(), 'path');
+    const { id } = parseInput(workerParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, false);
     return c.redirect(noticeUrl('/ui/workers', 'worker-resumed', id), 303);
   });
   r.post('/jobs/:id/retry', act, async (c) => {
-    const { id } = parseInput(jobParams, c.req.param(), 'path');
+    const { id } = parseInput(jobParams, pathParams(c), 'path');
     await client.retry(id);
     return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-retried', id), 303);
   });
   r.post('/jobs/:id/cancel', act, async (c) => {
-    const { id } = parseInput(jobParams, c.req.param(), 'path');
+    const { id } = parseInput(jobParams, pathParams(c), 'path');
     const job = await client.cancel(id);
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
     return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-cancelled', id), 303);
   });
   r.post('/outbox/:id/retry', act, async (c) => {
-    const { id } = parseInput(eventParams, c.req.param(), 'path');
+    const { id } = parseInput(eventParams, pathParams(c), 'path');
     if ((await client.outbox.retry([id])).length === 0) {
       throw new ConflictError(`outbox event ${id} was not retried: it is delivered, being delivered, or gone`);
     }
     return c.redirect(noticeUrl('/ui/outbox', 'event-retried', id), 303);
   });
   r.post('/outbox/:id/discard', act, async (c) => {
-    const { id } = parseInput(eventParams, c.req.param(), 'path');
+    const { id } = parseInput(eventParams, pathParams(c), 'path');
     if ((await client.outbox.discard([id])).length === 0) {
       throw new ConflictError(`outbox event ${id} was not discarded: it is delivered, being delivered, or gone`);
     }
     return c.redirect(noticeUrl('/ui/outbox', 'event-discarded', id), 303);
   });
   r.post('/jobs/:id/decisions/:name', decide, async (c) => {
-    const { id, name } = parseInput(decisionParams, c.req.param(), 'path');
+    const { id, name } = parseInput(decisionParams, pathParams(c), 'path');
     const form = c.get('form')!;
     const comment = (form.get('comment') ?? '').trim();
     const decision = await client.decide(id, name, { choice: form.get('choice') ?? '', by: c.get('viewer')!.name, comment: comment || null });

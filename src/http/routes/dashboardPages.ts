@@ -3,6 +3,7 @@
 // same route answers the script's live refresh with the live region only.
 import { Hono, type Context } from 'hono';
 import { readQuery } from '../body.js';
+import { pathParams } from '../pathParams.js';
 import { loadAlerts } from '../ui/data/alertsData.js';
 import { loadDecisions } from '../ui/data/decisionsData.js';
 import { loadJob } from '../ui/data/jobData.js';
@@ -29,7 +30,7 @@ export function dashboardPages(s: UiSettings): Hono<UiEnv> {
   const r = new Hono<UiEnv>();
   r.use(requireView('read'));
   r.get('/', async (c) => renderPage(c, namespaceView(await loadNamespace(client, parseNamespaceQuery(readQuery(c)))), ns));
-  r.get('/jobs/:id', async (c) => renderPage(c, jobView(await loadJob(client, c.req.param(), readQuery(c), s.now()), viewer(c)), ns));
+  r.get('/jobs/:id', async (c) => renderPage(c, jobView(await loadJob(client, pathParams(c), readQuery(c), s.now()), viewer(c)), ns));
   r.get('/workers', async (c) => renderPage(c, workersView(await loadWorkers(client, parseFleetQuery(readQuery(c))), viewer(c)), ns));
   r.get('/queues', async (c) => renderPage(c, queuesView(await loadQueues(client, parseFleetQuery(readQuery(c))), viewer(c)), ns));
   r.get('/schedules', async (c) => renderPage(c, schedulesView(await loadSchedules(client, parseFleetQuery(readQuery(c)), s.now())), ns));

@@ -9,6 +9,7 @@ import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { parseEnqueueBody } from '../jobInput.js';
+import { pathParams } from '../pathParams.js';
 import { cursorParam, limitParam } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
@@ -43,14 +44,14 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
   });
 
   r.get('/:id', d.guard('read'), async (c) => {
-    const { id } = parseInput(idParams, c.req.param(), 'path');
+    const { id } = parseInput(idParams, pathParams(c), 'path');
     const job = await client.getJob(id);
     if (!job) throw new NotFoundError(`job ${id} not found`);
     return c.json(job);
   });
 
   r.post('/:id/cancel', d.guard('admin'), async (c) => {
-    const { id } = parseInput(idParams, c.req.param(), 'path');
+    const { id } = parseInput(idParams, pathParams(c), 'path');
     const body = parseInput(cancelBody, readJson(c), 'body');
     const job = await client.cancel(id, { keepChildren: body?.keepChildren ?? false });
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
@@ -58,7 +59,7 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
   });
 
   r.post('/:id/retry', d.guard('admin'), async (c) => {
-    const { id } = parseInput(idParams, c.req.param(), 'path');
+    const { id } = parseInput(idParams, pathParams(c), 'path');
     return c.json(await client.retry(id));
   });
 

@@ -12,6 +12,7 @@ import { queueNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { pathParams } from '../pathParams.js';
 import { noQuery } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
@@ -32,12 +33,12 @@ export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {
     return c.json({ queues: await client.admin.listQueues() });
   });
   r.post('/:name/pause', d.guard('admin'), async (c) => {
-    const name = await existingQueue(client, c.req.param());
+    const name = await existingQueue(client, pathParams(c));
     await client.admin.pauseQueue(name);
     return c.json({ name, paused: true });
   });
   r.post('/:name/resume', d.guard('admin'), async (c) => {
-    const name = await existingQueue(client, c.req.param());
+    const name = await existingQueue(client, pathParams(c));
     await client.admin.resumeQueue(name);
     return c.json({ name, paused: false });
   });

@@ -13,6 +13,7 @@ import { jobIdStringSchema, jobTypeSchema, keySchema, queueNameSchema, waitNameS
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { pathParams } from '../pathParams.js';
 import type { RouteDeps } from './deps.js';
 
 const jobWaitParams = z.object({ id: jobIdStringSchema, name: waitNameSchema });
@@ -53,13 +54,13 @@ export function jobWaitRoutes(d: RouteDeps): Hono<HttpEnv> {
   const r = new Hono<HttpEnv>();
 
   r.post('/:id/signals/:name', d.guard('signal'), async (c) => {
-    const { id, name } = parseInput(jobWaitParams, c.req.param(), 'path');
+    const { id, name } = parseInput(jobWaitParams, pathParams(c), 'path');
     const body = parseInput(signalBody, readJson(c), 'body');
     return c.json(await client.signal(id, name, signalPayload(client, name, body)), 202);
   });
 
   r.post('/:id/decisions/:name', d.guard('decide'), async (c) => {
-    const { id, name } = parseInput(jobWaitParams, c.req.param(), 'path');
+    const { id, name } = parseInput(jobWaitParams, pathParams(c), 'path');
     const body = parseInput(decisionBody, readJson(c), 'body');
     const decision = await client.decide(id, name, { ...body, by: body.by ?? c.get('principal').name });
     return c.json(decision);
@@ -72,7 +73,7 @@ export function jobWaitRoutes(d: RouteDeps): Hono<HttpEnv> {
 export function signalRoutes(d: RouteDeps): Hono<HttpEnv> {
   const r = new Hono<HttpEnv>();
   r.post('/:key/:name', d.guard('signal'), async (c) => {
-    const { key, name } = parseInput(keyParams, c.req.param(), 'path');
+    const { key, name } = parseInput(keyParams, pathParams(c), 'path');
     const body = parseInput(signalBody, readJson(c), 'body');
     return c.json(await d.client.signalKey(key, name, signalPayload(d.client, name, body)), 202);
   });

@@ -6,6 +6,7 @@ import { workerIdSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
+import { pathParams } from '../pathParams.js';
 import { noQuery } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
@@ -19,12 +20,12 @@ export function workerRoutes(d: RouteDeps): Hono<HttpEnv> {
     return c.json({ workers: await admin.listWorkers() });
   });
   r.post('/:id/pause', d.guard('admin'), async (c) => {
-    const { id } = parseInput(idParams, c.req.param(), 'path');
+    const { id } = parseInput(idParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, true);
     return c.json({ id, paused: true });
   });
   r.post('/:id/resume', d.guard('admin'), async (c) => {
-    const { id } = parseInput(idParams, c.req.param(), 'path');
+    const { id } = parseInput(idParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, false);
     return c.json({ id, paused: false });
   });
