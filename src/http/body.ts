@@ -1,9 +1,13 @@
 // Parses the JSON body the readBody middleware kept. A body declared with a
 // Content-Type that is not JSON is a 415 (src/http/mediaType.ts), bad UTF-8 or bad JSON a
 // ValidationError (400) like any other bad input; an empty body reads as
-// `undefined` so the route's schema decides whether that is allowed.
+// `undefined` so the route's schema decides whether that is allowed. A POST
+// route that takes no body reads it too: none or `{}`, anything else is
+// refused as it would be on a route with a body, never ignored.
 import type { Context } from 'hono';
+import * as z from 'zod';
 import { ValidationError } from '../errors.js';
+import { parseInput } from '../validation.js';
 import type { HttpEnv } from './env.js';
 import { requireJsonContentType } from './mediaType.js';
 
@@ -26,6 +30,13 @@ export function readJson(c: Context<HttpEnv>): unknown {
   } catch (err) {
     throw new ValidationError('request body is not valid JSON', [{ path: [], message: (err as Error).message }]);
   }
+}
+
+const noBody = z.object({}).strict().optional();
+
+/** The body of a POST route that takes none: no body or `{}`; a key is a 400 naming it, another Content-Type a 415. */
+export function readNoBody(c: Context<HttpEnv>): void {
+  parseInput(noBody, readJson(c), 'body: this route takes no body (send none, or {})');
 }
 
 /**

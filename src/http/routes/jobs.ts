@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { jobIdStringSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
-import { readJson, readQuery } from '../body.js';
+import { readJson, readNoBody, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { parseEnqueueBody } from '../jobInput.js';
 import { pathParams } from '../pathParams.js';
@@ -60,6 +60,7 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
 
   r.post('/:id/retry', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, pathParams(c), 'path');
+    readNoBody(c);
     return c.json(await client.retry(id));
   });
 

@@ -10,7 +10,7 @@ import type { Client } from '../../client/client.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
-import { readQuery } from '../body.js';
+import { readNoBody, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { pathParams } from '../pathParams.js';
 import { noQuery } from '../queryParams.js';
@@ -33,11 +33,13 @@ export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {
     return c.json({ queues: await client.admin.listQueues() });
   });
   r.post('/:name/pause', d.guard('admin'), async (c) => {
+    readNoBody(c);
     const name = await existingQueue(client, pathParams(c));
     await client.admin.pauseQueue(name);
     return c.json({ name, paused: true });
   });
   r.post('/:name/resume', d.guard('admin'), async (c) => {
+    readNoBody(c);
     const name = await existingQueue(client, pathParams(c));
     await client.admin.resumeQueue(name);
     return c.json({ name, paused: false });

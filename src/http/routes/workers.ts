@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { workerIdSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
-import { readQuery } from '../body.js';
+import { readNoBody, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { pathParams } from '../pathParams.js';
 import { noQuery } from '../queryParams.js';
@@ -21,11 +21,13 @@ export function workerRoutes(d: RouteDeps): Hono<HttpEnv> {
   });
   r.post('/:id/pause', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, pathParams(c), 'path');
+    readNoBody(c);
     await admin.setWorkerPaused(id, true);
     return c.json({ id, paused: true });
   });
   r.post('/:id/resume', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, pathParams(c), 'path');
+    readNoBody(c);
     await admin.setWorkerPaused(id, false);
     return c.json({ id, paused: false });
   });
