@@ -1,6 +1,7 @@
 // The `workhorse` command line: a table of commands, each in its own module.
 // `workhorse <command> --help` prints that command's usage, `workhorse
-// --version` the package's version; `--verbose`
+// --version` the package's version (each refuses an extra argument);
+// `--verbose`
 // anywhere adds the stack to a failure. Every failure is one line
 // `workhorse <command>: <what>` and exit code 2 (usage or configuration)
 // or 1 (runtime), see failure.ts.
@@ -39,26 +40,43 @@ function options(argv: string[]): string[] {
   return argv.slice(0, optionsEnd(argv));
 }
 
+function unknownCommand(name: string, io: CliIo): number {
+  io.err(`workhorse: unknown command "${name}" (one of ${commands.map((c) => c.name).join(', ')}; workhorse --help lists them)`);
+  return 2;
+}
+
+function unexpected(flag: string, takes: string, extra: string[], io: CliIo): number {
+  const what = extra.map((a) => `"${a}"`).join(', ');
+  io.err(`workhorse ${flag}: unexpected argument${extra.length > 1 ? 's' : ''} ${what} (usage: workhorse ${flag}${takes ? ` ${takes}` : ''})`);
+  return 2;
+}
+
 export async function main(argv: string[], io: CliIo = { out: console.log, err: console.error }): Promise<number> {
   const end = optionsEnd(argv);
   const verbose = options(argv).includes('--verbose');
   const args = argv.filter((a, i) => a !== '--verbose' || i > end);
   const [name, ...rest] = args;
-  if (!name || name === 'help' || HELP_FLAGS.has(name)) {
-    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+  if (!name) {
+    overview(io, io.err);
+    return 2;
+  }
+  // `help`, `--help` and `--version` take at most a command name, and `--version` nothing: anything else is a usage error, not ignored.
+  if (name === 'help' || HELP_FLAGS.has(name)) {
+    const [topicName, ...extra] = rest;
+    const topic = topicName === undefined ? undefined : commands.find((c) => c.name === topicName);
+    if (topicName !== undefined && !topic) return unknownCommand(topicName, io);
+    if (extra.length > 0) return unexpected(name, '[command]', extra, io);
     if (topic) commandHelp(topic, io);
-    else overview(io, name ? io.out : io.err);
-    return name ? 0 : 2;
+    else overview(io);
+    return 0;
   }
   if (VERSION_FLAGS.has(name)) {
+    if (rest.length > 0) return unexpected(name, '', rest, io);
     io.out(`workhorse ${packageVersion()}`);
     return 0;
   }
   const command = commands.find((c) => c.name === name);
-  if (!command) {
-    io.err(`workhorse: unknown command "${name}" (one of ${commands.map((c) => c.name).join(', ')}; workhorse --help lists them)`);
-    return 2;
-  }
+  if (!command) return unknownCommand(name, io);
   if (options(rest).some((a) => HELP_FLAGS.has(a))) {
     commandHelp(command, io);
     return 0;

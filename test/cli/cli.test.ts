@@ -1,5 +1,6 @@
 // The `workhorse` command line, run as a real child process: every command
-// answers --help with its usage and exit 0; bad arguments, a bad
+// answers --help with its usage and exit 0; --version, help and --help
+// refuse an argument they do not take (exit 2); bad arguments, a bad
 // environment or a missing module are one line and exit 2; runtime failures
 // (no database, an unmigrated schema) are one line and exit 1; never a stack
 // unless --verbose, never the prefix twice. `serve` starts without a
@@ -68,6 +69,28 @@ describe('--help', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(`workhorse ${version}\n`);
     }
+  });
+
+  it.each([
+    [['--version', 'extra'], /^workhorse --version: unexpected argument "extra"/],
+    [['-V', 'a', 'b'], /^workhorse -V: unexpected arguments "a", "b"/],
+    [['--version', '--bogus'], /^workhorse --version: unexpected argument "--bogus"/],
+    [['help', 'bogus'], /^workhorse: unknown command "bogus"/],
+    [['--help', 'extra'], /^workhorse: unknown command "extra"/],
+    [['help', 'migrate', 'extra'], /^workhorse help: unexpected argument "extra"/],
+  ])('workhorse %j refuses what it does not take: one line, exit 2, nothing on stdout', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('workhorse --help migrate is migrate --help', async () => {
+    const r = await runCli(['--help', 'migrate']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe((await runCli(['migrate', '--help'])).stdout);
   });
 });
 
