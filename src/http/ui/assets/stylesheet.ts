@@ -1,7 +1,10 @@
 // The dashboard's stylesheet, served as /ui/assets/dashboard.css (a file,
 // never inline: the Content-Security-Policy allows styles from this origin
 // only). Colours keep a contrast of at least 4.5:1 against their background;
-// the focus ring is always visible.
+// the focus ring is always visible. Values from the database (a 128-character
+// job type, a worker id, a dedupe key) may be one unbreakable word: cells,
+// facts and headings break them anywhere and the queue filter shrinks to the
+// page, so no value widens the page or pushes a table's columns out of view.
 export const STYLESHEET = String.raw`
 :root{--fg:#1a1d21;--muted:#4a5360;--bg:#fff;--line:#d5dae0;--soft:#f4f6f8;--accent:#0b57a4;--focus:#1b6ef3;
 --ok:#216e42;--bad:#b3261e;--warn:#8a5a00;--violet:#5b3aa8;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:15px;color:var(--fg);background:var(--bg)}
@@ -26,6 +29,8 @@ th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--mut
 td.num,th.num{text-align:right}tbody tr:hover{background:#f8fafc}
 .table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .table-wrap table{border:0}.muted{color:var(--muted)}.small{font-size:.85rem}
+td,dd,h1,figcaption,.lede,.problem,.notice{overflow-wrap:anywhere}.badge,td.num,time{white-space:nowrap}
+button,.button{overflow-wrap:normal}label,select{max-width:100%}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;overflow:auto;max-height:28rem;margin:.3rem 0}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid transparent}
