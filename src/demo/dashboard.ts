@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import { createClient } from '../client/client.js';
+import { answerClientErrors } from '../http/clientErrors.js';
 import { createApp } from '../http/createApp.js';
 import { createHealthCheck } from '../http/healthCheck.js';
 import { tickRunnerFor } from '../http/tickAdapter.js';
@@ -53,6 +54,7 @@ export function startDemoDashboard(o: DemoDashboardOptions): Promise<DemoDashboa
         },
       });
     });
+    answerClientErrors(server);
     server.once('error', (err) => {
       void client.close();
       reject(err);

@@ -2,6 +2,7 @@
 // on a free port, requests are signed with the helper, and the edge example
 // enqueues and kicks a tick over the network. SIGTERM stops it cleanly.
 import type { ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueAndKick } from '../../examples/edge-enqueue.js';
 import { signRequest } from '../../src/signing/index.js';
@@ -12,6 +13,20 @@ import { startServeProcess } from '../helpers/serveProcess.js';
 let db: TestDatabase;
 let child: ChildProcess;
 let baseUrl: string;
+
+/** Writes `request` on a fresh socket as is and reads until the server closes it. */
+function rawExchange(request: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    let got = '';
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (got += d));
+    socket.on('close', () => resolve(got));
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer within 10 s; got ${JSON.stringify(got)}`)));
+  });
+}
 
 async function signedFetch(method: string, path: string, body = ''): Promise<Response> {
   const headers = await signRequest({ secret: SECRET, method, path, body });
@@ -65,6 +80,18 @@ describe('workhorse serve', () => {
     expect(res.status).toBe(401);
     const health = await fetch(`${baseUrl}/healthz`);
     expect(health.status).toBe(200);
+  });
+
+  it("answers what Node's HTTP parser refuses in the API's error shape, not a bare status", async () => {
+    const badLength = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`);
+    expect(badLength).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(badLength).toMatch(/\r\nContent-Type: application\/json\r\n/);
+    expect(JSON.parse(badLength.slice(badLength.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'bad_request' } });
+    const hugeHeaders = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(hugeHeaders).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(hugeHeaders.slice(hugeHeaders.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'headers_too_large' } });
+    // The server is still serving.
+    expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
   });
 
   it('exits 0 on SIGTERM', async () => {

@@ -9,6 +9,7 @@ import { serve } from '@hono/node-server';
 import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
 import { SchemaVersionError, WorkhorseError } from '../../errors.js';
+import { answerClientErrors } from '../../http/clientErrors.js';
 import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { parseCommandLine } from '../args.js';
@@ -67,6 +68,7 @@ function listen(service: HttpService, port: number, hostname: string, io: CliIo)
       io.out(`workhorse serve: listening on http://${info.address}:${info.port}`);
       resolve(s);
     });
+    answerClientErrors(s);
     s.once('error', (err) => reject(listenFailure(err, hostname, port)));
   });
 }

@@ -1,0 +1,44 @@
+// Requests Node's HTTP parser refuses before the app sees them: a malformed
+// request line or header, a bad Content-Length, an unknown method, headers
+// over the size limit, a request that took too long to arrive. Left to
+// itself Node answers those with a bare status and no body; here they get
+// the API's one error shape, `{ error: { code, message } }`, with the
+// status Node would have used (431 for headers too large, 413 for chunk
+// extensions too large, 408 for a request timeout, 400 otherwise), and the
+// connection is closed, as Node closes it.
+import type { Duplex } from 'node:stream';
+
+interface ClientErrorSource {
+  on(event: 'clientError', listener: (err: Error & { code?: string }, socket: Duplex) => void): unknown;
+}
+
+const BY_CODE: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'headers_too_large', message: 'the request headers are larger than the server accepts' },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, reason: 'Payload Too Large', code: 'payload_too_large', message: 'the chunk extensions are larger than the server accepts' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'the request did not arrive in time' },
+};
+
+/** The raw HTTP response for a request the parser refused. */
+export function clientErrorResponse(err: Error & { code?: string }): string {
+  const known = err.code ? BY_CODE[err.code] : undefined;
+  const { status, reason, code, message } = known ?? {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'bad_request',
+    message: `the request is not valid HTTP/1.1${err.code ? ` (${err.code})` : ''}`,
+  };
+  const body = JSON.stringify({ error: { code, message } });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** Answers the parser's refusals on `server` in the API's error shape. */
+export function answerClientErrors(server: ClientErrorSource): void {
+  server.on('clientError', (err, socket) => {
+    // A connection reset or already written to: there is nobody to answer.
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorResponse(err));
+  });
+}
