@@ -8,6 +8,7 @@ import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
 import { outboxOptionsSchema } from '../outbox/outboxOptions.js';
+import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
@@ -56,6 +57,10 @@ export const workerOptionsSchema = z
     scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1).optional(),
     /** At most this many missed cadences of one slot fire at once (the most recent). */
     scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
+    /** With the `sys` schedule namespace: sys.retention deletes terminal jobs older than this (as a tick's retentionMs). */
+    retentionMs: z.number().int().min(1000).optional(),
+    /** With the `sys` schedule namespace: sys.retention's cadence (as a tick's retentionEveryMs). */
+    retentionEveryMs: z.number().int().min(1000).optional(),
     /** With the `sys` schedule namespace: deliver the outbox to these sinks (sys.outbox, and right after each commit). */
     outbox: outboxOptionsSchema.optional(),
     /** With the `sys` schedule namespace: evaluate the alert rules (sys.alerts). */
@@ -81,6 +86,10 @@ export const workerOptionsSchema = z
   .refine((o) => o.outbox === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
     message: 'outbox is delivered by the sys slots: add "sys" to scheduleNamespaces',
     path: ['outbox'],
+  })
+  .refine((o) => (o.retentionMs === undefined && o.retentionEveryMs === undefined) || (o.scheduleNamespaces ?? []).includes('sys'), {
+    message: 'sys.retention is run by the sys slots: add "sys" to scheduleNamespaces',
+    path: ['retentionMs'],
   })
   .refine((o) => o.alerts === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
     message: 'alerts are evaluated by the sys slots: add "sys" to scheduleNamespaces',
@@ -111,6 +120,8 @@ export interface ResolvedWorkerOptions {
   retryDelayMs: RetryDelay | undefined;
   scheduleNamespaces: string[] | undefined;
   scheduleCatchupLimit: number;
+  /** sys.retention's settings (stored with the `sys` schedule namespace). */
+  retention: { olderThanMs: number; everyMs: number };
   /** sys.outbox and sys.alerts configuration (used with the `sys` schedule namespace). */
   system: SystemSlotConfig;
 }
@@ -134,6 +145,7 @@ export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): R
     retryDelayMs: o.retryDelayMs,
     scheduleNamespaces: o.scheduleNamespaces,
     scheduleCatchupLimit: o.scheduleCatchupLimit,
+    retention: { olderThanMs: o.retentionMs ?? DEFAULT_RETENTION_MS, everyMs: o.retentionEveryMs ?? DEFAULT_RETENTION_EVERY_MS },
     system: { outbox: o.outbox, alerts: o.alerts ? resolveAlertsOptions(o.alerts) : undefined },
   };
 }
