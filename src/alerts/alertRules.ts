@@ -4,6 +4,7 @@
 // overrides and turns them into the JSON the SQL reads. `false` turns a
 // rule off.
 import * as z from 'zod';
+import { DEAD_HEARTBEATS } from '../timing.js';
 
 export const ALERT_RULES = [
   'backlog',
@@ -29,8 +30,22 @@ export const ruleSchemas = {
   failure_rate: z
     .object({ windowMs: ms().min(1000).default(900_000), maxRate: z.number().min(0).max(1).default(0.5), minFailures: z.number().int().min(1).default(10) })
     .strict(),
-  /** A registered worker missed this many of its heartbeats without deregistering. */
-  dead_worker: z.object({ missedHeartbeats: z.number().int().min(1).max(1000).default(4) }).strict(),
+  /**
+   * A registered worker missed this many of its heartbeats without
+   * deregistering. At most 7: recovery marks a worker dead after 7 missed
+   * heartbeats (the rule reports it then, whatever the threshold) and removes
+   * its row a minute later, so a larger count could never be waited for.
+   */
+  dead_worker: z
+    .object({
+      missedHeartbeats: z
+        .number()
+        .int()
+        .min(1)
+        .max(DEAD_HEARTBEATS, `at most ${DEAD_HEARTBEATS}: a worker is marked dead after ${DEAD_HEARTBEATS} missed heartbeats and its row removed soon after`)
+        .default(4),
+    })
+    .strict(),
   /** Ready jobs of a (queue, type) no live worker claims, due for longer than `minAgeMs`. */
   unhandled_type: z.object({ minAgeMs: ms().default(120_000) }).strict(),
   /** A lease expired more than `graceMs` ago and no recovery pass took it back. */
