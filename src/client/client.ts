@@ -4,7 +4,7 @@
 // in one transaction: enqueueChunks.ts). Enqueue can join the caller's own pg
 // transaction by passing `{ tx }`.
 import pg from 'pg';
-import { ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
+import { ClientClosedError, ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import type { MigrateResult } from '../db/migrate.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
@@ -69,6 +69,8 @@ export class Client {
   readonly wakeHints: WakeHints | undefined;
   private readonly ownsPool: boolean;
   private closing: Promise<void> | undefined;
+  /** Set by close(): every later call is a ClientClosedError, its pool the client's or the caller's. */
+  private closed = false;
   private readonly definitions = new Map<string, JobDefinition>();
   private schemaChecked: Promise<void> | undefined;
 
@@ -93,7 +95,7 @@ export class Client {
     // An idle client's connection can die (server restart, failover, pooler
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
-    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true });
+    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, isClosed: () => this.closed });
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.db, this.namespace);
     this.outbox = new OutboxAdmin(this.protocol, this.db, this.namespace);
@@ -129,12 +131,18 @@ export class Client {
    * migration function migrates and they only check the schema.
    */
   async migrate(): Promise<MigrateResult> {
+    if (this.closed) throw new ClientClosedError();
     const { migrate } = await import('../db/migrate.js');
     return migrate({ pool: this.pool });
   }
 
-  /** Fails with SchemaVersionError unless the schema matches this code. Checked once. */
+  /**
+   * Fails with SchemaVersionError unless the schema matches this code
+   * (checked once), and with ClientClosedError after close(): every call
+   * that may write in the caller's `tx`, and every worker, asks this first.
+   */
   ready(): Promise<void> {
+    if (this.closed) return Promise.reject(new ClientClosedError());
     this.schemaChecked ??= assertSchemaVersion(this.db).catch((err) => {
       this.schemaChecked = undefined;
       throw err;
@@ -284,8 +292,12 @@ export class Client {
     return { protocol: this.protocol, db: this.db, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
   }
 
-  /** Closes the pool if the client created it; calling it again is harmless. */
+  /**
+   * Closes the pool if the client created it; calling it again is harmless.
+   * Either way the client is closed: a later call is a ClientClosedError.
+   */
   async close(): Promise<void> {
+    this.closed = true;
     // Idempotent: a second close (two owners shutting down) waits for the first.
     if (this.ownsPool) await (this.closing ??= this.pool.end());
   }

@@ -7,7 +7,7 @@
 // broken client back with its error so the pool destroys it instead of
 // lending it out again.
 import type pg from 'pg';
-import { DatabaseUnavailableError } from '../errors.js';
+import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 
@@ -21,6 +21,12 @@ export interface GuardedDbOptions {
    * than with that error itself: what the client's callers catch.
    */
   typedConnectFaults?: boolean;
+  /**
+   * True once the owner was closed: every checkout then fails with
+   * ClientClosedError, whether or not the pool itself was ended (a pool
+   * the caller passed in stays open for its other users).
+   */
+  isClosed?: () => boolean;
 }
 
 /** Destroys the socket under a client: the in-flight query fails at once (pg has no call for it). */
@@ -59,6 +65,7 @@ export class GuardedDb implements Queryable {
    * after the timeout is released unused.
    */
   private connect(): Promise<Held> {
+    if (this.options.isClosed?.()) return Promise.reject(new ClientClosedError());
     return new Promise((resolve, reject) => {
       let late = false;
       const timer = setTimeout(() => {

@@ -20,7 +20,7 @@ import type { Client } from '../client/client.js';
 import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { Backoff, pause } from '../db/retryTransient.js';
-import { ConfigError, SchemaVersionError, ValidationError } from '../errors.js';
+import { ClientClosedError, ConfigError, SchemaVersionError, ValidationError } from '../errors.js';
 import { unlessAborted } from './boundedWait.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
@@ -59,7 +59,7 @@ function refreshIntervalMs(o: ResolvedWorkerOptions): number {
 
 /** Errors no retry can fix: the loop gives up on them at start-up. */
 function fatalAtStart(err: unknown): boolean {
-  return err instanceof SchemaVersionError || err instanceof ConfigError || err instanceof ValidationError;
+  return err instanceof SchemaVersionError || err instanceof ConfigError || err instanceof ValidationError || err instanceof ClientClosedError;
 }
 
 export class RunLoop {

@@ -3,11 +3,14 @@
 // children are cancelled, nor cancel at all), enqueueMany items that are not
 // { job, payload, options }, a `tx` that cannot run queries, outbox ids that
 // are not an array, and a recovery limit the database would have refused;
-// and close() may be called twice.
+// and close() may be called twice, after which every call is a
+// ClientClosedError, whoever owns the pool.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
+import { Worker } from '../../src/worker/worker.js';
 import { ClientClosedError, ValidationError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { countJobs } from './support/rows.js';
@@ -109,5 +112,65 @@ describe('close', () => {
       expect(err).toMatchObject({ code: 'closed_client', message: expect.stringMatching(/client was closed/) });
     }
     expect(await countJobs(db.pool)).toBe(before);
+  });
+
+  async function closedRefusal(p: Promise<unknown>): Promise<void> {
+    const err = await p.then(
+      () => new Error('expected a ClientClosedError, the call succeeded'),
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ClientClosedError);
+  }
+
+  it('a closed client refuses calls in the caller\'s tx (they wrote through it), and migrate() is a ClientClosedError too (it was pg-pool\'s bare error)', async () => {
+    const c = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 1 });
+    await c.enqueue(Ping, { n: 1 }); // the schema check is cached from here on
+    await c.close();
+    const before = await countJobs(db.pool);
+    const tx = await db.pool.connect();
+    try {
+      await closedRefusal(c.enqueue(Ping, { n: 1 }, { tx }));
+      await closedRefusal(c.enqueueMany([{ job: Ping, payload: { n: 1 } }], { tx }));
+      await closedRefusal(c.publish('t', {}, { tx }));
+    } finally {
+      tx.release();
+    }
+    await closedRefusal(c.migrate());
+    expect(await countJobs(db.pool)).toBe(before);
+  });
+
+  it('a client closed over a pool of the caller\'s refuses every call and leaves the pool open (it went on writing)', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const c = createClient({ pool, jobs: [Ping] });
+      await c.getJob('1');
+      await c.close();
+      const before = await countJobs(db.pool);
+      await closedRefusal(c.enqueue(Ping, { n: 1 }));
+      await closedRefusal(c.getJob('1'));
+      await closedRefusal(c.admin.listWorkers());
+      await closedRefusal(c.signalKey('k', 'n', {}));
+      await closedRefusal(c.migrate());
+      const w = new Worker(c, {});
+      w.handle(Ping, async () => 1);
+      await closedRefusal(w.runOnce());
+      expect(await countJobs(db.pool)).toBe(before);
+      expect((await pool.query('select 1 as one')).rows[0]).toEqual({ one: 1 });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('worker.run() on a closed client rejects with ClientClosedError at once (it retried registering until aborted)', async () => {
+    const c = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 1 });
+    await c.close();
+    const w = new Worker(c, {});
+    w.handle(Ping, async () => 1);
+    const errors: unknown[] = [];
+    w.events.on('error', (e) => errors.push(e));
+    const started = Date.now();
+    await closedRefusal(w.run(AbortSignal.timeout(10_000)));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(errors).toEqual([]);
   });
 });
