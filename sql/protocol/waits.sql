@@ -88,6 +88,7 @@ returns table (resolved boolean, outcome text, value jsonb, wake_at timestamptz,
 language plpgsql as $$
 declare
   v_kind text;
+  v_missing bigint;
 begin
   -- A replay reaching a wait that already resolved: a fenced read, no lock
   -- (its outcome is fixed; the owner's next write is fenced anyway).
@@ -105,6 +106,22 @@ begin
   perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
   if p_kind not in ('sleep', 'signal', 'decision', 'join') then
     raise exception 'begin_wait_v1: unknown wait kind %', p_kind using errcode = 'WH422';
+  end if;
+  -- A join opened for the first time names jobs of this namespace other
+  -- than the joining job: an id that is no job here would count as ended
+  -- (the join resolved at once with no result for it), and the job itself
+  -- never ends while it waits.
+  if p_kind = 'join' and not exists (select 1 from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name) then
+    if p_job_id = any(p_children) then
+      raise exception 'join "%" of job %: a job cannot join itself', p_name, p_job_id using errcode = 'WH422';
+    end if;
+    select c.id into v_missing from unnest(p_children) c(id)
+     where not exists (select 1 from workhorse.jobs j where j.id = c.id and j.namespace = p_namespace)
+     limit 1;
+    if v_missing is not null then
+      raise exception 'join "%" of job %: job % not found in namespace "%" (join the ids ctx.spawn returned)', p_name, p_job_id, v_missing, p_namespace
+        using errcode = 'WH422';
+    end if;
   end if;
   insert into workhorse.job_waits (job_id, name, namespace, kind, key, wake_at, choices, prompt, children, mode)
   values (p_job_id, p_name, p_namespace, p_kind, p_key,
@@ -133,7 +150,7 @@ begin
     from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
 
 -- Makes a waiting job ready now and wakes its queue. Callers hold its row.
 create function workhorse.wake_job_v1(p_job_id bigint)

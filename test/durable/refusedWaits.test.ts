@@ -2,6 +2,9 @@
 // once, without retries: a retry would run the same code on the same
 // payload and be refused the same way (it used to be retried until its
 // attempts ran out). A fault in the handler's own code is still retried.
+// A join of an id that is no job of the namespace (it resolved at once,
+// with no result for that id) or of the job itself (it waited forever) is
+// such a refusal too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -25,6 +28,9 @@ const CALLS: Record<string, (ctx: HandlerContext) => Promise<unknown>> = {
   noChoices: (ctx) => ctx.waitForDecision('ship', { choices: [] }),
   spawnBadPayload: (ctx) => ctx.spawn('kid', Child, { n: 'one' } as never),
   joinNothing: (ctx) => ctx.join('kids', []),
+  joinUnknown: (ctx) => ctx.join('kids', ['987654321']),
+  joinOtherNamespace: (ctx) => ctx.join('kids', [elsewhereId]),
+  joinSelf: (ctx) => ctx.join('kids', [ctx.job.id]),
   stepName: (ctx) => ctx.step('a\u0000b', () => 1),
   txStepName: (ctx) => ctx.txStep('a\u0000b', async () => 1),
   // Not a refusal of workhorse's: the job's retry policy applies.
@@ -37,10 +43,15 @@ let db: TestDatabase;
 let client: Client;
 let worker: Worker;
 let running: Promise<void>;
+/** A job of another namespace, which no join here may wait for. */
+let elsewhereId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   client = createClient({ connectionString: db.url, jobs: [Probe, Child], poolMax: 6 });
+  const elsewhere = createClient({ connectionString: db.url, namespace: 'elsewhere', jobs: [Child], poolMax: 1 });
+  elsewhereId = (await elsewhere.enqueue(Child, { n: 1 })).id;
+  await elsewhere.close();
   worker = new Worker(client, { workerId: 'refused', concurrency: 4, pollMs: 50 });
   worker.handle(Probe, async (p, ctx) => CALLS[p.call]!(ctx));
   worker.events.on('error', () => undefined);
@@ -58,11 +69,13 @@ describe('a wait refused for its arguments', () => {
   it('fails the job on its first attempt with the ValidationError; the handler\'s own error is retried', async () => {
     const ids = new Map<string, string>();
     for (const call of Object.keys(CALLS)) ids.set(call, (await client.enqueue(Probe, { call })).id);
+    const messages = new Map<string, string>();
     const ended = async () => {
       const out: Record<string, { status: string; attempt: number; error: unknown }> = {};
       for (const [call, id] of ids) {
         const j = (await client.getJob(id))!;
         out[call] = { status: j.status, attempt: j.attempt, error: (j.lastError as { name?: unknown } | null)?.name };
+        messages.set(call, String((j.lastError as { message?: unknown } | null)?.message));
       }
       return out;
     };
@@ -71,7 +84,10 @@ describe('a wait refused for its arguments', () => {
       if (call === 'ownError') expect(got[call], call).toEqual({ status: 'failed', attempt: 3, error: 'Error' });
       else expect(got[call], call).toEqual({ status: 'failed', attempt: 1, error: 'ValidationError' });
     }
+    expect(messages.get('joinUnknown')).toMatch(/job 987654321 not found in namespace "default"/);
+    expect(messages.get('joinOtherNamespace')).toMatch(new RegExp(`job ${elsewhereId} not found in namespace "default"`));
+    expect(messages.get('joinSelf')).toMatch(/cannot join itself/);
     // Nothing was spawned for the refused child.
-    expect((await db.pool.query("select count(*)::int as n from workhorse.jobs where type = 'refused.child'")).rows[0].n).toBe(0);
+    expect((await db.pool.query("select count(*)::int as n from workhorse.jobs where type = 'refused.child' and namespace = 'default'")).rows[0].n).toBe(0);
   }, 60_000);
 });
