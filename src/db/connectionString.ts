@@ -3,7 +3,8 @@
 // (`socket:/run/postgresql?db=app`, `/run/postgresql app`). Anything else
 // (a typo, `mysql://...`, a port over 65535) would reach the driver as a
 // host name and fail only at the first query, with a DNS error or a
-// TypeError that does not say what is wrong.
+// TypeError that does not say what is wrong. An empty one (`DATABASE_URL=`
+// in an env file) is told so, once.
 import * as z from 'zod';
 
 export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database';
@@ -29,5 +30,5 @@ function isSocketForm(s: string): boolean {
 /** createClient's and the tick's `connectionString`. */
 export const connectionStringSchema = z
   .string()
-  .min(1)
-  .refine((s) => isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`);
+  .min(1, 'connectionString is empty (is DATABASE_URL set to nothing?)')
+  .refine((s) => s === '' || isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`);

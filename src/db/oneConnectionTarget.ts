@@ -8,7 +8,8 @@ import type * as z from 'zod';
 export function oneConnectionTarget(o: { connectionString?: string | undefined; pool?: unknown }, ctx: z.RefinementCtx): void {
   if (o.connectionString && o.pool) {
     ctx.addIssue({ code: 'custom', path: ['connectionString'], message: 'give exactly one of connectionString or pool, not both' });
-  } else if (!o.connectionString && !o.pool) {
+  } else if (o.connectionString === undefined && !o.pool) {
+    // An empty string is not undefined: the string's own schema says it is empty.
     const message =
       'connectionString' in o
         ? 'connectionString is undefined (is DATABASE_URL set?)'

@@ -89,7 +89,8 @@ export const tickOptionsSchema = z
   })
   .strict()
   .superRefine((o, ctx) => {
-    if (!o.connectionString && !o.pool) {
+    // An empty string is not missing: the string's own schema says it is empty.
+    if (o.connectionString === undefined && !o.pool) {
       ctx.addIssue({
         code: 'custom',
         path: ['connectionString'],

@@ -112,6 +112,15 @@ describe('connection strings', () => {
     expect(configError(() => createClient({})).message).toContain('give exactly one of connectionString or pool');
   });
 
+  it('say an empty connectionString (DATABASE_URL= in an env file) is empty, once, not also "undefined" and "not a valid PostgreSQL URL"', async () => {
+    const errs = [configError(() => createClient({ connectionString: '' })), configError(() => createWorkhorseAdapter({ connectionString: '', jobs: [] }))];
+    const tick = await runTick({ app: defineApp({ jobs: [], configure }), connectionString: '', deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e);
+    expect(tick).toBeInstanceOf(ConfigError);
+    for (const err of [...errs, tick as ConfigError]) {
+      expect(err.issues).toEqual([{ path: ['connectionString'], message: 'connectionString is empty (is DATABASE_URL set to nothing?)' }]);
+    }
+  });
+
   it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
     const client = createClient({ connectionString });
     await client.close();
