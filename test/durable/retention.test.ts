@@ -2,7 +2,8 @@
 // the retention period is never deleted (it is unfinished, however long
 // it waits); a finished job goes with its waits, the signals it received
 // and its child links, while its children (jobs of their own) stay until
-// they are old enough themselves.
+// they are old enough themselves, and a child stays, however old, while its
+// parent is unfinished.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -74,5 +75,24 @@ describe('retention and waiting jobs', () => {
     // The child is a job of its own, finished just now: it stays.
     expect((await client.getJob(kid))!.status).toBe('succeeded');
     await client.cancel(waiting.id);
+  });
+
+  it('keeps a finished child while its parent is unfinished, so a late join still finds it', async () => {
+    const parent = await client.enqueue(Parent, { waitForever: false });
+    await waitFor(() => client.getJob(parent.id), (j) => j!.status === 'waiting', { what: 'the parent to wait' });
+    const kid = (await db.pool.query<{ id: string }>('select child_id::text as id from workhorse.job_children where parent_id = $1', [parent.id])).rows[0]!.id;
+    await waitFor(() => client.getJob(kid), (j) => j!.status === 'succeeded', { what: 'the child to finish' });
+    await db.pool.query(`update workhorse.jobs set finished_at = now() - interval '30 days' where id = $1`, [kid]);
+
+    await runRetention(client, { olderThanMs: 86_400_000 });
+    expect((await client.getJob(kid))!.status).toBe('succeeded');
+
+    await client.signal(parent.id, 'go', null);
+    const joined = await waitFor(() => client.getJob(parent.id), (j) => j!.status === 'succeeded', { what: 'the parent to join and finish' });
+    expect(joined!.result).toEqual(['kid']);
+
+    // Once the parent has finished, the old child goes.
+    await runRetention(client, { olderThanMs: 86_400_000 });
+    expect(await client.getJob(kid)).toBeNull();
   });
 });
