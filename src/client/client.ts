@@ -105,7 +105,7 @@ export class Client {
   define(def: JobDefinition): this {
     if (!isJobDefinition(def)) throw new ConfigError('client.define takes a defineJob() value', [{ path: [], message: 'not a job definition' }]);
     const existing = this.definitions.get(def.type);
-    if (existing && existing !== def) throw new ConflictError(`job type "${def.type}" is defined twice`);
+    if (existing && existing !== def) throw new ConfigError(`two different job definitions are named "${def.type}"`);
     this.definitions.set(def.type, def);
     return this;
   }

@@ -80,19 +80,17 @@ export function settleJob(
     );
     return;
   }
+  const final = !isRetryable(outcome.error);
   let retryDelayMs: number | null = null;
-  try {
-    retryDelayMs = retryDelayFor(deps.retryDelayMs, job);
-  } catch (err) {
-    deps.onError(err); // the job's own backoff applies
+  // Asked only when a retry follows: not for a permanent error, nor for the last attempt.
+  if (!final && job.attempt < job.maxAttempts) {
+    try {
+      retryDelayMs = retryDelayFor(deps.retryDelayMs, job);
+    } catch (err) {
+      deps.onError(err); // the job's own backoff applies
+    }
   }
-  const failure = {
-    id: job.id,
-    execution: job.execution,
-    error: errorToJson(outcome.error),
-    retryDelayMs,
-    final: !isRetryable(outcome.error),
-  };
+  const failure = { id: job.id, execution: job.execution, error: errorToJson(outcome.error), retryDelayMs, final };
   deps.settler.fail(failure, (result, error) =>
     conclude(
       deps,

@@ -65,6 +65,11 @@ describe('defineApp', () => {
     expect(err.issues[0]!.path).toEqual(path);
   });
 
+  it('createClient refuses two different definitions of one type with a ConfigError, as defineApp does', () => {
+    const err = configError(() => createClient({ connectionString: 'postgres://x@127.0.0.1/db', jobs: [Ping, defineJob({ type: 'ping', schema: z.any() })] }));
+    expect(err.message).toMatch(/two different job definitions are named "ping"/);
+  });
+
   it('refuses two different schedules of one name', () => {
     const a = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 60_000 });
     const b = defineSchedule({ name: 'ping.often', job: Ping, everyMs: 5_000 });

@@ -144,6 +144,25 @@ describe('retries', () => {
     expect(() => new Worker(client, { retryDelayMs: 2_147_483_647 })).not.toThrow();
   });
 
+  it('asks a retryDelayMs function only when a retry follows: not for a permanent error, nor for the last attempt', async () => {
+    const asked: number[] = [];
+    const retryDelayMs = (attempt: number) => {
+      asked.push(attempt);
+      return 0;
+    };
+    const permanent = await client.enqueue(Flaky, { failTimes: -1 });
+    await flakyWorker('asked-permanent', { retryDelayMs }).runOnce();
+    expect(await jobRow(db.pool, permanent.id)).toMatchObject({ status: 'failed' });
+    expect(asked).toEqual([]);
+
+    const last = await client.enqueue(Flaky, { failTimes: 99 }, { maxAttempts: 2 });
+    const w = flakyWorker('asked-last', { retryDelayMs });
+    await w.runOnce();
+    await w.runOnce();
+    expect(await jobRow(db.pool, last.id)).toMatchObject({ status: 'failed', attempt: 2 });
+    expect(asked).toEqual([1]);
+  });
+
   it.each([
     ['NaN', Number.NaN],
     ['Infinity', Number.POSITIVE_INFINITY],
