@@ -140,6 +140,15 @@ end $$;
 comment on function workhorse.alert_conditions_v1(text, jsonb) is
   'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats}, unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
 
+-- A time in an event payload as JavaScript's toISOString writes it (UTC,
+-- milliseconds, "Z"), the form of the envelope's publishedAt; null stays null.
+create function workhorse.json_time_v1(p_at timestamptz)
+returns text language sql stable as $$
+  select to_char(p_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+comment on function workhorse.json_time_v1(timestamptz) is
+  'p_at as an ISO 8601 UTC text with milliseconds (2026-12-02T13:59:22.292Z), as JavaScript''s toISOString writes it: the times in outbox event payloads.';
+
 create function workhorse.evaluate_alerts_v1(p_namespace text, p_rules jsonb)
 returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)
 language plpgsql as $$
@@ -164,8 +173,9 @@ begin
   ), published as (
     insert into workhorse.outbox_events (namespace, topic, key, payload)
     select p_namespace, 'workhorse.alert', 'alert:' || c.rule || ':' || c.key,
-           jsonb_build_object('rule', c.rule, 'key', c.key, 'state', c.state, 'openedAt', c.opened_at,
-                              'resolvedAt', c.resolved_at, 'details', c.details)
+           jsonb_build_object('rule', c.rule, 'key', c.key, 'state', c.state,
+                              'openedAt', workhorse.json_time_v1(c.opened_at),
+                              'resolvedAt', workhorse.json_time_v1(c.resolved_at), 'details', c.details)
       from changes c
     returning 1
   )

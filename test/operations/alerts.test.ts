@@ -228,6 +228,15 @@ describe('the sys.alerts slot', () => {
     await db.pool.query("delete from workhorse.jobs where type = 'nobody.handles'");
     await waitFor(() => r.accepted().length, (n) => n >= 2, { what: 'the resolution delivered', timeoutMs: 30_000 });
     expect(r.accepted()[1]!.json).toMatchObject({ payload: { rule: 'backlog', key: 'orphans', state: 'resolved' } });
+    // Times as toISOString writes them, like the envelope's publishedAt.
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    const opening = r.accepted()[0]!.json as { publishedAt: string; payload: { openedAt: string; resolvedAt: string | null } };
+    const resolution = r.accepted()[1]!.json as { payload: { openedAt: string; resolvedAt: string } };
+    expect(opening.publishedAt).toMatch(iso);
+    expect(opening.payload.openedAt).toMatch(iso);
+    expect(opening.payload.resolvedAt).toBeNull();
+    expect(resolution.payload.resolvedAt).toMatch(iso);
+    expect(resolution.payload.openedAt).toBe(opening.payload.openedAt);
     expect(r.accepted().every((q) => q.signatureOk)).toBe(true);
     const runs = await db.pool.query<{ status: string }>("select status from workhorse.jobs where type = 'sys.alerts'");
     expect(runs.rows.length).toBeGreaterThanOrEqual(2);
