@@ -1,5 +1,6 @@
 // Argument parsing shared by the commands: node's parseArgs for the syntax,
-// a count check for the positional arguments, zod for the values. Every
+// a count check for the positional arguments, a flag that takes a value
+// given once at most, zod for the values. Every
 // problem is a UsageError naming the flag or argument, without the command
 // prefix (main adds it once).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -27,13 +28,26 @@ function parseArgsMessage(err: Error): string {
   return first.charAt(0).toLowerCase() + first.slice(1);
 }
 
+/** A flag that takes one value given twice (`--port 8080 --port 8081`): which one was meant is not ours to guess. */
+function refuseRepeats(tokens: { kind: string; name?: string; rawName?: string }[], options: CommandLineSpec['options']): void {
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== 'option' || !t.name) continue;
+    const o = options[t.name];
+    if (!o || o.multiple || o.type !== 'string') continue;
+    if (seen.has(t.name)) throw new UsageError(`option '--${t.name}' is given more than once: give it once`);
+    seen.add(t.name);
+  }
+}
+
 export function parseCommandLine<S extends z.ZodType>(argv: string[], spec: CommandLineSpec, schema: S): { flags: z.output<S>; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: spec.options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: spec.options, allowPositionals: true, strict: true, tokens: true });
   } catch (err) {
     throw new UsageError(parseArgsMessage(err as Error));
   }
+  refuseRepeats(parsed.tokens, spec.options);
   const names = spec.positionals ?? [];
   const { positionals } = parsed;
   if (positionals.length > names.length) {
