@@ -6,6 +6,7 @@
 // checksum differs from the one last applied. (The start-up schema check is
 // schemaCheck.ts: the tick and HTTP functions check, never migrate.)
 import pg from 'pg';
+import { WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 
@@ -76,10 +77,21 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   }
 }
 
+/** SQLSTATE insufficient_privilege. */
+const PERMISSION_DENIED = '42501';
+
 async function run(client: pg.PoolClient, f: SqlFile): Promise<void> {
   try {
     await client.query(f.sql);
   } catch (err) {
+    if ((err as { code?: unknown }).code === PERMISSION_DENIED) {
+      throw new WorkhorseError(
+        'migration_not_permitted',
+        `sql/${f.path} failed: ${(err as Error).message}: migrations run as the owner of the workhorse schema (or a role that may create it in this database), ` +
+          'not as a login of the workhorse_runtime role, which cannot change the schema (docs/deployment.md, "Two credentials")',
+        { cause: err },
+      );
+    }
     throw new Error(`sql/${f.path} failed: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -165,4 +165,11 @@ describe('a login role that is a member of workhorse_runtime', () => {
       await db.pool.query(`drop function if exists workhorse.add_note_v1; drop table if exists workhorse.later_notes; delete from workhorse.migrations where version = 999`);
     }
   });
+
+  it('migrate() as a runtime login says that migrations run as the schema owner', async () => {
+    await expect(migrate({ connectionString: runtimeUrl })).rejects.toMatchObject({
+      code: 'migration_not_permitted',
+      message: expect.stringMatching(/permission denied.*migrations run as the owner of the workhorse schema.*not as a login of the workhorse_runtime role/),
+    });
+  });
 });
