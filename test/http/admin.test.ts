@@ -44,6 +44,14 @@ describe('queues', () => {
     expect(queues.find((q) => q.name === 'reports')!.paused).toBe(false);
   });
 
+  it('pauses and resumes sys, the built-in slots\' queue, while it holds no job', async () => {
+    expect(await (await withToken(h.app, 'POST', '/queues/sys/pause')).json()).toEqual({ name: 'sys', paused: true });
+    const { queues } = (await (await withToken(h.app, 'GET', '/queues')).json()) as { queues: { name: string; paused: boolean }[] };
+    expect(queues.find((q) => q.name === 'sys')!.paused).toBe(true);
+    expect(await (await withToken(h.app, 'POST', '/queues/sys/resume')).json()).toEqual({ name: 'sys', paused: false });
+    expect((await errorOf(await withToken(h.app, 'POST', '/queues/nothing-here/pause'), 404)).code).toBe('not_found');
+  });
+
   it('answers a malformed queue name with 400', async () => {
     const e = await errorOf(await withToken(h.app, 'POST', `/queues/${encodeURIComponent('bad name!')}/pause`), 400);
     expect(e.code).toBe('validation_failed');

@@ -1,14 +1,15 @@
 // The queues resource: list with counts and policy (`read`), durable pause /
 // resume (`admin`). Only a queue that exists can be paused or resumed, so a
 // client cannot create policy rows without bound: one that holds jobs or
-// already has a policy row (GET /queues lists exactly these), or the queue
-// of a job type the app defines. Any other name is 404;
+// already has a policy row (GET /queues lists exactly these), the queue
+// of a job type the app defines, or `sys` (the built-in slots'). Any other name is 404;
 // `client.admin.setQueueLimits` creates a queue's row explicitly.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Client } from '../../client/client.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
+import { SYSTEM_QUEUE } from '../../schedules/retention.js';
 import { parseInput } from '../../validation.js';
 import { readNoBody, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
@@ -20,6 +21,8 @@ const nameParams = z.object({ name: queueNameSchema });
 
 export async function existingQueue(client: Client, param: Record<string, string>): Promise<string> {
   const { name } = parseInput(nameParams, param, 'path');
+  // The built-in slots' queue exists whether or not a slot job is there right now.
+  if (name === SYSTEM_QUEUE) return name;
   if (client.definedTypes.some((t) => client.definition(t).queue === name)) return name;
   if ((await client.admin.listQueues()).some((q) => q.name === name)) return name;
   throw new NotFoundError(`queue "${name}" does not exist in namespace "${client.namespace}": it holds no jobs, has no policy and no job type uses it`);
