@@ -6,9 +6,13 @@
 // starts once too little of the lease is left for it to finish: the rest is
 // released. A deliverer that dies mid-batch writes nothing, and its events
 // are leased again once its lease ends: delivered at least once, never lost.
+// The lease and the settlement are each bounded by the lease (a hung server
+// cannot hold a pass, and whoever waits for it, forever; an unrecorded
+// settlement is delivered again after the lease).
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/client.js';
-import type { LeasedEvent, OutboxSettlement } from '../db/protocol.js';
+import { GuardedDb } from '../db/guardedDb.js';
+import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
 import { errorToJson } from '../worker/errorJson.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 import { sinkTakes, type OutboxEvent } from './sink.js';
@@ -26,19 +30,21 @@ export interface DeliveryResult {
 export async function deliverOutbox(
   client: Client,
   o: ResolvedOutboxOptions,
-  opts: { signal?: AbortSignal; maxBatches?: number; owner?: string } = {},
+  opts: { signal?: AbortSignal; maxBatches?: number; owner?: string; db?: Queryable } = {},
 ): Promise<DeliveryResult> {
+  // A call that takes longer than the lease is of no use: the events are leased again by then.
+  const db = opts.db ?? new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
   const out: DeliveryResult = { delivered: 0, retried: 0, dead: 0, batches: 0, nextRetryInMs: null };
   const signal = opts.signal ?? new AbortController().signal;
   const maxBatches = opts.maxBatches ?? 100;
   while (out.batches < maxBatches && !signal.aborted) {
     const owner = `${opts.owner ?? 'outbox'}:${randomUUID()}`;
     const leasedAt = Date.now();
-    const events = await client.protocol.leaseOutbox(client.pool, client.namespace, owner, o.batchSize, o.leaseMs);
+    const events = await client.protocol.leaseOutbox(db, client.namespace, owner, o.batchSize, o.leaseMs);
     if (events.length === 0) break;
     out.batches++;
     const settlement = await deliverBatch(client.namespace, events, o, signal, leasedAt + o.leaseMs);
-    const r = await client.protocol.settleOutbox(client.pool, client.namespace, owner, settlement, {
+    const r = await client.protocol.settleOutbox(db, client.namespace, owner, settlement, {
       maxAttempts: o.maxAttempts,
       baseMs: o.backoff.baseMs,
       maxMs: o.backoff.maxMs,

@@ -6,14 +6,20 @@
 // reconnect (a hint may have been missed). Hints arriving during a pass cause one more pass after it. The
 // sys.outbox cadence stays the safety net; passes lease their events, so
 // pumps of several workers and sys.outbox jobs never deliver one batch twice.
+// stop() waits for the pass in flight only so long: against a hung server its
+// settlement would hold the stop for a lease; its events, if unrecorded, are
+// delivered again once the lease ends.
 import type pg from 'pg';
 import type { Client } from '../client/client.js';
+import { settledWithin } from '../worker/boundedWait.js';
 import { WakeListener } from '../worker/wakeListener.js';
 import { deliverOutbox } from './deliver.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 
 /** The pseudo-queue whose wake channel carries outbox hints (workhorse.outbox_channel_v1). */
 export const OUTBOX_CHANNEL_QUEUE = '#outbox';
+/** How long stop() waits for the delivery pass in flight to record its outcome. */
+export const PUMP_STOP_WAIT_MS = 5_000;
 
 export class OutboxPump {
   private listener: WakeListener | undefined;
@@ -82,6 +88,6 @@ export class OutboxPump {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await this.listener?.close();
-    await this.running;
+    await settledWithin(this.running, PUMP_STOP_WAIT_MS);
   }
 }

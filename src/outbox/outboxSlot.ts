@@ -10,6 +10,7 @@
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';
+import { GuardedDb } from '../db/guardedDb.js';
 import { defineSystemSchedule, type ScheduleDefinition } from '../schedules/defineSchedule.js';
 import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
 import { deliverOutbox, type DeliveryResult } from './deliver.js';
@@ -34,12 +35,14 @@ export function outboxSchedule(o: ResolvedOutboxOptions): ScheduleDefinition {
 const PURGE_LIMIT = 1000;
 
 export function outboxHandler(client: Client, o: ResolvedOutboxOptions) {
+  // Each call bounded by the outbox lease, as a delivery pass's are: a hung server fails the run rather than holding it.
+  const db = new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
   return async (
     payload: z.output<typeof outboxPayloadSchema>,
     ctx: { signal: AbortSignal; job: { id: string; execution: number } },
   ): Promise<DeliveryResult & { purged: number }> => {
-    const r = await deliverOutbox(client, o, { signal: ctx.signal, maxBatches: payload.maxBatches, owner: `job:${ctx.job.id}:${ctx.job.execution}` });
-    const purged = ctx.signal.aborted ? 0 : await client.protocol.purgeOutbox(client.pool, client.namespace, o.keepDeliveredMs, PURGE_LIMIT);
+    const r = await deliverOutbox(client, o, { signal: ctx.signal, maxBatches: payload.maxBatches, owner: `job:${ctx.job.id}:${ctx.job.execution}`, db });
+    const purged = ctx.signal.aborted ? 0 : await client.protocol.purgeOutbox(db, client.namespace, o.keepDeliveredMs, PURGE_LIMIT);
     return { ...r, purged };
   };
 }
