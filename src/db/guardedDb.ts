@@ -27,6 +27,12 @@ export interface GuardedDbOptions {
    * the caller passed in stays open for its other users).
    */
   isClosed?: () => boolean;
+  /**
+   * An instant (ms since the epoch) no call may outlast: a checkout and its
+   * query get whatever is left of it when that is less than `timeoutMs`. A
+   * tick's calls end by its deadline, whatever the server does.
+   */
+  endBy?: number;
 }
 
 /** Destroys the socket under a client: the in-flight query fails at once (pg has no call for it). */
@@ -56,6 +62,12 @@ export class GuardedDb implements Queryable {
     private readonly options: GuardedDbOptions,
   ) {}
 
+  /** How long a call starting now may take: the timeout, or what is left before `endBy` (at least 1 ms). */
+  private boundMs(): number {
+    const { timeoutMs, endBy } = this.options;
+    return endBy === undefined ? timeoutMs : Math.max(1, Math.min(timeoutMs, Math.floor(endBy - Date.now())));
+  }
+
   /**
    * Checks a client out within the timeout. The error listener is attached
    * in pg's own callback, synchronously: a FATAL message that arrives in the
@@ -68,10 +80,11 @@ export class GuardedDb implements Queryable {
     if (this.options.isClosed?.()) return Promise.reject(new ClientClosedError());
     return new Promise((resolve, reject) => {
       let late = false;
+      const ms = this.boundMs();
       const timer = setTimeout(() => {
         late = true;
-        reject(new DatabaseUnavailableError(`no database connection within ${this.options.timeoutMs} ms`));
-      }, this.options.timeoutMs);
+        reject(new DatabaseUnavailableError(`no database connection within ${ms} ms`));
+      }, ms);
       this.pool.connect((err, client) => {
         clearTimeout(timer);
         if (err || !client) {
@@ -112,7 +125,7 @@ export class GuardedDb implements Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
   query(textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]): Promise<unknown> {
-    return this.withClient((client, broken) => boundedQuery(client, broken, this.options.timeoutMs, textOrConfig, values));
+    return this.withClient((client, broken) => boundedQuery(client, broken, this.boundMs(), textOrConfig, values));
   }
 
   /**
@@ -123,7 +136,7 @@ export class GuardedDb implements Queryable {
     return this.withClient((client, broken, discard) => {
       const q = {
         query: (textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]) =>
-          boundedQuery(client, broken, this.options.timeoutMs, textOrConfig, values),
+          boundedQuery(client, broken, this.boundMs(), textOrConfig, values),
       } as Queryable;
       return fn(q, discard);
     });

@@ -23,6 +23,7 @@ import { toScheduleRow } from '../schedules/scheduleRow.js';
 import { getTracer, meters, SpanKind, SpanStatusCode, tracingOn } from '../telemetry/telemetry.js';
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
+import { settledWithin } from '../worker/boundedWait.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
 import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
@@ -123,12 +124,16 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     worker.events.on('error', (err) => log('[workhorse] tick worker error:', err));
     const summary = emptySummary();
     countWorkerEvents(worker, summary);
-    const pass = new TickPass(client, worker, { startedAt: plan.startedAt, claimUntil: plan.closeAt, abortAt: plan.abortAt }, o, summary, log);
+    // Every database call of the tick ends by callsEndBy: a server that hangs
+    // mid-tick (stopped, partitioned) cannot hold it past its deadline.
+    const callsEndBy = plan.deadline - Math.floor(plan.marginMs / 8);
+    const pass = new TickPass(client, worker, { startedAt: plan.startedAt, claimUntil: plan.closeAt, abortAt: plan.abortAt, callsEndBy }, o, summary, log);
+    const db = pass.core.boundedDb;
 
     let failed = false;
     try {
       const start = await pass.core.registerWith(() =>
-        client.protocol.tickStart(pool, o.namespace, {
+        client.protocol.tickStart(db, o.namespace, {
           workerId: worker.workerId,
           build: o.build,
           queues,
@@ -148,10 +153,10 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       );
       summary.recovered = start.recovered;
       const lifecycle = withSystem ? system.outbox?.lifecycle : undefined;
-      if (lifecycle) await client.protocol.setOutboxLifecycle(pool, o.namespace, lifecycle);
+      if (lifecycle) await client.protocol.setOutboxLifecycle(db, o.namespace, lifecycle);
       countSkips(summary, start.skips, o.skipsByType);
       if (start.slots.length > 0) {
-        summary.slotsFired = await fireClaimedSlots(client.protocol, pool, o.namespace, start.slots, start.dbNow, o.scheduleCatchupLimit, (e) =>
+        summary.slotsFired = await fireClaimedSlots(client.protocol, db, o.namespace, start.slots, start.dbNow, o.scheduleCatchupLimit, (e) =>
           log('[workhorse] tick slot error:', e),
         ).catch((err) => {
           log('[workhorse] tick could not fire its slots (their claim lease will expire):', err);
@@ -171,9 +176,9 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       clearTimeout(hardTimer);
       await pass.fanout;
     }
-    if (withSystem && system.outbox) await deliverBeforeReturn(client, system.outbox, worker.workerId, plan.closeAt, log);
+    if (withSystem && system.outbox) await deliverBeforeReturn(client, db, system.outbox, worker.workerId, plan.closeAt, log);
     if (o.reportBacklog) {
-      const backlog = await client.protocol.countReady(pool, o.namespace, queues, worker.types, null, BACKLOG_METRIC_CAP).catch(
+      const backlog = await client.protocol.countReady(db, o.namespace, queues, worker.types, null, BACKLOG_METRIC_CAP).catch(
         (err: unknown) => (log('[workhorse] tick could not count its backlog:', err), null),
       );
       if (backlog !== null) o.reportBacklog(backlog);
@@ -181,7 +186,9 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     summary.msLeft = Math.max(0, plan.deadline - Date.now());
     return summary;
   } finally {
-    if (!o.pool) await pool.end();
+    // Connection attempts still pending against a hung server end on their
+    // own connect timeout; the tick does not wait for them past its deadline.
+    if (!o.pool) await settledWithin(pool.end(), Math.max(0, plan.deadline - Date.now()));
   }
 }
 

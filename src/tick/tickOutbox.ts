@@ -5,8 +5,10 @@
 // has no listener, so this is its "right after commit". The pass leases its
 // events like every deliverer (two ticks never send one batch twice) and
 // stops starting batches when the tick's claim window closes; a failure is
-// logged and left to the next tick or the cadence.
+// logged and left to the next tick or the cadence. Its calls go through the
+// tick's bounded db, so they end by the tick's deadline.
 import type { Client } from '../client/client.js';
+import type { Queryable } from '../db/queryable.js';
 import { deliverOutbox } from '../outbox/deliver.js';
 import type { ResolvedOutboxOptions } from '../outbox/outboxOptions.js';
 
@@ -17,6 +19,7 @@ const MIN_WINDOW_MS = 1000;
 
 export async function deliverBeforeReturn(
   client: Client,
+  db: Queryable,
   outbox: ResolvedOutboxOptions,
   owner: string,
   closeAt: number,
@@ -25,7 +28,7 @@ export async function deliverBeforeReturn(
   const windowMs = closeAt - Date.now();
   if (windowMs < MIN_WINDOW_MS) return 0;
   try {
-    const r = await deliverOutbox(client, outbox, { signal: AbortSignal.timeout(windowMs), maxBatches: TICK_OUTBOX_BATCHES, owner });
+    const r = await deliverOutbox(client, outbox, { signal: AbortSignal.timeout(windowMs), maxBatches: TICK_OUTBOX_BATCHES, owner, db });
     return r.delivered;
   } catch (err) {
     log('[workhorse] tick could not deliver the outbox (the next tick or sys.outbox will):', err);

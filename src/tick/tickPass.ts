@@ -26,6 +26,8 @@ export interface TickWindow {
   claimUntil: number;
   /** Handlers still running here are aborted (TickDeadlineError). */
   abortAt: number;
+  /** No database call outlasts this instant (shortly before the deadline), so the tick returns in time against a hung server. */
+  callsEndBy: number;
 }
 
 export class TickPass {
@@ -52,6 +54,7 @@ export class TickPass {
       kind: 'tick',
       // Handlers see the instant they are aborted as their deadline.
       deadline: new Date(window.abortAt),
+      callsEndBy: window.callsEndBy,
       wake: (reason) => this.waiter.wake(reason),
     });
     this.abortTimer = setTimeout(() => this.core.abortRunning(new TickDeadlineError()), Math.max(0, window.abortAt - Date.now()));
@@ -125,7 +128,7 @@ export class TickPass {
     };
     // Jobs a fresh tick could claim: their timeout fits a whole tick's claiming span.
     const { client } = this;
-    const backlog = await client.protocol.countReady(client.pool, client.namespace, this.worker.options.queues, this.worker.types, shape.tickSpanMs, backlogCap(shape));
+    const backlog = await client.protocol.countReady(this.core.boundedDb, client.namespace, this.worker.options.queues, this.worker.types, shape.tickSpanMs, backlogCap(shape));
     const count = fanoutCount({ ...shape, backlog });
     if (count === 0) return;
     const r = await invokeTicks({ functionName: o.fanoutFunction, generation: o.generation + 1, count, lambda: o.lambda, endpoint: o.lambdaEndpoint });

@@ -45,6 +45,8 @@ export interface CoreSetup {
   kind: 'process' | 'tick';
   /** When handlers are aborted (a tick's abort instant), or null. Handlers see it as ctx.deadline. */
   deadline: Date | null;
+  /** An instant no database call of this core outlasts (a tick's: shortly before its deadline), or undefined. */
+  callsEndBy?: number;
   /** Something happened the claim loop may act on. */
   wake(reason: Extract<WakeReason, 'slot' | 'hint'>): void;
 }
@@ -59,6 +61,10 @@ export class WorkerCore {
   operatorPaused = false;
   private readonly protocol: Protocol;
   private readonly db: GuardedDb;
+  /** The pool as this core's protocol calls use it, bounded the same way: for a tick's own calls beside them. */
+  get boundedDb(): GuardedDb {
+    return this.db;
+  }
   private readonly deregisterDb: GuardedDb;
   private readonly heartbeat: Heartbeat;
   private readonly settler: Settler;
@@ -73,14 +79,15 @@ export class WorkerCore {
     const { client, options } = s;
     this.protocol = client.protocol;
     this.leaseMs = options.leaseMs;
-    this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs) });
-    this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS });
+    const endBy = s.callsEndBy;
+    this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs), endBy });
+    this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS, endBy });
     this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol, {
       cancelledRetryMs: this.leaseMs,
     });
     this.heartbeat = new Heartbeat({
       protocol: this.protocol,
-      db: new GuardedDb(client.pool, { timeoutMs: this.leaseMs }),
+      db: new GuardedDb(client.pool, { timeoutMs: this.leaseMs, endBy }),
       namespace: client.namespace,
       workerId: options.workerId,
       intervalMs: options.heartbeatMs,
@@ -264,8 +271,9 @@ export class WorkerCore {
   async shutdown(): Promise<void> {
     // A beat or a claim held by a hung server is waited for only so long: what a
     // late claim leases is recovered once its leases expire.
-    const bound = AbortSignal.timeout(SHUTDOWN_BOUND_MS);
-    const deadline = Date.now() + SHUTDOWN_BOUND_MS;
+    const boundMs = Math.max(0, Math.min(SHUTDOWN_BOUND_MS, (this.s.callsEndBy ?? Infinity) - Date.now()));
+    const bound = AbortSignal.timeout(boundMs);
+    const deadline = Date.now() + boundMs;
     await settledWithin(this.heartbeat.stop(), Math.min(DEREGISTER_CALL_TIMEOUT_MS, deadline - Date.now()));
     await settledWithin(this.claimInFlight, Math.max(0, deadline - Date.now()));
     this.settledCounts.flush();
