@@ -6,9 +6,10 @@
 // checksum differs from the one last applied. (The start-up schema check is
 // schemaCheck.ts: the tick and HTTP functions check, never migrate.)
 import pg from 'pg';
-import { WorkhorseError } from '../errors.js';
+import { DatabaseUnavailableError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
+import { isTransientDbError } from './transient.js';
 
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
 const MIGRATION_CONNECT_TIMEOUT_MS = 60_000;
@@ -39,7 +40,8 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   if (!options.pool) pool.on('error', () => undefined);
   // A backend terminated mid-migration fails the migration (it rolls back);
   // it must not crash the process with an unhandled 'error' event.
-  const guarded = new GuardedDb(pool, { timeoutMs: MIGRATION_CONNECT_TIMEOUT_MS });
+  // A connection that cannot be made is a DatabaseUnavailableError, as for every other call.
+  const guarded = new GuardedDb(pool, { timeoutMs: MIGRATION_CONNECT_TIMEOUT_MS, typedConnectFaults: true });
   try {
     return await guarded.withClient(async (client) => {
       try {
@@ -92,7 +94,10 @@ async function run(client: pg.PoolClient, f: SqlFile): Promise<void> {
         { cause: err },
       );
     }
-    throw new Error(`sql/${f.path} failed: ${(err as Error).message}`, { cause: err });
+    const message = `sql/${f.path} failed: ${(err as Error).message}`;
+    // The server went away mid-migration (it rolls back): a retry may succeed.
+    if (isTransientDbError(err)) throw new DatabaseUnavailableError(`${message} (the migration rolled back; run it again)`, { cause: err });
+    throw new Error(message, { cause: err });
   }
 }
 

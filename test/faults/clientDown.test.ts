@@ -28,6 +28,7 @@ describe('the client with no connection to make', () => {
         ['getJob', () => client.getJob('1')],
         ['listQueues', () => client.admin.listQueues()],
         ['publish', () => client.publish('down.topic', {})],
+        ['migrate', () => client.migrate()],
       ] as const) {
         const err = await failure(call());
         expect(err, name).toBeInstanceOf(DatabaseUnavailableError);
