@@ -8,6 +8,7 @@ import pg from 'pg';
 import * as z from 'zod';
 import { databaseUrlSchema, loadTickEnv } from '../../config.js';
 import { assertSchemaVersion } from '../../db/schemaCheck.js';
+import { queueNameSchema } from '../../names.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { runTick } from '../../tick/runTick.js';
 import { skipHint } from '../../tick/skipHint.js';
@@ -25,7 +26,7 @@ const flagsSchema = z.object({
   'heartbeat-ms': ms(50, 3_600_000).optional(),
   'safety-margin-ms': ms(0, 900_000).optional(),
   concurrency: wholeNumberFlag('jobs', 1, 1000).optional(),
-  queue: z.array(z.string()).optional(),
+  queue: z.array(queueNameSchema).optional(),
   'keep-polling': z.boolean().optional(),
   'skips-by-type': z.boolean().optional(),
 });
@@ -52,12 +53,13 @@ export const tickCommand: Command = {
     '<app-module.js>          compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
     '--budget-ms N            how long the tick may run, 1000-86400000 ms (default 60000)',
     '--database-url URL       the database (default: DATABASE_URL)',
-    '--heartbeat-ms N         lease heartbeat of the tick worker',
-    '--safety-margin-ms N     time kept back before the budget ends',
-    '--concurrency N          jobs run at once',
-    '--queue Q                a queue to claim from (repeatable)',
+    '--heartbeat-ms N         lease heartbeat of the tick worker (default 5000, or a quarter of a shorter budget)',
+    '--safety-margin-ms N     time kept back before the budget ends (default 1000)',
+    '--concurrency N          jobs run at once (default 10)',
+    '--queue Q                a queue to claim from (repeatable; default: the app\'s queues)',
     '--keep-polling           keep claiming until the budget ends instead of stopping when the queues are empty',
     '--skips-by-type          count the jobs the tick skipped per job type, not only in total',
+    'the tick\'s WORKHORSE_* variables apply too (flags win); docs/cli.md and docs/serverless.md list them',
   ],
   async run(argv, env, io) {
     const { flags, positionals } = parseCommandLine(
