@@ -4,7 +4,10 @@
 // (a typo, `mysql://...`, a port over 65535) would reach the driver as a
 // host name and fail only at the first query, with a DNS error or a
 // TypeError that does not say what is wrong. An empty one (`DATABASE_URL=`
-// in an env file) is told so, once.
+// in an env file) is told so, once. An `sslmode` the driver does not know
+// (a typo such as `sslmode=requried`) is refused by name: the driver would
+// turn SSL on for it and fail with "The server does not support SSL
+// connections" or a certificate error.
 import * as z from 'zod';
 
 export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database';
@@ -27,8 +30,29 @@ function isSocketForm(s: string): boolean {
   }
 }
 
+/** The sslmode values the driver (pg-connection-string) and libpq understand. */
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
+
+/** What is wrong with the URL's sslmode (one the driver does not know), or undefined. */
+export function sslModeProblem(s: string): string | undefined {
+  let mode: string | null = null;
+  try {
+    mode = new URL(s).searchParams.get('sslmode');
+  } catch {
+    return undefined;
+  }
+  return mode !== null && !SSL_MODES.includes(mode) ? `sslmode "${mode}" is not one of ${SSL_MODES.join(', ')}` : undefined;
+}
+
+/** Adds sslModeProblem's issue, if any, to a string schema's refinement. */
+export function refuseUnknownSslMode(s: string, ctx: z.RefinementCtx): void {
+  const problem = sslModeProblem(s);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+}
+
 /** createClient's and the tick's `connectionString`. */
 export const connectionStringSchema = z
   .string()
   .min(1, 'connectionString is empty (is DATABASE_URL set to nothing?)')
-  .refine((s) => s === '' || isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`);
+  .refine((s) => s === '' || isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`)
+  .superRefine(refuseUnknownSslMode);

@@ -119,6 +119,7 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['serve', ['serve', '--port', '8080', '--port', '8081'], /option '--port' is given more than once: give it once/],
     ['tick', ['tick', APP, '--budget-ms=100', '--budget-ms', '200', '--database-url', NO_DATABASE], /option '--budget-ms' is given more than once/],
     ['migrate', ['migrate', '--database-url', 'not-a-url'], /--database-url: not a valid PostgreSQL URL/],
+    ['migrate', ['migrate', '--database-url', 'postgres://u@127.0.0.1:1/db?sslmode=bogus'], /--database-url: sslmode "bogus" is not one of disable, allow, prefer/],
     ['tick', ['tick', 'test/fixtures/typo-job-app.ts', '--database-url', NO_DATABASE], /invalid job definition "typo\.report": \(root\): Unrecognized key: "timeout"/],
     ['tick', ['tick', 'test/fixtures/typo-app.ts', '--database-url', NO_DATABASE], /invalid app: \(root\): Unrecognized key: "schedule"/],
     ['serve', ['serve', '--app', 'test/fixtures/typo-app.ts'], /invalid app: \(root\): Unrecognized key: "schedule"/],

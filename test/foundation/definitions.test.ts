@@ -126,7 +126,15 @@ describe('connection strings', () => {
     }
   });
 
-  it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
+  it('refuse an sslmode the driver does not know, by name, instead of turning SSL on for it', async () => {
+    const connectionString = 'postgres://u@127.0.0.1:5432/db?sslmode=requried';
+    const err = configError(() => createClient({ connectionString }));
+    expect(err.issues).toEqual([{ path: ['connectionString'], message: expect.stringMatching(/^sslmode "requried" is not one of disable, allow, prefer, require, verify-ca, verify-full, no-verify$/) }]);
+    configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
+    expect(await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e)).toBeInstanceOf(ConfigError);
+  });
+
+  it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'postgres://h/db?sslmode=verify-full', 'postgres://h/db?sslmode=no-verify', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
     const client = createClient({ connectionString });
     await client.close();
   });
