@@ -38,6 +38,12 @@ export function isQueryCanceled(err: unknown): boolean {
   return sqlStateOf(err) === SQLSTATE.queryCanceled;
 }
 
+/** PostgreSQL cannot hold the value at all (class 54, program limit exceeded: a jsonb string over 256 MiB, nesting too deep). */
+export function isProgramLimitExceeded(err: unknown): boolean {
+  const code = sqlStateOf(err);
+  return typeof code === 'string' && code.startsWith('54');
+}
+
 /** What the failed call was about, so the typed error can say so. */
 export interface ErrorContext {
   /** The lease a fenced write carried. */

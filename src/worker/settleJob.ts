@@ -5,6 +5,7 @@
 // or a settlement the fence refuses, becomes a `stale` event and writes nothing.
 import type { ClaimedJob } from '../db/protocol.js';
 import { resultJson } from '../db/protocol.js';
+import { isProgramLimitExceeded } from '../db/sqlState.js';
 import { ConfigError, StaleLeaseError, ValidationError } from '../errors.js';
 import { errorToJson, isRetryable, readableThrown } from './errorJson.js';
 import type { HandlerOutcome } from './invokeHandler.js';
@@ -37,9 +38,12 @@ export type SettleFinished = (settled: JobOutcome | undefined) => void;
  * the write (or when the lease is known stale, or the write gave up). A
  * result JSON cannot hold (a BigInt, a cycle, a function) fails the job for
  * good with a ValidationError instead of poisoning the batch it would be
- * written in. Nothing here throws: an exception from an event listener or a
- * retryDelayMs function goes to `onError`. One closure per job (the
- * settler's callback); the rest are module functions.
+ * written in, and so does a result the database refuses to store (over
+ * jsonb's 256 MiB string limit, say), which would otherwise come back
+ * through lease recovery on every attempt. Nothing here throws: an
+ * exception from an event listener or a retryDelayMs function goes to
+ * `onError`. One closure per job (the settler's callback); the rest are
+ * module functions.
  */
 export function settleJob(
   job: ClaimedJob,
@@ -75,9 +79,16 @@ export function settleJob(
       settleJob(job, { ok: false, error: Object.assign(error, { retryable: false }) }, null, deps, finished);
       return;
     }
-    deps.settler.complete({ id: job.id, execution: job.execution, resultJson: json }, (result, error) =>
-      conclude(deps, finished, result && (result.accepted ? { job, status: 'succeeded', result: outcome.value } : staleOf(job, 'complete')), error),
-    );
+    deps.settler.complete({ id: job.id, execution: job.execution, resultJson: json }, (result, error) => {
+      // The database refused the result itself (too large, a value it rejects): every attempt would
+      // return it again, so the job fails for good now instead of going back through lease recovery.
+      if (!result && refusedResult(error)) {
+        const refused = new ValidationError(`the "${job.type}" handler returned a result the database cannot store (${json.length} characters of JSON): ${(error as Error).message}`);
+        settleJob(job, { ok: false, error: Object.assign(refused, { retryable: false }) }, null, deps, finished);
+        return;
+      }
+      conclude(deps, finished, result && (result.accepted ? { job, status: 'succeeded', result: outcome.value } : staleOf(job, 'complete')), error);
+    });
     return;
   }
   const final = !isRetryable(outcome.error);
@@ -102,6 +113,11 @@ export function settleJob(
       error,
     ),
   );
+}
+
+/** A completion the database refused for its value: a data exception (mapped to ValidationError) or a program limit. */
+function refusedResult(error: unknown): boolean {
+  return error instanceof ValidationError || isProgramLimitExceeded(error);
 }
 
 function staleOf(job: ClaimedJob, what: string): JobOutcome {
