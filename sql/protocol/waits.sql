@@ -183,6 +183,7 @@ declare
   v_lease workhorse.job_runtime;
   v_queue text;
   v_resolved boolean;
+  v_name text;
   v_wake timestamptz;
   v_status text;
   v_run_at timestamptz;
@@ -206,7 +207,18 @@ begin
     -- What arrived since the wait opened (a signal, a decision, a child's
     -- end) is found here: senders lock the job row, so one of us sees the other.
     v_resolved := workhorse.resolve_wait_v1(v_item.job_id, v_item.wait);
-    select w.wake_at into v_wake from workhorse.job_waits w where w.job_id = v_item.job_id and w.name = v_item.wait;
+    -- The handler may have opened other waits beside it (Promise.race of a
+    -- signal and a sleep, Promise.all of two signals): any of them that can
+    -- resolve now makes the job ready, and the job is due at the earliest
+    -- wake time among those still open, so a timer raced against a wait
+    -- without one still fires.
+    for v_name in select w.name from workhorse.job_waits w
+                   where w.job_id = v_item.job_id and w.resolved_at is null and w.name <> v_item.wait
+                   order by w.name loop
+      v_resolved := workhorse.resolve_wait_v1(v_item.job_id, v_name) or v_resolved;
+    end loop;
+    select min(w.wake_at) into v_wake from workhorse.job_waits w
+     where w.job_id = v_item.job_id and w.resolved_at is null;
     v_status := case when v_resolved then 'ready' else 'waiting' end;
     v_run_at := case when v_resolved then now() else coalesce(v_wake, workhorse.never_v1()) end;
     -- The attempt stays as stored: a wake-up is not an attempt.
@@ -235,7 +247,7 @@ begin
   perform workhorse.notify_wake_v1(p_namespace, u.q, u.d) from unnest(v_queues, v_due_ms) as u(q, d);
 end $$;
 comment on function workhorse.suspend_many_v1(text, bigint[], bigint[], text[]) is
-  'Suspends a batch of running jobs, each on its open wait p_waits[i], under the fence: for each (in job-id order) whose lease (job id, execution) still exists it locks the lease, then the job row; resolves the wait if what it waits for arrived meanwhile; writes the row waiting until the wait''s wake time (never_v1() without one), or ready now when resolved, with the lease''s execution and the attempt left as it was (a wake-up is not an attempt); releases the gate; deletes the lease last. Then wakes each queue once with the time until its earliest suspended job is due. Returns (id, status waiting | ready, run_at) for the accepted ones; an id missing was refused by the fence (or has no such open wait: nothing written for it). WH422 for arrays of different lengths.';
+  'Suspends a batch of running jobs, each on its open wait p_waits[i], under the fence: for each (in job-id order) whose lease (job id, execution) still exists it locks the lease, then the job row; resolves the wait, and every other open wait of the job (a handler may open several at once), if what it waits for arrived meanwhile; writes the row waiting until the earliest wake time among its open waits (never_v1() without one), or ready now when one of them resolved, with the lease''s execution and the attempt left as it was (a wake-up is not an attempt); releases the gate; deletes the lease last. Then wakes each queue once with the time until its earliest suspended job is due. Returns (id, status waiting | ready, run_at) for the accepted ones; an id missing was refused by the fence (or has no such open wait: nothing written for it). WH422 for arrays of different lengths.';
 
 create function workhorse.suspend_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_wait text)
 returns table (status text, run_at timestamptz) language plpgsql as $$

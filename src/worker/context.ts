@@ -70,6 +70,8 @@ export class JobContext implements HandlerContext {
   readonly lease: { id: string; execution: number };
   /** Set when a wait suspended the job: the handler's outcome is this, whatever it does next. */
   suspension: JobSuspension | undefined;
+  /** Waits being opened now (each settles when its begin_wait_v1 call has). */
+  private readonly opening = new Set<Promise<void>>();
 
   constructor(
     readonly job: ClaimedJob,
@@ -161,10 +163,38 @@ export class JobContext implements HandlerContext {
     this.assertLive(`wait "${name}"`);
     if (!this.durable) throw new ValidationError(`wait "${name}": a batch handler's jobs cannot wait`);
     const { db, namespace, protocol } = this.deps;
-    const state = await this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec));
-    if (state.resolved) return state;
-    this.suspension = new JobSuspension(this.job.id, name);
+    const opening = this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec));
+    const written = opening.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.opening.add(written);
+    void written.then(() => this.opening.delete(written));
+    const state = await opening;
+    if (state.resolved) {
+      // Opened beside a wait that already suspended the job: the handler
+      // never saw this outcome, so the job suspends on this wait instead,
+      // which is resolved: it is ready again at once.
+      if (this.suspension) this.suspension = new JobSuspension(this.job.id, name);
+      return state;
+    }
+    // Waits opened beside this one (Promise.race, Promise.all) are written
+    // first, and one of them that is resolved reaches the handler before
+    // this suspension does: a race of a signal with a sleep that is due
+    // returns the sleep, as a replay must.
+    await this.waitsOpened();
+    await new Promise((resolve) => setImmediate(resolve));
+    this.suspension ??= new JobSuspension(this.job.id, name);
     throw this.suspension;
+  }
+
+  /**
+   * Settles once every wait the handler started opening has been written
+   * (or refused): the job suspends only after that, so suspend_many_v1
+   * sees each of its open waits.
+   */
+  async waitsOpened(): Promise<void> {
+    while (this.opening.size > 0) await Promise.all(this.opening);
   }
 
   /**

@@ -101,8 +101,15 @@ class HandlerRun {
     this.finished = true;
     this.abort.onAbort(undefined);
     if (this.timer) clearTimeout(this.timer);
-    // A wait suspended the job: whatever the handler did after that is discarded.
-    this.done(this.ctx?.suspension ? { ok: false, error: this.ctx.suspension } : outcome);
+    // A wait suspended the job: whatever the handler did after that is
+    // discarded. Waits it opened beside that one (Promise.race, Promise.all)
+    // are recorded first, so the suspension takes them into account.
+    const ctx = this.ctx;
+    if (ctx?.suspension) {
+      void ctx.waitsOpened().then(() => this.done({ ok: false, error: ctx.suspension }));
+      return;
+    }
+    this.done(outcome);
   }
 }
 
