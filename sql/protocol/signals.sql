@@ -54,13 +54,22 @@ declare
   v_status text;
   v_id bigint;
 begin
-  -- The oldest open wait of this key and name, if a job is waiting on it.
-  select w.job_id into v_job from workhorse.job_waits w
-   where w.namespace = p_namespace and w.key = p_key and w.name = p_name and w.resolved_at is null
-   order by w.started_at, w.job_id limit 1;
-  if v_job is not null then
+  -- The oldest open wait of this key and name of a job that has not ended.
+  -- An ended job can leave a wait open (cancelled while it waited, or a
+  -- race it won by another wait): the signal is not kept for it, where no
+  -- wait would ever consume it and the key would refuse the next one.
+  loop
+    select w.job_id into v_job from workhorse.job_waits w join workhorse.jobs j on j.id = w.job_id
+     where w.namespace = p_namespace and w.key = p_key and w.name = p_name and w.resolved_at is null
+       and j.status not in ('succeeded', 'failed', 'cancelled')
+     order by w.started_at, w.job_id limit 1;
+    exit when v_job is null;
     select j.status into v_status from workhorse.jobs j where j.id = v_job for update;
-  end if;
+    exit when v_status not in ('succeeded', 'failed', 'cancelled');
+    -- It ended while we waited for its row: look again.
+    v_job := null;
+    v_status := null;
+  end loop;
   insert into workhorse.job_signals (namespace, key, name, payload)
   values (p_namespace, p_key, p_name, p_payload)
   on conflict (namespace, key, name) where key is not null and consumed_at is null do nothing
@@ -73,7 +82,7 @@ begin
   return query select 'kept'::text, v_job;
 end $$;
 comment on function workhorse.signal_key_v1(text, text, text, jsonb) is
-  'Sends signal p_name with p_payload to whichever job waits on key p_key (waitForSignal with a key). Returns (delivered, job) when a job was waiting on it (resolved, ready, queue woken); (kept, job or null) when it is stored until a wait of that key and name consumes it (the oldest such wait first); (duplicate, null) when the key already holds an unconsumed signal of that name (nothing changes).';
+  'Sends signal p_name with p_payload to whichever job waits on key p_key (waitForSignal with a key): the oldest open wait of the key and name whose job has not ended. Returns (delivered, job) when a job was waiting on it (resolved, ready, queue woken); (kept, job or null) when it is stored until a wait of that key and name consumes it (the oldest such wait first); (duplicate, null) when the key already holds an unconsumed signal of that name (nothing changes).';
 
 create function workhorse.decide_v1(
   p_namespace text, p_job_id bigint, p_name text, p_choice text, p_by text, p_comment text)
