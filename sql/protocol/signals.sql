@@ -29,8 +29,11 @@ begin
    where j.id = p_job_id and j.namespace = p_namespace for update;
   if not found then return 'not_found'; end if;
   if v_status in ('succeeded', 'failed', 'cancelled') then return 'ended'; end if;
+  -- A wait that resolved, or whose timeout passed by the database clock
+  -- (it times out when the job resumes, however late a worker gets to it),
+  -- takes no signal.
   if exists (select 1 from workhorse.job_waits w
-              where w.job_id = p_job_id and w.name = p_name and w.resolved_at is not null) then
+              where w.job_id = p_job_id and w.name = p_name and (w.resolved_at is not null or w.wake_at <= now())) then
     return 'duplicate';
   end if;
   insert into workhorse.job_signals (namespace, job_id, name, payload)
@@ -45,7 +48,7 @@ begin
   return 'kept';
 end $$;
 comment on function workhorse.signal_job_v1(text, bigint, text, jsonb) is
-  'Sends signal p_name with p_payload to a job. Returns delivered (the job was waiting for it: the wait is resolved, the job ready and its queue woken), kept (stored until the job''s wait of that name consumes it), duplicate (the job already received a signal of that name, or that wait already resolved: nothing changes), ended (the job finished) or not_found.';
+  'Sends signal p_name with p_payload to a job. Returns delivered (the job was waiting for it: the wait is resolved, the job ready and its queue woken), kept (stored until the job''s wait of that name consumes it), duplicate (the job already received a signal of that name, or that wait already resolved or its timeout passed: nothing changes), ended (the job finished) or not_found.';
 
 create function workhorse.signal_key_v1(p_namespace text, p_key text, p_name text, p_payload jsonb)
 returns table (outcome text, job_id bigint) language plpgsql as $$
@@ -61,6 +64,7 @@ begin
   loop
     select w.job_id into v_job from workhorse.job_waits w join workhorse.jobs j on j.id = w.job_id
      where w.namespace = p_namespace and w.key = p_key and w.name = p_name and w.resolved_at is null
+       and (w.wake_at is null or w.wake_at > now())
        and j.status not in ('succeeded', 'failed', 'cancelled')
      order by w.started_at, w.job_id limit 1;
     exit when v_job is null;
@@ -82,7 +86,7 @@ begin
   return query select 'kept'::text, v_job;
 end $$;
 comment on function workhorse.signal_key_v1(text, text, text, jsonb) is
-  'Sends signal p_name with p_payload to whichever job waits on key p_key (waitForSignal with a key): the oldest open wait of the key and name whose job has not ended. Returns (delivered, job) when a job was waiting on it (resolved, ready, queue woken); (kept, job or null) when it is stored until a wait of that key and name consumes it (the oldest such wait first); (duplicate, null) when the key already holds an unconsumed signal of that name (nothing changes).';
+  'Sends signal p_name with p_payload to whichever job waits on key p_key (waitForSignal with a key): the oldest open wait of the key and name whose job has not ended and whose timeout has not passed. Returns (delivered, job) when a job was waiting on it (resolved, ready, queue woken); (kept, job or null) when it is stored until a wait of that key and name consumes it (the oldest such wait first); (duplicate, null) when the key already holds an unconsumed signal of that name (nothing changes).';
 
 create function workhorse.decide_v1(
   p_namespace text, p_job_id bigint, p_name text, p_choice text, p_by text, p_comment text)
@@ -99,7 +103,9 @@ begin
   if not found or w.kind <> 'decision' then
     return query select 'no_decision'::text, null::text[], null::jsonb; return;
   end if;
-  if w.resolved_at is not null then
+  -- Decided, or timed out by the database clock (the job records the
+  -- timeout when it resumes, however late a worker gets to it).
+  if w.resolved_at is not null or w.wake_at <= now() then
     return query select 'resolved'::text, w.choices, w.value; return;
   end if;
   if v_status in ('succeeded', 'failed', 'cancelled') then
@@ -115,7 +121,7 @@ begin
   return query select 'decided'::text, w.choices, v_value;
 end $$;
 comment on function workhorse.decide_v1(text, bigint, text, text, text, text) is
-  'Records a human decision on the job''s open decision wait p_name: value { choice, by, comment, at } (the audit trail, kept with the wait''s prompt, choices and start), and makes the job ready if it was waiting. Returns (outcome, choices, value): decided; invalid_choice (p_choice is not one of choices: nothing changes); resolved (decided or timed out before: nothing changes, value is the recorded one); ended; no_decision (no decision wait of that name); not_found.';
+  'Records a human decision on the job''s open decision wait p_name: value { choice, by, comment, at } (the audit trail, kept with the wait''s prompt, choices and start), and makes the job ready if it was waiting. Returns (outcome, choices, value): decided; invalid_choice (p_choice is not one of choices: nothing changes); resolved (decided or timed out before, or its timeout passed: nothing changes, value is the recorded one); ended; no_decision (no decision wait of that name); not_found.';
 
 create function workhorse.list_decisions_v1(p_namespace text, p_queue text, p_type text, p_limit integer)
 returns table (job_id bigint, name text, prompt text, choices text[], started_at timestamptz, wake_at timestamptz,
@@ -124,6 +130,7 @@ language sql stable as $$
   select w.job_id, w.name, w.prompt, w.choices, w.started_at, w.wake_at, j.queue, j.type, j.status
     from workhorse.job_waits w join workhorse.jobs j on j.id = w.job_id
    where w.namespace = p_namespace and w.kind = 'decision' and w.resolved_at is null
+     and (w.wake_at is null or w.wake_at > now())
      and j.status not in ('succeeded', 'failed', 'cancelled')
      and (p_queue is null or j.queue = p_queue)
      and (p_type is null or j.type = p_type)
@@ -131,4 +138,4 @@ language sql stable as $$
    limit p_limit
 $$;
 comment on function workhorse.list_decisions_v1(text, text, text, integer) is
-  'The decisions waiting for people in the namespace, oldest first: open decision waits of unfinished jobs, filtered by queue and job type when not null, at most p_limit. Walks the open-decisions index.';
+  'The decisions waiting for people in the namespace, oldest first: open decision waits of unfinished jobs whose timeout has not passed, filtered by queue and job type when not null, at most p_limit. Walks the open-decisions index.';

@@ -36,12 +36,16 @@ begin
   if not found then return false; end if;
   if w.resolved_at is not null then return true; end if;
   if w.kind = 'signal' then
+    -- Only a signal sent before the timeout: one that came later belongs to
+    -- no wait that timed out, even if no worker resumed the job meanwhile.
     select s.id, s.payload into v_signal, v_payload from workhorse.job_signals s
      where s.job_id = p_job_id and s.name = p_name and s.consumed_at is null
+       and (w.wake_at is null or s.sent_at < w.wake_at)
      for update skip locked;
     if v_signal is null and w.key is not null then
       select s.id, s.payload into v_signal, v_payload from workhorse.job_signals s
        where s.namespace = w.namespace and s.key = w.key and s.name = p_name and s.consumed_at is null
+         and (w.wake_at is null or s.sent_at < w.wake_at)
        for update skip locked;
     end if;
     if v_signal is not null then
@@ -78,7 +82,7 @@ begin
   return false;
 end $$;
 comment on function workhorse.resolve_wait_v1(bigint, text) is
-  'Resolves the open wait p_name of the job if it can be: a sleep whose wake time passed (outcome done); a signal kept for it, addressed to the job first, then to the wait''s key (consumed; value = its payload); a join whose children ended (all of them, or for mode any one that succeeded; value = each child''s id, status, result and error, in order); any other wait whose wake time passed (outcome timeout). Returns true when the wait is resolved, now or before; false when it still waits or does not exist.';
+  'Resolves the open wait p_name of the job if it can be: a sleep whose wake time passed (outcome done); a signal kept for it and sent before its timeout, addressed to the job first, then to the wait''s key (consumed; value = its payload); a join whose children ended (all of them, or for mode any one that succeeded; value = each child''s id, status, result and error, in order); any other wait whose wake time passed (outcome timeout). Returns true when the wait is resolved, now or before; false when it still waits or does not exist.';
 
 create function workhorse.begin_wait_v1(
   p_namespace text, p_job_id bigint, p_execution bigint, p_name text, p_kind text,
