@@ -2,7 +2,10 @@
 // more ticks asynchronously (Lambda InvocationType "Event"). The payload is
 // only `{ generation }`; a tick of generation >= maxGeneration never fans
 // out, so a burst spreads over at most maxFanout^maxGeneration ticks and
-// cannot recurse without bound. The SDK is loaded only when a tick fans out.
+// cannot recurse without bound. The invocations are given up when `signal`
+// aborts (the tick passes its abort instant), so a Lambda API that does not
+// answer (a VPC without a route to it) cannot hold the tick past its
+// deadline. The SDK is loaded only when a tick fans out.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 
 export interface FanoutEstimate {
@@ -44,6 +47,8 @@ export interface InvokeTicks {
   count: number;
   lambda?: LambdaClient;
   endpoint?: string;
+  /** Gives up the invocations still in flight when it aborts. */
+  signal?: AbortSignal;
 }
 
 /** Invokes `count` ticks; `accepted` counts the invocations Lambda queued (HTTP 202). */
@@ -55,7 +60,7 @@ export async function invokeTicks(o: InvokeTicks): Promise<{ accepted: number; e
     const payload = new TextEncoder().encode(JSON.stringify({ generation: o.generation }));
     const results = await Promise.allSettled(
       Array.from({ length: o.count }, () =>
-        lambda.send(new InvokeCommand({ FunctionName: o.functionName, InvocationType: 'Event', Payload: payload })),
+        lambda.send(new InvokeCommand({ FunctionName: o.functionName, InvocationType: 'Event', Payload: payload }), { abortSignal: o.signal }),
       ),
     );
     return {

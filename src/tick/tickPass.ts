@@ -7,7 +7,8 @@
 // worker's rule), so one slow job never holds the others back; the pass
 // ends when a claim finds nothing and nothing is running (or, with
 // untilEmpty off, when the window closes). After the first full batch has
-// finished it decides on fan-out.
+// finished it decides on fan-out; invocations still unanswered when handlers
+// are aborted are given up, so the tick still returns before its deadline.
 import type { Client } from '../client/client.js';
 import { TickDeadlineError } from '../errors.js';
 import { claimThreshold } from '../worker/claimBatching.js';
@@ -131,7 +132,15 @@ export class TickPass {
     const backlog = await client.protocol.countReady(this.core.boundedDb, client.namespace, this.worker.options.queues, this.worker.types, shape.tickSpanMs, backlogCap(shape));
     const count = fanoutCount({ ...shape, backlog });
     if (count === 0) return;
-    const r = await invokeTicks({ functionName: o.fanoutFunction, generation: o.generation + 1, count, lambda: o.lambda, endpoint: o.lambdaEndpoint });
+    const r = await invokeTicks({
+      functionName: o.fanoutFunction,
+      generation: o.generation + 1,
+      count,
+      lambda: o.lambda,
+      endpoint: o.lambdaEndpoint,
+      // The tick awaits the fan-out before it closes: it must be over when the margin's second half begins.
+      signal: AbortSignal.timeout(Math.max(0, this.window.abortAt - Date.now())),
+    });
     this.summary.fannedOut += r.accepted;
     if (r.errors.length > 0) throw new AggregateError(r.errors, `${r.errors.length} of ${count} fan-out invocations failed`);
   }
