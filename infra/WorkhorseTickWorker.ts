@@ -236,6 +236,9 @@ export class WorkhorseTickWorker extends Construct {
       memorySize: p.http.memorySize,
       reservedConcurrentExecutions: p.http.reservedConcurrency,
       environment: {
+        // POST /tick may use the whole invocation (less the response margin), not the 10 s off-Lambda
+        // default, so a job whose timeout fits the function's timeout runs when an edge function kicks it.
+        WORKHORSE_HTTP_TICK_BUDGET_MS: String(p.http.timeoutSeconds * 1000),
         ...this.commonEnvironment,
         ...this.runtimeDatabase.environment,
         ...this.tickEnvironment(),
