@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import * as z from 'zod';
 import { namespaceSchema } from '../src/names.js';
 import { parseConfig } from '../src/validation.js';
+import { scheduleExpressionSchema } from './scheduleExpression.js';
 
 /** Lambda's hard limit on a function's timeout. */
 export const MAX_LAMBDA_TIMEOUT_SECONDS = 900;
@@ -104,11 +105,8 @@ export const tickWorkerPropsSchema = z
      */
     runtimeDatabase: databaseSchema.optional(),
     namespace: namespaceSchema.default('default'),
-    /** An EventBridge schedule expression. */
-    schedule: z
-      .string()
-      .regex(/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/, 'expected rate(...) or cron(...)')
-      .default('rate(1 minute)'),
+    /** An EventBridge schedule expression (checked as EventBridge checks it, scheduleExpression.ts). */
+    schedule: scheduleExpressionSchema.default('rate(1 minute)'),
     timeoutSeconds: z
       .number()
       .int()
