@@ -89,8 +89,29 @@ const alarmsSchema = z.strictObject({
   alertRules: z.boolean().default(true),
 });
 
-/** Variables the construct sets itself (plain or as secrets); secretEnvironment may not name them. */
-const CONSTRUCT_VARIABLES = new Set(['DATABASE_URL', 'WORKHORSE_SIGNING_SECRET', 'WORKHORSE_SIGNING_SECRET_NEXT', 'WORKHORSE_API_TOKEN', 'WORKHORSE_NAMESPACE']);
+/**
+ * Variables the construct sets itself (plain or as secrets), with the prop
+ * that sets them. Neither environment nor secretEnvironment may name them
+ * (nor, in environment, their X_SECRET_ARN and X_SECRET_TEMPLATE forms): a
+ * function given both X and X_SECRET_ARN fails every invocation, and one
+ * given X twice silently takes one of them.
+ */
+const CONSTRUCT_VARIABLES = new Map([
+  ['DATABASE_URL', 'the database and runtimeDatabase props'],
+  ['WORKHORSE_SIGNING_SECRET', 'the http.signingSecret prop'],
+  ['WORKHORSE_SIGNING_SECRET_NEXT', 'the http.signingSecretNext prop'],
+  ['WORKHORSE_API_TOKEN', 'the http.apiTokenSecret prop'],
+  ['WORKHORSE_NAMESPACE', 'the namespace prop'],
+  ['WORKHORSE_HEARTBEAT_MS', 'the heartbeatMs prop'],
+  ['WORKHORSE_SAFETY_MARGIN_MS', 'the safetyMarginMs prop'],
+  ['WORKHORSE_MAX_FANOUT', 'the maxFanout prop'],
+]);
+
+/** The construct variable `name` sets, given plainly or as a secret; undefined for any other name. */
+function constructVariable(name: string): string | undefined {
+  const base = name.replace(/_SECRET_(ARN|TEMPLATE)$/, '');
+  return CONSTRUCT_VARIABLES.has(base) ? base : undefined;
+}
 
 export const tickWorkerPropsSchema = z
   .strictObject({
@@ -183,6 +204,16 @@ export const tickWorkerPropsSchema = z
         path: ['maxFanout'],
         message: `maxFanout (${p.maxFanout}) must be below reservedConcurrency (${p.reservedConcurrency}) so the scheduled tick keeps a slot`,
       });
+    }
+    for (const name of Object.keys(p.environment)) {
+      const variable = constructVariable(name);
+      if (variable) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['environment', name],
+          message: `${name} is set by the construct: use ${CONSTRUCT_VARIABLES.get(variable)}${variable === name ? '' : ` (${variable} given as a secret)`}`,
+        });
+      }
     }
     for (const name of Object.keys(p.http.secretEnvironment)) {
       if (CONSTRUCT_VARIABLES.has(name) || name in p.environment) {

@@ -1,0 +1,46 @@
+// The construct's `environment` prop may add variables but not set the ones
+// the construct sets itself: DATABASE_URL beside the DATABASE_URL_SECRET_ARN
+// the construct passes fails every invocation (and puts a credential in the
+// function's configuration), and WORKHORSE_NAMESPACE or the tick timings
+// would silently win over, or lose to, the props of the same meaning. Such
+// a key fails `cdk synth` with a ConfigError naming the prop to use; any
+// other key reaches every function.
+import { Template } from 'aws-cdk-lib/assertions';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_APP_MODULE } from '../../infra/exampleStack.js';
+import { WorkhorseTickWorker } from '../../infra/WorkhorseTickWorker.js';
+import { ConfigError } from '../../src/errors.js';
+import { newStack, removeTestAssemblies, type Json } from './template.js';
+
+afterAll(removeTestAssemblies);
+
+const worker = (environment: Record<string, string>) => {
+  const stack = newStack();
+  new WorkhorseTickWorker(stack, 'Workhorse', { app: EXAMPLE_APP_MODULE, database: { secret: new Secret(stack, 'Db') }, environment });
+  return stack;
+};
+
+describe('the environment prop', () => {
+  const refused: [Record<string, string>, RegExp][] = [
+    [{ DATABASE_URL: 'postgres://app:hunter2@db:5432/app' }, /environment\.DATABASE_URL: DATABASE_URL is set by the construct: use the database and runtimeDatabase props/],
+    [{ DATABASE_URL_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-AbCdEf' }, /environment\.DATABASE_URL_SECRET_ARN: .*DATABASE_URL given as a secret/],
+    [{ WORKHORSE_SIGNING_SECRET: 'a-signing-secret-in-plain-sight' }, /WORKHORSE_SIGNING_SECRET is set by the construct: use the http\.signingSecret prop/],
+    [{ WORKHORSE_NAMESPACE: 'billing' }, /WORKHORSE_NAMESPACE is set by the construct: use the namespace prop/],
+    [{ WORKHORSE_HEARTBEAT_MS: '2000' }, /WORKHORSE_HEARTBEAT_MS is set by the construct: use the heartbeatMs prop/],
+  ];
+  for (const [environment, message] of refused) {
+    it(`refuses ${Object.keys(environment)[0]} at synth with a ConfigError`, () => {
+      expect(() => worker(environment)).toThrow(ConfigError);
+      expect(() => worker(environment)).toThrow(message);
+    });
+  }
+
+  it('passes any other variable to every function', () => {
+    const t = Template.fromStack(worker({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' }));
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')) as Json[];
+    const ours = fns.filter((f) => f.Properties.Environment?.Variables?.WORKHORSE_NAMESPACE === 'default');
+    expect(ours).toHaveLength(3);
+    for (const f of ours) expect(f.Properties.Environment.Variables).toMatchObject({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' });
+  }, 60_000);
+});
