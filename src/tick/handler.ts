@@ -8,7 +8,9 @@
 // database refuses the login, the secret is read again and, if the URL
 // changed (a rotated password), the tick runs once more with the new one.
 // Each invocation's deadline is the invocation's own: now +
-// context.getRemainingTimeInMillis().
+// context.getRemainingTimeInMillis(); a context without that function, or
+// one that answers something other than a finite number, is a
+// ValidationError before anything runs (a tick needs a deadline).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as z from 'zod';
@@ -18,7 +20,7 @@ import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
 import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
-import { parseInput } from '../validation.js';
+import { parseField, parseInput } from '../validation.js';
 import type { TickOptions } from './options.js';
 import { runTick } from './runTick.js';
 import type { TickSummary } from './summary.js';
@@ -37,6 +39,12 @@ export type TickHandlerOptions = Partial<Omit<TickOptions, 'app' | 'deadline' | 
 
 /** A scheduled event carries anything; a fan-out invocation carries its generation. */
 const tickEventSchema = z.looseObject({ generation: z.number().int().min(0).max(1000).optional() });
+
+/** Lambda's context always has it; a caller that passes its own must too. */
+const tickContextSchema = z.looseObject({
+  getRemainingTimeInMillis: z.custom<() => number>((v) => typeof v === 'function', 'expected a function returning the milliseconds left'),
+});
+const remainingSchema = z.number({ error: 'expected the milliseconds left, a finite number' }).finite();
 
 function workerIdFor(context: TickContext): string {
   const fn = context.functionName ?? hostname();
@@ -74,9 +82,11 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
   };
   return async (event, context) => {
     const e = parseInput(tickEventSchema, event ?? {}, 'tick event');
+    parseInput(tickContextSchema, context, 'tick context');
     const tick = async () => {
       const envOptions = await fromEnv();
-      const deadline = new Date(Date.now() + context.getRemainingTimeInMillis());
+      const remainingMs = parseField(remainingSchema, context.getRemainingTimeInMillis(), 'getRemainingTimeInMillis()', 'tick context');
+      const deadline = new Date(Date.now() + remainingMs);
       const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;
       return runTick({
         workerId: workerIdFor(context),
