@@ -18,6 +18,7 @@ import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFai
 import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/scheme.js';
+import { refusedEvent } from './lambdaEvent.js';
 import { createHttpService, type HttpServiceOptions } from './service.js';
 
 export type HttpHandlerOptions = Omit<HttpServiceOptions, 'app'>;
@@ -56,7 +57,13 @@ function buildApp(app: WorkhorseApp | undefined, options: HttpHandlerOptions, en
     },
   });
   const h = handle(service.app);
-  return { version, state, handle: (event, context) => h(event, context), close: () => service.close() };
+  return { version, state, handle: (event, context) => refusedAnswer(event) ?? h(event, context), close: () => service.close() };
+}
+
+/** The 400 for an event the adapter cannot read (lambdaEvent.ts), as a resolved answer. */
+function refusedAnswer(event: unknown): Promise<HttpHandlerResult> | undefined {
+  const r = refusedEvent(event);
+  return r ? Promise.resolve(r as HttpHandlerResult) : undefined;
 }
 
 /** Builds the handler now, from `options.env` or the process environment as it is (no secrets are read). */
@@ -100,6 +107,8 @@ export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOption
     return built;
   };
   return async (event, context) => {
+    const bad = refusedAnswer(event);
+    if (bad) return bad;
     const a = await current();
     const res = await a.handle(event, context);
     if (a.state.loginRefused) {

@@ -125,4 +125,21 @@ describe('handlers/http.ts', () => {
     const ready = await db.pool.query(`select count(*)::int as n from workhorse.jobs where status = 'ready'`);
     expect(ready.rows[0].n).toBe(1);
   });
+
+  it('answers an event it cannot read (not an object, a body marked base64 that is not) with a JSON 400, never a 500', async () => {
+    const sig = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '' });
+    for (const event of [null, 'GET /healthz', [1], { ...functionUrlEvent('POST', '/tick', '%%% not base64 %%%', sig), isBase64Encoded: true }]) {
+      const res = await handler(event as never, contextWithBudget(5000) as never);
+      expect(res.statusCode, JSON.stringify(event)).toBe(400);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'bad_request' } });
+    }
+  });
+
+  it('ticks on the configured budget when a hand-made context answers a time left that is not a number', async () => {
+    const sig = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '' });
+    const res = await handler(functionUrlEvent('POST', '/tick', '', sig) as never, { ...contextWithBudget(5000), getRemainingTimeInMillis: () => Number.NaN } as never);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ failed: 0 });
+  });
 });

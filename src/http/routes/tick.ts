@@ -27,7 +27,9 @@ export function tickRoutes(d: RouteDeps): Hono<HttpEnv> {
     let budgetMs = Math.min(body?.budgetMs ?? d.config.tickBudgetMs, d.config.tickBudgetMs);
     const lambda = c.env?.lambdaContext;
     if (lambda && typeof lambda.getRemainingTimeInMillis === 'function') {
-      budgetMs = Math.min(budgetMs, lambda.getRemainingTimeInMillis() - LAMBDA_RESPONSE_MARGIN_MS);
+      // A context whose answer is not a number (a hand-made one) cannot lower the budget.
+      const left = lambda.getRemainingTimeInMillis();
+      if (Number.isFinite(left)) budgetMs = Math.min(budgetMs, left - LAMBDA_RESPONSE_MARGIN_MS);
     }
     if (budgetMs < MIN_BUDGET_MS) {
       return errorResponse(c, 503, { code: 'no_time_left', message: 'the invocation has too little time left to run a tick' });
