@@ -33,13 +33,15 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { TriggerFunction } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
+import { LAMBDA_RESPONSE_MARGIN_MS } from '../src/http/routes/tick.js';
 import { SECRET_ARN_SUFFIX } from '../src/secrets/references.js';
+import { DEFAULT_SAFETY_MARGIN_MS } from '../src/tick/options.js';
 import { LAMBDA_AWS_CA_BUNDLE, databaseConnection, type DatabaseConnection } from './databaseConnection.js';
 import { LAMBDA_HANDLER, lambdaCodeFromEntry } from './lambdaBundle.js';
 import { defaultWorkhorseRoot, locateWorkhorse, resolveAppModule, writeEntry, type EntryKind } from './lambdaEntries.js';
 import { allowSecretReads } from './secretGrants.js';
 import { retainTriggerProviderLogs } from './triggerProviderLogs.js';
-import { WorkhorseAlarms } from './workhorseAlarms.js';
+import { WorkhorseAlarms, type AlarmedFunction } from './workhorseAlarms.js';
 import {
   parseTickWorkerProps,
   type ResolvedTickWorkerProps,
@@ -255,9 +257,12 @@ export class WorkhorseTickWorker extends Construct {
 
   private createAlarms(): Alarm[] {
     const p = this.props;
-    const functions = [{ label: 'Tick', fn: this.tickFunction, timeoutSeconds: p.timeoutSeconds }];
+    // When each plans to have returned: a tick by its deadline less its safety margin, POST /tick by the timeout less its response margin.
+    const tickReturnsByMs = p.timeoutSeconds * 1000 - (p.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
+    const functions: AlarmedFunction[] = [{ label: 'Tick', fn: this.tickFunction, timeoutSeconds: p.timeoutSeconds, returnsByMs: tickReturnsByMs }];
     if (this.httpFunction) {
-      functions.push({ label: 'Http', fn: this.httpFunction, timeoutSeconds: p.http.timeoutSeconds });
+      const returnsByMs = p.http.timeoutSeconds * 1000 - LAMBDA_RESPONSE_MARGIN_MS;
+      functions.push({ label: 'Http', fn: this.httpFunction, timeoutSeconds: p.http.timeoutSeconds, returnsByMs });
     }
     return new WorkhorseAlarms(this, 'Alarms', { functions, namespace: p.namespace, options: p.alarms }).alarms;
   }

@@ -23,6 +23,24 @@ export interface AlarmedFunction {
   label: string;
   fn: LambdaFunction;
   timeoutSeconds: number;
+  /**
+   * When an invocation plans to have returned, in ms from its start: a
+   * tick's timeout less its safety margin, the HTTP function's less the 1 s
+   * it keeps for the response. A busy tick runs until then by design.
+   */
+  returnsByMs: number;
+}
+
+/**
+ * The duration alarm's threshold: with a durationRatio, that share of the
+ * timeout; otherwise half-way between when the function plans to return and
+ * its timeout, so a tick that works its whole window under a backlog (its
+ * normal shape) stays quiet and one that overran its own deadline does not.
+ */
+export function durationThresholdMs(f: Pick<AlarmedFunction, 'timeoutSeconds' | 'returnsByMs'>, durationRatio: number | undefined): number {
+  const timeoutMs = f.timeoutSeconds * 1000;
+  if (durationRatio !== undefined) return Math.floor(timeoutMs * durationRatio);
+  return Math.floor(f.returnsByMs + (timeoutMs - f.returnsByMs) / 2);
 }
 
 export interface WorkhorseAlarmsProps {
@@ -63,7 +81,8 @@ export class WorkhorseAlarms extends Construct {
     super(scope, id);
     const { options } = props;
     this.action = options.topic ? new SnsAction(options.topic) : undefined;
-    for (const { label, fn, timeoutSeconds } of props.functions) {
+    for (const f of props.functions) {
+      const { label, fn, timeoutSeconds } = f;
       this.add(`${label}Errors`, {
         metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
         threshold: 1,
@@ -76,12 +95,15 @@ export class WorkhorseAlarms extends Construct {
         evaluationPeriods: 1,
         description: `${label} function: invocations throttled (reserved concurrency exhausted)`,
       });
-      const limitMs = Math.floor(timeoutSeconds * 1000 * options.durationRatio);
+      const limitMs = durationThresholdMs(f, options.durationRatio);
       this.add(`${label}DurationNearTimeout`, {
         metric: fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }),
         threshold: limitMs,
         evaluationPeriods: 1,
-        description: `${label} function: an invocation ran ${limitMs} ms or more of its ${timeoutSeconds} s timeout`,
+        description:
+          options.durationRatio === undefined
+            ? `${label} function: an invocation ran ${limitMs} ms or more of its ${timeoutSeconds} s timeout, past the ${f.returnsByMs} ms by which it plans to return`
+            : `${label} function: an invocation ran ${limitMs} ms or more of its ${timeoutSeconds} s timeout`,
       });
     }
     this.add('ReadyBacklog', {

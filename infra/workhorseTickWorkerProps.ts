@@ -83,8 +83,13 @@ const alarmsSchema = z.strictObject({
   topic: z.custom<ITopic>((v) => typeof v === 'object' && v !== null && 'topicArn' in v).optional(),
   /** Alarm when the ready backlog stays above this many jobs. */
   readyBacklogThreshold: z.number().int().min(1).default(1000),
-  /** Alarm when a function's maximum duration passes this share of its timeout. */
-  durationRatio: z.number().gt(0).lt(1).default(0.9),
+  /**
+   * Alarm when a function's maximum duration passes this share of its
+   * timeout. Unset: half-way between when it plans to return (the timeout
+   * less the safety margin) and the timeout, since a tick under a backlog
+   * works its whole window by design (workhorseAlarms.ts).
+   */
+  durationRatio: z.number().gt(0).lt(1).optional(),
   /** One alarm per sys.alerts rule (on Workhorse/OpenAlerts; quiet while the app does not configure alerts). */
   alertRules: z.boolean().default(true),
 });
@@ -160,7 +165,7 @@ export const tickWorkerPropsSchema = z
     securityGroups: z
       .array(z.custom<ISecurityGroup>((v) => typeof v === 'object' && v !== null && 'securityGroupId' in v))
       .optional(),
-    alarms: alarmsSchema.default({ enabled: true, readyBacklogThreshold: 1000, durationRatio: 0.9, alertRules: true }),
+    alarms: alarmsSchema.default({ enabled: true, readyBacklogThreshold: 1000, alertRules: true }),
     /** Extra environment variables for every function. */
     environment: z.record(z.string(), z.string()).default({}),
     /** Run the migration only after these (e.g. the database) are deployed. */

@@ -11,7 +11,7 @@ import { errorResponse } from '../middleware/errorHandler.js';
 import type { RouteDeps } from './deps.js';
 
 /** Time kept back on Lambda to write the response after the tick returns. */
-const LAMBDA_RESPONSE_MARGIN_MS = 1000;
+export const LAMBDA_RESPONSE_MARGIN_MS = 1000;
 /** A tick shorter than this is not worth starting. */
 const MIN_BUDGET_MS = 100;
 
