@@ -1,6 +1,6 @@
 // The rule createClient and createWorkhorseAdapter share for where the
 // database is: exactly one of `connectionString` or `pool`. Its own module so
-// the message is one text: `connectionString: process.env.DATABASE_URL` with
+// the message is one text: a `connectionString` read from DATABASE_URL with
 // the variable unset arrives as a present key holding undefined, and is told
 // so instead of "give exactly one of connectionString or pool".
 import type * as z from 'zod';

@@ -1,6 +1,6 @@
 // The tick's environment variables, turned into tick options. Pure: the
-// caller passes the environment (src/config.ts, the only reader of
-// process.env, passes process.env). Bounds are checked once more by the tick
+// caller passes the environment (src/config.ts, the only module that reads
+// the process's environment, passes it). Bounds are checked once more by the tick
 // options schema; here each variable is parsed and named.
 import * as z from 'zod';
 import { envInteger } from '../envInteger.js';
