@@ -34,7 +34,7 @@ function isSocketForm(s: string): boolean {
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
 
 /** What is wrong with the URL's sslmode (one the driver does not know), or undefined. */
-export function sslModeProblem(s: string): string | undefined {
+function sslModeProblem(s: string): string | undefined {
   let mode: string | null = null;
   try {
     mode = new URL(s).searchParams.get('sslmode');

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { DatabaseUnavailableError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
+import { SQLSTATE, sqlStateOf } from './sqlState.js';
 import { isTransientDbError } from './transient.js';
 
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
@@ -79,22 +80,19 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   }
 }
 
-/** SQLSTATE insufficient_privilege. */
-const PERMISSION_DENIED = '42501';
-
 async function run(client: pg.PoolClient, f: SqlFile): Promise<void> {
   try {
     await client.query(f.sql);
   } catch (err) {
-    if ((err as { code?: unknown }).code === PERMISSION_DENIED) {
+    const message = `sql/${f.path} failed: ${(err as Error).message}`;
+    if (sqlStateOf(err) === SQLSTATE.insufficientPrivilege) {
       throw new WorkhorseError(
         'migration_not_permitted',
-        `sql/${f.path} failed: ${(err as Error).message}: migrations run as the owner of the workhorse schema (or a role that may create it in this database), ` +
+        `${message}: migrations run as the owner of the workhorse schema (or a role that may create it in this database), ` +
           'not as a login of the workhorse_runtime role, which cannot change the schema (docs/deployment.md, "Two credentials")',
         { cause: err },
       );
     }
-    const message = `sql/${f.path} failed: ${(err as Error).message}`;
     // The server went away mid-migration (it rolls back): a retry may succeed.
     if (isTransientDbError(err)) throw new DatabaseUnavailableError(`${message} (the migration rolled back; run it again)`, { cause: err });
     throw new Error(message, { cause: err });

@@ -21,6 +21,8 @@ export const SQLSTATE = {
   invalidSchemaName: '3F000',
   /** query_canceled: a statement_timeout (set on the role, the database or the connection) or pg_cancel_backend ended the statement. */
   queryCanceled: '57014',
+  /** insufficient_privilege: the login may not do what the statement does (a runtime login running a migration). */
+  insufficientPrivilege: '42501',
 } as const;
 
 /** What PostgreSQL says when a call reaches a database that was never migrated. */

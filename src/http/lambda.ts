@@ -107,8 +107,6 @@ export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOption
     return built;
   };
   return async (event, context) => {
-    const bad = refusedAnswer(event);
-    if (bad) return bad;
     const a = await current();
     const res = await a.handle(event, context);
     if (a.state.loginRefused) {
