@@ -167,8 +167,16 @@ async function startProcess(
   const stopped = Promise.all(runs).then(async () => {
     if (drainTimer) clearTimeout(drainTimer);
     phase = 'stopped';
-    await adapter.close();
-    await probes?.close();
+    // The probes close whatever the adapter's close does: a throwing close
+    // must not keep the process alive on its probe server.
+    try {
+      await adapter.close();
+    } catch (err) {
+      failed = true;
+      log(`[workhorse] closing the database resources failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      await probes?.close().catch(() => undefined);
+    }
     return failed ? ('failed' as const) : ('drained' as const);
   });
   return { workers, probePort: probes?.port, done: Promise.race([stopped, hardStopped]), shutdown };

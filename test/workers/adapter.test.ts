@@ -96,4 +96,28 @@ describe('defineWorkerProcess', () => {
       expect(await proc.done).toBe('drained');
     }
   });
+
+  it("closes its probes and reports failed when the adapter's close throws", async () => {
+    const lines: string[] = [];
+    const def = defineWorkerProcess({
+      adapter: () => {
+        const real = createWorkhorseAdapter({ connectionString: db.url, poolSize: 2, jobs: [SendEmail] });
+        return Object.assign(Object.create(real) as typeof real, {
+          close: async () => {
+            await real.close();
+            throw new Error('close exploded');
+          },
+        });
+      },
+      probes: { port: 0, host: '127.0.0.1' },
+      workers: [{ options: { queues: ['email'] }, configure: (w) => void w.handle(SendEmail, (p) => ({ deliveredTo: p.to })) }],
+    });
+    const proc = await runWorkerProcess(def, { log: (l) => lines.push(l) });
+    const url = `http://127.0.0.1:${proc.probePort}/livez`;
+    await waitFor(async () => (await fetch(url)).status, (s) => s === 200, { what: 'liveness' });
+    proc.shutdown();
+    expect(await proc.done).toBe('failed');
+    expect(lines.some((l) => l.includes('close exploded'))).toBe(true);
+    await expect(fetch(url)).rejects.toThrow();
+  });
 });
