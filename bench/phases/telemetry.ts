@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { createClient, defineJob, Worker } from '../../src/index.js';
 import { median } from '../stats.js';
 import { withDatabase, type PhaseContext } from './context.js';
+import { measureSdkFloor, type SdkFloor } from './telemetryFloor.js';
 
 const Noop = defineJob({ type: 'bench.otel', queue: 'otel', schema: z.object({}) });
 
@@ -38,6 +39,8 @@ export interface TelemetryResult {
   offCpuUs: number;
   onCpuUs: number;
   spansExported: number;
+  /** The SDK's own cost per job with no queue around it (telemetryFloor.ts), with the same providers. */
+  sdkFloor: SdkFloor;
 }
 
 class DroppingExporter implements SpanExporter {
@@ -66,7 +69,8 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
     const onRates: number[] = [];
     const offCpu: number[] = [];
     const onCpu: number[] = [];
-    const drain = async (mode: Mode) => {
+    /** Runs `fn` with what a NodeSDK setup registers (mode on) or nothing (off). */
+    const withProviders = async <T>(mode: Mode, fn: (flush: () => Promise<void>) => Promise<T>): Promise<T> => {
       let tracer: BasicTracerProvider | undefined;
       let meter: MeterProvider | undefined;
       if (mode === 'on') {
@@ -77,7 +81,9 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
         metrics.setGlobalMeterProvider(meter);
       }
       try {
-        return await drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch);
+        return await fn(async () => {
+          await tracer?.forceFlush();
+        });
       } finally {
         if (tracer) await tracer.forceFlush();
         trace.disable();
@@ -87,6 +93,9 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
         await meter?.shutdown();
       }
     };
+    const drain = (mode: Mode) => withProviders(mode, () => drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch));
+    let sdkFloor: SdkFloor | undefined;
+    let spansExported = 0;
     try {
       for (const mode of ['off', 'on'] as const) {
         const { rate } = await drain(mode);
@@ -103,6 +112,9 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
           ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job`);
         }
       }
+      spansExported = exporter.count;
+      sdkFloor = await withProviders('on', (flush) => measureSdkFloor(jobs, Noop.type, 'otel', flush));
+      ctx.log(`telemetry SDK floor: span ${sdkFloor.spanUs.toFixed(1)} µs, two histogram records ${sdkFloor.recordsUs.toFixed(1)} µs per job`);
     } finally {
       await client.close();
     }
@@ -121,7 +133,8 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
       offSpread: (Math.max(...offRates) - Math.min(...offRates)) / offMedian,
       offCpuUs: median(offCpu),
       onCpuUs: median(onCpu),
-      spansExported: exporter.count,
+      spansExported,
+      sdkFloor: sdkFloor!,
     };
   });
 }
@@ -154,6 +167,7 @@ async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, 
 export function telemetryLines(t: TelemetryResult): string[] {
   const r = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
   const pct = (x: number) => (x * 100).toFixed(1);
+  const floor = t.sdkFloor.spanUs + t.sdkFloor.recordsUs;
   return [
     '',
     `OpenTelemetry (workhorse, ${t.jobs} no-op jobs per drain, one worker, rounds interleaved):`,
@@ -161,5 +175,7 @@ export function telemetryLines(t: TelemetryResult): string[] {
     `  tracer + meter provider: median ${Math.round(t.onMedian)} jobs/s (rounds ${r(t.onRates)}); ${t.spansExported} spans exported`,
     `  cost of a registered provider: ${pct(1 - t.ratio)} % of the drain rate (medians); ${pct(1 - t.pairedRatio)} % round by round (median; rounds ${pct(1 - t.pairedRange[1])} to ${pct(1 - t.pairedRange[0])} %)`,
     `  worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)`,
+    `  the SDK's own work for one job, no queue around it (the same span, made active and ended, and two histogram records): ${floor.toFixed(1)} µs (span ${t.sdkFloor.spanUs.toFixed(1)}, records ${t.sdkFloor.recordsUs.toFixed(1)}); workhorse's own share of the added CPU: ${(t.onCpuUs - t.offCpuUs - floor).toFixed(1)} µs`,
+    `  the SDK's work alone, added to the worker's CPU per job without a provider: ${pct(floor / (t.offCpuUs + floor))} % of a CPU-bound drain's rate`,
   ];
 }
