@@ -1,12 +1,15 @@
-// The OpenTelemetry SDK's own cost per job, with no queue around it: what a
-// worker emits for one job attempt (the `process <type>` span with the same
-// kind and attributes, made active for the handler, given its outcome and
-// ended; the duration and queue-lag histogram records), in a loop, with the
-// providers the telemetry phase registers. The drain's added CPU per job
-// minus this is what workhorse itself spends on telemetry; this part no
-// change inside workhorse can remove while a span per attempt and two
-// records are emitted.
-import { context, metrics, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+// The telemetry a worker emits for one job attempt, with no queue around it:
+// workhorse's own span and metric calls (startJobSpan, the span made active
+// as for the handler, endJobSpan; the queue-lag and duration records), in a
+// loop, with the providers the telemetry phase registers. Nearly all of it is
+// the OpenTelemetry SDK's work. The drain's added CPU per job minus this is
+// what the queue around it adds (spans living across the settlement round
+// trip, the context manager's hook on every promise); this part no change
+// inside workhorse can remove while a span per attempt and two records are
+// emitted.
+import type { ClaimedJob } from '../../src/db/protocol.js';
+import { endJobSpan, startJobSpan, withJobSpan } from '../../src/telemetry/jobSpans.js';
+import { attrsOf, meters } from '../../src/telemetry/telemetry.js';
 import { median } from '../stats.js';
 
 export interface SdkFloor {
@@ -24,39 +27,23 @@ const LOOPS = 5;
  * forceFlush) is timed with the spans: exporting them is part of their cost.
  */
 export async function measureSdkFloor(jobs: number, type: string, queue: string, flush: () => Promise<void>): Promise<SdkFloor> {
-  const tracer = trace.getTracer('workhorse-floor');
-  const meter = metrics.getMeter('workhorse-floor');
-  const duration = meter.createHistogram('floor.duration', { unit: 'ms' });
-  const lag = meter.createHistogram('floor.queue_lag', { unit: 'ms' });
-  const attrs = { 'workhorse.job.type': type };
-  const name = `process ${type}`;
+  const now = new Date();
+  const job: ClaimedJob = {
+    id: '1', queue, type, payload: {}, priority: 0, runAt: now, attempt: 1, maxAttempts: 3, execution: 1,
+    timeoutMs: null, concurrencyKey: null, progress: null, createdAt: now, leaseExpiresAt: now, traceContext: null,
+  };
   const spans = (n: number) => {
     for (let i = 0; i < n; i++) {
-      const span = tracer.startSpan(
-        name,
-        {
-          kind: SpanKind.CONSUMER,
-          attributes: {
-            'messaging.system': 'workhorse',
-            'messaging.operation.type': 'process',
-            'messaging.operation.name': 'process',
-            'messaging.destination.name': queue,
-            'messaging.message.id': String(i),
-            'workhorse.job.type': type,
-            'workhorse.job.attempt': 1,
-          },
-        },
-        ROOT_CONTEXT,
-      );
-      context.with(trace.setSpan(ROOT_CONTEXT, span), () => i);
-      span.setAttribute('workhorse.job.outcome', 'succeeded');
-      span.end();
+      const { span, ctx } = startJobSpan(job);
+      withJobSpan(ctx, () => i);
+      endJobSpan(span, 'succeeded');
     }
   };
   const records = (n: number) => {
+    const m = meters();
     for (let i = 0; i < n; i++) {
-      duration.record(i % 7, attrs);
-      lag.record(i % 5, attrs);
+      m.queueLag.record(i % 5, attrsOf(type));
+      m.duration.record(i % 7, attrsOf(type, 'succeeded'));
     }
   };
   const cpuPerJob = async (f: (n: number) => void) => {
