@@ -92,18 +92,22 @@ export class ConflictError extends WorkhorseError {
   }
 }
 
-/** The database schema is missing, older or newer than this code expects. */
+/**
+ * The database schema is missing, older or newer than this code expects.
+ * `detail` adds what gave it away (a protocol function that does not exist,
+ * a migration this code does not have) to the message.
+ */
 export class SchemaVersionError extends WorkhorseError {
   readonly found: number | null;
   readonly expected: number;
-  constructor(found: number | null, expected: number) {
+  constructor(found: number | null, expected: number, options?: { cause?: unknown; detail?: string }) {
     const message =
       found === null
         ? `workhorse schema not found: run \`workhorse migrate\` (or migrate()) first; this code expects schema version ${expected}`
         : found < expected
           ? `workhorse schema version ${found} is behind this code (expects ${expected}): run \`workhorse migrate\``
           : `workhorse schema version ${found} is ahead of this code (expects ${expected}): upgrade workhorse in this service before running it against this database`;
-    super('schema_version', message);
+    super('schema_version', options?.detail ? `${message} (${options.detail})` : message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.found = found;
     this.expected = expected;
   }

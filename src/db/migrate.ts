@@ -3,11 +3,14 @@
 // processes starting at once apply each file once and the rest find nothing
 // to do, and nothing outlives the transaction behind a pooler), then every
 // numbered migration not yet applied, then the protocol files when their
-// checksum differs from the one last applied. (The start-up schema check is
-// schemaCheck.ts: the tick and HTTP functions check, never migrate.)
+// checksum differs from the one last applied. A database that records a
+// migration this code does not have is refused untouched (newerSchema.ts).
+// (The start-up schema check is schemaCheck.ts: the tick and HTTP
+// functions check, never migrate.)
 import pg from 'pg';
 import { DatabaseUnavailableError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
+import { refuseNewerSchema } from './newerSchema.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 import { SQLSTATE, sqlStateOf } from './sqlState.js';
 import { isTransientDbError } from './transient.js';
@@ -51,6 +54,8 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
         const done = new Set(
           (await client.query<{ version: number }>('select version from workhorse.migrations')).rows.map((r) => r.version),
         );
+        // Newer code migrated this database: refuse before anything changes (the transaction rolls back).
+        refuseNewerSchema(done, schema.migrations);
         const applied: number[] = [];
         for (const m of schema.migrations) {
           if (done.has(m.version)) continue;
