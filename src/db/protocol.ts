@@ -4,7 +4,9 @@
 // waits, signals, children, operator, reads, schedules, tick, retention,
 // outbox, alerts). `Protocol` is what a provider
 // implements; `postgresProtocol` is the PostgreSQL one, and the only code
-// in the runtime that sends SQL. Every call is one round trip, parameterised.
+// in the runtime that sends SQL. Every call is one round trip, parameterised;
+// a failure calling a function the database lacks is diagnosed against the
+// schema version (missingFunction.ts).
 import * as alerts from './protocol/alerts.js';
 import * as children from './protocol/children.js';
 import * as claim from './protocol/claim.js';
@@ -23,6 +25,7 @@ import * as steps from './protocol/steps.js';
 import * as tick from './protocol/tick.js';
 import * as waits from './protocol/waits.js';
 import * as wake from './protocol/wake.js';
+import { withSchemaDiagnosis } from './missingFunction.js';
 
 export type { Queryable } from './queryable.js';
 export * from './protocol/alerts.js';
@@ -100,7 +103,8 @@ export interface Protocol {
   listAlerts: typeof alerts.listAlerts;
 }
 
-export const postgresProtocol: Protocol = {
+/** The stage modules' calls as one Protocol, before withSchemaDiagnosis. */
+const postgresCalls: Protocol = {
   ...registry,
   ...wake,
   ...enqueue,
@@ -138,3 +142,10 @@ export const postgresProtocol: Protocol = {
   ...outbox,
   ...alerts,
 };
+
+/**
+ * The PostgreSQL provider: every call above, and a call of a workhorse
+ * function the database lacks on a schema of another version is a
+ * SchemaVersionError (src/db/missingFunction.ts).
+ */
+export const postgresProtocol: Protocol = withSchemaDiagnosis(postgresCalls);
