@@ -11,6 +11,7 @@ import { connectionStringSchema } from '../db/connectionString.js';
 import { oneConnectionTarget } from '../db/oneConnectionTarget.js';
 import { namespaceSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
+import { redisUrlSchema } from './redisUrl.js';
 import { redisWakeHints, type RedisWakeHints } from './redisWakeHints.js';
 
 const adapterOptionsSchema = z
@@ -25,10 +26,7 @@ const adapterOptionsSchema = z
     /** Job definitions, so stored payloads are parsed by their schemas. */
     jobs: z.array(z.custom<JobDefinition>((v) => typeof v === 'object' && v !== null && 'type' in v && 'schema' in v)).default([]),
     /** redis://… turns on the Redis wake-up (hints only; PostgreSQL stays the truth). */
-    redisUrl: z
-      .string()
-      .refine((s) => /^rediss?:\/\//.test(s), 'not a Redis URL: expected redis://host:port or rediss://host:port')
-      .optional(),
+    redisUrl: redisUrlSchema.optional(),
   })
   .strict()
   .superRefine(oneConnectionTarget);

@@ -12,7 +12,14 @@
 // backoff; a subscriber that comes back wakes its worker once (hints may
 // have been missed). `redis` (node-redis) is loaded on first use, so code
 // that never enables the wake-up never loads it.
+//
+// The options are checked up front (ConfigError naming the field): a URL
+// node-redis cannot use would otherwise fail only at the first connection,
+// where failures are swallowed by design.
+import * as z from 'zod';
 import type { WakeHint, WakeHints, WakeSubscription } from '../client/wakeHints.js';
+import { parseConfig } from '../validation.js';
+import { redisUrlSchema } from './redisUrl.js';
 import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
 /** The part of a node-redis client this module uses. */
@@ -33,6 +40,12 @@ export interface RedisWakeHintsOptions {
   /** Told once per outage (not once per reconnect attempt). Default: one log line. */
   onError?: (err: unknown) => void;
 }
+
+const optionsSchema = z.object({
+  url: redisUrlSchema,
+  connectTimeoutMs: z.number().int().positive().optional(),
+  onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', 'onError must be a function').optional(),
+});
 
 const RECONNECT_MAX_MS = 10_000;
 
@@ -55,7 +68,12 @@ export class RedisWakeHints implements WakeHints {
     };
   });
 
-  constructor(readonly options: RedisWakeHintsOptions) {}
+  readonly options: RedisWakeHintsOptions;
+
+  /** Throws ConfigError naming the option (`url`, ...) that is not valid. */
+  constructor(options: RedisWakeHintsOptions) {
+    this.options = parseConfig(optionsSchema, options, 'redis wake hints');
+  }
 
   /** (Internal) a connected-or-reconnecting client that reports each outage once; `onReady` runs at every (re)connection. */
   async connect(name: string, onReady: (client: RedisClient) => void = () => undefined): Promise<RedisClient> {
@@ -166,7 +184,11 @@ class RedisSubscription implements WakeSubscription {
   }
 }
 
-/** Wake hints over Redis pub/sub: give them to createClient({ wakeHints }) (or createWorkhorseAdapter({ redisUrl })). */
+/**
+ * Wake hints over Redis pub/sub: give them to createClient({ wakeHints }) (or
+ * createWorkhorseAdapter({ redisUrl })). Throws ConfigError for options that
+ * are not valid (a `url` that is not redis:// or rediss://, ...).
+ */
 export function redisWakeHints(options: RedisWakeHintsOptions): RedisWakeHints {
   return new RedisWakeHints(options);
 }

@@ -5,13 +5,14 @@
 // once and a delayed job's hint wakes it at the due time. Redis carries no
 // truth: pointed at a closed port, or with its server stopped, enqueues
 // still succeed and workers still find the jobs by their safety poll; once
-// the server is back, hints wake them again.
+// the server is back, hints wake them again. A URL node-redis cannot use is
+// refused when the hints are made, as a ConfigError naming `url`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { freePort } from '../../src/db/freePort.js';
-import { createClient, defineJob, redisWakeHints, Worker, type Client, type RedisWakeHints } from '../../src/index.js';
+import { ConfigError, createClient, defineJob, redisWakeHints, Worker, type Client, type RedisWakeHints } from '../../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
@@ -116,4 +117,43 @@ describe('the Redis wake-up', () => {
     await sleep(3_000);
     expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 6 }))).toBeLessThan(500);
   });
+});
+
+describe('redisWakeHints({ url })', () => {
+  it.each([
+    ['host:port without a scheme', 'localhost:6379'],
+    ['another scheme', 'http://127.0.0.1:6379'],
+    ['a PostgreSQL URL', 'postgres://postgres@127.0.0.1:5432/test'],
+    ['no host', 'redis://'],
+    ['a database that is not a number', 'redis://127.0.0.1:6379/zero'],
+    ['a port out of range', 'redis://127.0.0.1:70000'],
+    ['garbage', 'not a url at all'],
+    ['an empty string', ''],
+  ])('refuses %s with a ConfigError naming url, before any connection', (_what, url) => {
+    const err = (() => {
+      try {
+        redisWakeHints({ url });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues.map((i) => i.path.join('.'))).toEqual(['url']);
+    expect((err as ConfigError).message).toMatch(/^invalid redis wake hints: url: not a Redis URL: expected redis:\/\//);
+  });
+
+  it('refuses a missing url with a ConfigError naming url', () => {
+    expect(() => redisWakeHints({} as never)).toThrow(ConfigError);
+    expect(() => redisWakeHints({} as never)).toThrow(/^invalid redis wake hints: url: /);
+  });
+
+  it.each(['redis://127.0.0.1:6379', 'redis://user:secret@127.0.0.1:6379/2', 'rediss://cache.example.com', 'redis://[::1]:6379/'])(
+    'accepts %s (it connects only when first used)',
+    async (url) => {
+      const hints = redisWakeHints({ url });
+      expect(hints.options.url).toBe(url);
+      await hints.close();
+    },
+  );
 });
