@@ -61,7 +61,7 @@ begin
   return v_woken;
 end $$;
 comment on function workhorse.wake_parents_v1(bigint[]) is
-  'After children ended: resolves each parent''s open join waits that their ends satisfy and makes a waiting parent ready (its queue woken). Parents are locked in id order. Returns how many parents it woke. Called by settlements, cancellation and recovery after their own leases are deleted.';
+  'After children ended: resolves each parent''s open join waits that their ends satisfy and makes a waiting parent ready (its queue woken); a running parent whose handler left such a join open is made ready by its suspension (suspend_many_v1). Parents are locked in id order. Returns how many parents it woke. Called by settlements, cancellation and recovery after their own leases are deleted.';
 
 create function workhorse.cancel_children_v1(p_namespace text, p_parent_id bigint)
 returns integer language plpgsql as $$

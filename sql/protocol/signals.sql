@@ -17,7 +17,10 @@
 --
 -- Senders lock the job row; a suspending job locks it too (after its
 -- lease), so a signal sent while the job is suspending is found by one of
--- the two.
+-- the two. A signal sent while the job runs is kept and consumed by the
+-- suspension (resolve_wait_v1 on each open wait); a decision resolves its
+-- wait at once, and the suspension finds it by the run that left it open
+-- (job_waits.pending_execution, see waits.sql).
 
 create function workhorse.signal_job_v1(p_namespace text, p_job_id bigint, p_name text, p_payload jsonb)
 returns text language plpgsql as $$
@@ -121,7 +124,7 @@ begin
   return query select 'decided'::text, w.choices, v_value;
 end $$;
 comment on function workhorse.decide_v1(text, bigint, text, text, text, text) is
-  'Records a human decision on the job''s open decision wait p_name: value { choice, by, comment, at } (the audit trail, kept with the wait''s prompt, choices and start), and makes the job ready if it was waiting. Returns (outcome, choices, value): decided; invalid_choice (p_choice is not one of choices: nothing changes); resolved (decided or timed out before, or its timeout passed: nothing changes, value is the recorded one); ended; no_decision (no decision wait of that name); not_found.';
+  'Records a human decision on the job''s open decision wait p_name: value { choice, by, comment, at } (the audit trail, kept with the wait''s prompt, choices and start), and makes the job ready if it was waiting (a running job whose handler left the wait open is made ready by its suspension: suspend_many_v1). Returns (outcome, choices, value): decided; invalid_choice (p_choice is not one of choices: nothing changes); resolved (decided or timed out before, or its timeout passed: nothing changes, value is the recorded one); ended; no_decision (no decision wait of that name); not_found.';
 
 create function workhorse.list_decisions_v1(p_namespace text, p_queue text, p_type text, p_limit integer)
 returns table (job_id bigint, name text, prompt text, choices text[], started_at timestamptz, wake_at timestamptz,

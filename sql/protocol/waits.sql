@@ -8,6 +8,12 @@
 -- again when it is due (the claim promotes it) or when what it waits for
 -- arrives (signals.sql, children.sql wake it and its queue).
 --
+-- A handler may open several waits before it suspends on one of them. A
+-- decision or a child's end can resolve one of them in between, while the
+-- job still holds its lease and so cannot be woken; each open wait records
+-- the run that waits on it (pending_execution), and the suspension of that
+-- run finds the wait resolved and makes the job ready instead of waiting.
+--
 -- A wake-up is not an attempt: the suspension leaves the row's attempt as
 -- it was, so the resumed claim's attempt (the row's + 1) is the same number
 -- again; attempts count failures. The execution moves on as with every
@@ -102,6 +108,10 @@ begin
                     where r.job_id = p_job_id and r.execution = p_execution and r.namespace = p_namespace) then
       perform workhorse.raise_stale_v1(p_job_id, p_execution);
     end if;
+    -- This run waited on it and now sees it resolved: its suspension has
+    -- nothing left to find here (see suspend_many_v1). Writes only then.
+    update workhorse.job_waits w set pending_execution = null
+     where w.job_id = p_job_id and w.name = p_name and w.pending_execution = p_execution;
     return query
     select true, w.outcome, w.value, w.wake_at, w.started_at
       from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
@@ -149,12 +159,19 @@ begin
     raise exception 'wait "%" of job % is a % wait, not a % wait', p_name, p_job_id, v_kind, p_kind using errcode = 'WH422';
   end if;
   perform workhorse.resolve_wait_v1(p_job_id, p_name);
+  -- Still open: this run waits on it (pending_execution), so when something
+  -- resolves it before the run suspends, the suspension makes the job ready.
+  -- Resolved: the handler receives the outcome now, nothing is pending.
   return query
-  select w.resolved_at is not null, w.outcome, w.value, w.wake_at, w.started_at
-    from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
+  with marked as (
+    update workhorse.job_waits w set pending_execution = case when w.resolved_at is null then p_execution end
+     where w.job_id = p_job_id and w.name = p_name
+    returning w.resolved_at, w.outcome, w.value, w.wake_at, w.started_at
+  )
+  select m.resolved_at is not null, m.outcome, m.value, m.wake_at, m.started_at from marked m;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
 
 -- Makes a waiting job ready now and wakes its queue. Callers hold its row.
 create function workhorse.wake_job_v1(p_job_id bigint)
@@ -221,6 +238,14 @@ begin
                    order by w.name loop
       v_resolved := workhorse.resolve_wait_v1(v_item.job_id, v_name) or v_resolved;
     end loop;
+    -- A decision or a child's end that resolved one of those waits while
+    -- this run still held its lease did not wake the job (it was not
+    -- waiting): the wait is resolved already, so the loop above skips it.
+    -- This run left it open and never read it resolved (pending_execution
+    -- is its execution), so the handler has an outcome to read: ready.
+    v_resolved := v_resolved or exists (
+      select 1 from workhorse.job_waits w
+       where w.job_id = v_item.job_id and w.pending_execution = v_item.execution and w.resolved_at is not null);
     select min(w.wake_at) into v_wake from workhorse.job_waits w
      where w.job_id = v_item.job_id and w.resolved_at is null;
     v_status := case when v_resolved then 'ready' else 'waiting' end;
@@ -251,7 +276,7 @@ begin
   perform workhorse.notify_wake_v1(p_namespace, u.q, u.d) from unnest(v_queues, v_due_ms) as u(q, d);
 end $$;
 comment on function workhorse.suspend_many_v1(text, bigint[], bigint[], text[]) is
-  'Suspends a batch of running jobs, each on its open wait p_waits[i], under the fence: for each (in job-id order) whose lease (job id, execution) still exists it locks the lease, then the job row; resolves the wait, and every other open wait of the job (a handler may open several at once), if what it waits for arrived meanwhile; writes the row waiting until the earliest wake time among its open waits (never_v1() without one), or ready now when one of them resolved, with the lease''s execution and the attempt left as it was (a wake-up is not an attempt); releases the gate; deletes the lease last. Then wakes each queue once with the time until its earliest suspended job is due. Returns (id, status waiting | ready, run_at) for the accepted ones; an id missing was refused by the fence (or has no such open wait: nothing written for it). WH422 for arrays of different lengths.';
+  'Suspends a batch of running jobs, each on its open wait p_waits[i], under the fence: for each (in job-id order) whose lease (job id, execution) still exists it locks the lease, then the job row; resolves the wait, and every other open wait of the job (a handler may open several at once), if what it waits for arrived meanwhile; writes the row waiting until the earliest wake time among its open waits (never_v1() without one), or ready now when one of them resolved, or when a wait this execution left open (pending_execution) was resolved since by someone else (a decision, a child''s end: they cannot wake a job that is not waiting yet), with the lease''s execution and the attempt left as it was (a wake-up is not an attempt); releases the gate; deletes the lease last. Then wakes each queue once with the time until its earliest suspended job is due. Returns (id, status waiting | ready, run_at) for the accepted ones; an id missing was refused by the fence (or has no such open wait: nothing written for it). WH422 for arrays of different lengths.';
 
 create function workhorse.suspend_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_wait text)
 returns table (status text, run_at timestamptz) language plpgsql as $$
