@@ -8,7 +8,8 @@
 // Redis carries no truth. Publishing never waits and never throws: while
 // Redis is away, hints are dropped (no offline queue), so an outage changes
 // nothing but latency: workers fall back to their safety poll and the
-// database's next-due answers. Both connections reconnect with capped
+// database's next-due answers; so does a Redis that keeps the connection
+// but stops answering (at most MAX_UNANSWERED_PUBLISHES wait). Both connections reconnect with capped
 // backoff; a subscriber that comes back wakes its worker once (hints may
 // have been missed). `redis` (node-redis) is loaded on first use, so code
 // that never enables the wake-up never loads it.
@@ -49,6 +50,15 @@ const optionsSchema = z.object({
 
 const RECONNECT_MAX_MS = 10_000;
 
+/**
+ * Publishes sent and not yet answered, at most. A Redis that holds the
+ * connection open but stops answering (a frozen or overloaded server: TCP
+ * sees nothing wrong) would otherwise collect every hint in node-redis's
+ * command queue for as long as it stays silent; past this many, hints are
+ * dropped (reported once) until it answers again.
+ */
+export const MAX_UNANSWERED_PUBLISHES = 1_000;
+
 function reconnectDelay(retries: number): number {
   return Math.round(Math.min(RECONNECT_MAX_MS, 100 * 2 ** Math.min(retries, 10)) * (0.75 + Math.random() * 0.5));
 }
@@ -58,6 +68,8 @@ export class RedisWakeHints implements WakeHints {
   private opening: Promise<RedisClient> | undefined;
   private readonly subscriptions = new Set<RedisSubscription>();
   private closed = false;
+  private unanswered = 0;
+  private droppingReported = false;
   /** The publisher's first connection: hints asked for before it wait for it. */
   private everReady = false;
   private markReady!: () => void;
@@ -88,7 +100,7 @@ export class RedisWakeHints implements WakeHints {
     client.on('error', (err: unknown) => {
       if (reported) return;
       reported = true;
-      (this.options.onError ?? ((e: unknown) => console.error(`[workhorse] redis wake-up (${name}) unavailable; polling covers it:`, String(e))))(err);
+      this.report(name, err);
     });
     client.on('ready', () => {
       reported = false;
@@ -103,7 +115,7 @@ export class RedisWakeHints implements WakeHints {
     if (this.closed || hints.length === 0) return;
     const p = this.publisher;
     if (p?.isReady) {
-      for (const h of hints) p.publish(wakeChannel(namespace, h.queue), String(Math.max(0, Math.ceil(h.dueInMs)))).catch(() => undefined);
+      for (const h of hints) this.send(p, wakeChannel(namespace, h.queue), String(Math.max(0, Math.ceil(h.dueInMs))));
       return;
     }
     // Until the first connection is up, hints wait for it (at most one
@@ -117,6 +129,33 @@ export class RedisWakeHints implements WakeHints {
       const waited = Date.now() - asked;
       if (this.publisher?.isReady) this.publish(namespace, hints.map((h) => ({ ...h, dueInMs: Math.max(0, h.dueInMs - waited) })));
     });
+  }
+
+  /** (Internal) publishes sent that Redis has not answered yet (bounded by MAX_UNANSWERED_PUBLISHES). */
+  get unansweredPublishes(): number {
+    return this.unanswered;
+  }
+
+  private send(p: RedisClient, channel: string, message: string): void {
+    if (this.unanswered >= MAX_UNANSWERED_PUBLISHES) {
+      if (!this.droppingReported) {
+        this.droppingReported = true;
+        this.report('workhorse-wake-publisher', new Error(`${MAX_UNANSWERED_PUBLISHES} publishes unanswered: Redis holds the connection but does not answer; hints are dropped until it does`));
+      }
+      return;
+    }
+    this.unanswered++;
+    p.publish(channel, message).then(
+      () => {
+        this.unanswered--;
+        this.droppingReported = false;
+      },
+      () => this.unanswered--,
+    );
+  }
+
+  private report(name: string, err: unknown): void {
+    (this.options.onError ?? ((e: unknown) => console.error(`[workhorse] redis wake-up (${name}) unavailable; polling covers it:`, String(e))))(err);
   }
 
   subscribe(namespace: string, queues: string[], onHint: (hint: WakeHint) => void, onReconnect: () => void): WakeSubscription {

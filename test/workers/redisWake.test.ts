@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { freePort } from '../../src/db/freePort.js';
 import { ConfigError, createClient, defineJob, redisWakeHints, Worker, type Client, type RedisWakeHints } from '../../src/index.js';
+import { MAX_UNANSWERED_PUBLISHES } from '../../src/worker/redisWakeHints.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
@@ -116,6 +117,38 @@ describe('the Redis wake-up', () => {
     // Resubscribed (and woken once for what it may have missed) within the reconnect backoff.
     await sleep(3_000);
     expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 6 }))).toBeLessThan(500);
+  });
+
+  it('keeps at most MAX_UNANSWERED_PUBLISHES hints waiting on a Redis that is connected but frozen, and reports it once', async () => {
+    const port = await freePort();
+    const redis = await ownRedis(port);
+    cleanup.push(async () => {
+      redis.kill('SIGCONT');
+      await stopRedis(redis);
+    });
+    const errors: unknown[] = [];
+    const hints = redisWakeHints({ url: `redis://127.0.0.1:${port}`, onError: (e) => errors.push(e) });
+    cleanup.push(() => hints.close());
+    // Connected both ways: a hint published comes back to a subscriber.
+    let heard = 0;
+    hints.subscribe('frozen', ['q'], () => heard++, () => undefined);
+    await waitFor(
+      () => (hints.publish('frozen', [{ queue: 'q', dueInMs: 0 }]), heard),
+      (n) => n > 0,
+      { what: 'a hint to go round' },
+    );
+    await waitFor(() => hints.unansweredPublishes, (n) => n === 0, { what: 'the publishes to be answered' });
+
+    redis.kill('SIGSTOP'); // the connection stays open; nothing answers
+    for (let i = 0; i < MAX_UNANSWERED_PUBLISHES * 3; i++) hints.publish('frozen', [{ queue: 'q', dueInMs: 0 }]);
+    expect(hints.unansweredPublishes).toBe(MAX_UNANSWERED_PUBLISHES);
+    expect(errors.map(String)).toEqual([expect.stringContaining(`${MAX_UNANSWERED_PUBLISHES} publishes unanswered`)]);
+
+    redis.kill('SIGCONT');
+    await waitFor(() => hints.unansweredPublishes, (n) => n === 0, { what: 'the queued publishes to be answered' });
+    hints.publish('frozen', [{ queue: 'q', dueInMs: 0 }]);
+    expect(hints.unansweredPublishes).toBe(1);
+    expect(errors).toHaveLength(1);
   });
 });
 
