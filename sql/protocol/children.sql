@@ -46,8 +46,11 @@ declare
   v_woken integer := 0;
 begin
   -- Parents in id order, so two settlements never lock them crosswise.
+  -- NO KEY UPDATE (what the update needs): it serialises with other wakes,
+  -- signals and suspends, but not with the KEY SHARE a cancel_v1 of the
+  -- parent holds while it waits for this child's lease.
   for v_parent in select distinct p from unnest(p_parent_ids) p where p is not null order by 1 loop
-    select j.status into v_status from workhorse.jobs j where j.id = v_parent for update;
+    select j.status into v_status from workhorse.jobs j where j.id = v_parent for no key update;
     continue when not found or v_status in ('succeeded', 'failed', 'cancelled');
     for v_name in select w.name from workhorse.job_waits w
                    where w.job_id = v_parent and w.kind = 'join' and w.resolved_at is null loop
@@ -61,21 +64,4 @@ begin
   return v_woken;
 end $$;
 comment on function workhorse.wake_parents_v1(bigint[]) is
-  'After children ended: resolves each parent''s open join waits that their ends satisfy and makes a waiting parent ready (its queue woken); a running parent whose handler left such a join open is made ready by its suspension (suspend_many_v1). Parents are locked in id order. Returns how many parents it woke. Called by settlements, cancellation and recovery after their own leases are deleted.';
-
-create function workhorse.cancel_children_v1(p_namespace text, p_parent_id bigint)
-returns integer language plpgsql as $$
-declare
-  v_child bigint;
-  v_n integer := 0;
-begin
-  for v_child in select c.child_id from workhorse.job_children c
-                  where c.parent_id = p_parent_id and not c.detached order by c.child_id loop
-    if exists (select 1 from workhorse.cancel_v1(p_namespace, v_child, true) s where s.status = 'cancelled') then
-      v_n := v_n + 1;
-    end if;
-  end loop;
-  return v_n;
-end $$;
-comment on function workhorse.cancel_children_v1(text, bigint) is
-  'Cancels the unfinished, not detached children of a job (and theirs, recursively, by cancel_v1), before the parent itself is locked. Returns how many of them are cancelled afterwards.';
+  'After children ended: resolves each parent''s open join waits that their ends satisfy and makes a waiting parent ready (its queue woken); a running parent whose handler left such a join open is made ready by its suspension (suspend_many_v1). Parents are locked in id order (FOR NO KEY UPDATE). Returns how many parents it woke. Called by settlements, cancellation and recovery after their own leases are deleted.';

@@ -9,10 +9,12 @@ declare
   v_parent bigint;
   v_lease workhorse.job_runtime;
 begin
-  -- Lease first, then job: the order settlements lock them in.
+  -- Lease first, then job: the order settlements lock them in. The job row
+  -- takes NO KEY UPDATE, the lock its update needs, so it does not wait
+  -- for cancel_v1's KEY SHARE (another cancel holding this job in its tree).
   perform 1 from workhorse.job_runtime r where r.job_id = p_job_id for update;
   select j.status, j.parent_id into v_status, v_parent from workhorse.jobs j
-   where j.id = p_job_id and j.namespace = p_namespace for update;
+   where j.id = p_job_id and j.namespace = p_namespace for no key update;
   if not found then return; end if;
   if v_status in ('succeeded', 'failed', 'cancelled') then
     return query select v_status; return;
@@ -44,23 +46,81 @@ begin
   return query select 'cancelled'::text;
 end $$;
 comment on function workhorse.cancel_job_v1(text, bigint, boolean) is
-  'Cancels one job that has not ended (running, ready or waiting): a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written; when the namespace publishes cancelled lifecycle events, a workhorse.job.cancelled outbox event { event, jobId, type, queue, attempt, maxAttempts, wasRunning } is written and the deliverers woken; with p_wake_parent, a parent joining it is woken (wake_parents_v1). Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace. Its children are cancel_v1''s business.';
+  'Cancels one job that has not ended (running, ready or waiting): a running job loses its lease at once (its worker''s next heartbeat aborts the handler, and its settlement is refused), its gate is released and a cancelled ledger row written; when the namespace publishes cancelled lifecycle events, a workhorse.job.cancelled outbox event { event, jobId, type, queue, attempt, maxAttempts, wasRunning } is written and the deliverers woken; with p_wake_parent, a parent joining it is woken (wake_parents_v1). Locks the lease (FOR UPDATE), then the job row (FOR NO KEY UPDATE). Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace. Its children are cancel_v1''s business.';
 
+-- Cancelling a tree races the tree's own work: a parent spawning a child,
+-- a ready job being claimed (and then spawning), children settling and
+-- waking their parent. cancel_v1 takes its locks in two passes, in the
+-- order the rest of the protocol takes them:
+--   1. top down (a parent before its children, each level in child id
+--      order), each job's lease FOR UPDATE; a job without one gets its
+--      row locked FOR KEY SHARE instead. A spawn holds its parent's lease
+--      KEY SHARE until it commits, so locking the lease waits for a spawn
+--      in flight, and a later spawn is refused (WH409) once the lease is
+--      gone; a claim locks the job row FOR UPDATE SKIP LOCKED, so it skips
+--      a row held KEY SHARE. Only then are the job's children read, so
+--      every child it can ever have is seen. A child settling holds its
+--      lease and then wakes its parent with NO KEY UPDATE on the parent's
+--      row, which KEY SHARE does not block: no deadlock.
+--   2. bottom up (children before parents), each job cancelled by
+--      cancel_job_v1 (lease already held, job row NO KEY UPDATE, the lease
+--      deleted last), the root's own parent woken last.
+-- A job already ended is left alone with its subtree; a job reached twice
+-- (a dedupe key linking one job under two parents) is cancelled once.
 create function workhorse.cancel_v1(p_namespace text, p_job_id bigint, p_cascade boolean default true)
 returns table (status text) language plpgsql as $$
+declare
+  v_tree bigint[] := '{}';   -- the jobs to cancel, parents before children
+  v_seen bigint[] := array[p_job_id];
+  v_next bigint[] := array[p_job_id];
+  v_level bigint[];
+  v_id bigint;
+  v_status text;
+  v_root text;
+  v_parent bigint;
+  v_i integer;
 begin
-  -- Children first, each locked and ended on its own before the parent's
-  -- row is locked: a child settling now holds its lease and then wants its
-  -- parent's row, so holding the parent while cancelling it would deadlock.
-  if p_cascade and exists (select 1 from workhorse.jobs j
-                            where j.id = p_job_id and j.namespace = p_namespace
-                              and j.status not in ('succeeded', 'failed', 'cancelled')) then
-    perform workhorse.cancel_children_v1(p_namespace, p_job_id);
+  while cardinality(v_next) > 0 loop
+    v_level := v_next;
+    v_next := '{}';
+    foreach v_id in array v_level loop
+      loop
+        perform 1 from workhorse.job_runtime r where r.job_id = v_id and r.namespace = p_namespace for update;
+        exit when found;
+        perform 1 from workhorse.jobs j where j.id = v_id and j.namespace = p_namespace for key share;
+        exit when not found;
+        -- A claim that held the row committed while we waited: lock its lease.
+        exit when not exists (select 1 from workhorse.job_runtime r where r.job_id = v_id);
+      end loop;
+      select j.status into v_status from workhorse.jobs j where j.id = v_id and j.namespace = p_namespace;
+      if v_id = p_job_id then
+        if not found then return; end if;
+        v_root := v_status;
+      end if;
+      continue when v_status is null or v_status in ('succeeded', 'failed', 'cancelled');
+      v_tree := v_tree || v_id;
+      continue when not p_cascade;
+      select v_next || coalesce(array_agg(c.child_id order by c.child_id), '{}'),
+             v_seen || coalesce(array_agg(c.child_id order by c.child_id), '{}')
+        into v_next, v_seen
+        from workhorse.job_children c
+       where c.parent_id = v_id and not c.detached and not (c.child_id = any(v_seen));
+    end loop;
+  end loop;
+  if v_root in ('succeeded', 'failed', 'cancelled') then
+    return query select v_root; return;
   end if;
-  return query select * from workhorse.cancel_job_v1(p_namespace, p_job_id, true);
+  for v_i in reverse cardinality(v_tree)..1 loop
+    v_id := v_tree[v_i];
+    -- A job's parent is woken only when it is not being cancelled here.
+    select j.parent_id into v_parent from workhorse.jobs j where j.id = v_id;
+    select c.status into v_status
+      from workhorse.cancel_job_v1(p_namespace, v_id, v_id = p_job_id or not (coalesce(v_parent = any(v_tree), false))) c;
+  end loop;
+  return query select v_status;
 end $$;
 comment on function workhorse.cancel_v1(text, bigint, boolean) is
-  'Cancels a job that has not ended, as cancel_job_v1 does, and first (p_cascade, the default) its unfinished children that were not spawned detached, recursively. Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace.';
+  'Cancels a job that has not ended, as cancel_job_v1 does, and (p_cascade, the default) its unfinished children that were not spawned detached, recursively. Locks every lease of the tree top down first (a job without a lease: its row KEY SHARE, so no claim takes it) and reads each job''s children only after, so a spawn that races the cancel either committed before (its child is cancelled too) or is refused with WH409 afterwards (the parent''s lease is gone); then cancels the jobs bottom up. Returns the status after the call (cancelled, or the terminal status it already had), or no row when the job does not exist in the namespace.';
 
 create function workhorse.retry_v1(p_namespace text, p_job_id bigint)
 returns table (status text) language plpgsql as $$

@@ -188,7 +188,7 @@ begin
   return true;
 end $$;
 comment on function workhorse.wake_job_v1(bigint) is
-  'Makes a waiting job ready now and sends its queue a wake hint (notify_wake_v1, due now). Returns false when the job was not waiting. The caller holds the job row (FOR UPDATE).';
+  'Makes a waiting job ready now and sends its queue a wake hint (notify_wake_v1, due now). Returns false when the job was not waiting. The caller holds the job row (FOR NO KEY UPDATE or stronger).';
 
 -- Suspends a batch of running jobs, each on its open wait, in one
 -- statement (the settler's group commit). Each job in job-id order: its
