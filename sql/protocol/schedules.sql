@@ -105,7 +105,10 @@ begin
            last_cadence = coalesce((select max(c::timestamptz) from jsonb_array_elements_text(f.cadences) c), s.last_cadence),
            claimed_by = null, claimed_until = null, updated_at = now()
       from f
-     where s.namespace = p_namespace and s.name = f.name and s.next_run_at = f.expected
+     -- enabled is re-checked on the row this statement locks: a disable that
+     -- committed after the claim (or while this statement waited on its row
+     -- lock) wins, and the slot does not fire.
+     where s.namespace = p_namespace and s.name = f.name and s.next_run_at = f.expected and s.enabled
     returning s.name, s.job, f.cadences
   ), fired as (
     select adv.name, c.value as cadence, c.ordinality as ord,
@@ -124,7 +127,7 @@ begin
    order by e.ord;
 end $$;
 comment on function workhorse.fire_slots_v1(text, jsonb) is
-  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped. Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>. Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
+  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped; so is a slot disabled since its claim (enabled is checked on the locked row, so a disable committing while this call waits for the row wins). Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>. Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
 
 create function workhorse.list_schedules_v1(p_namespace text)
 returns setof workhorse.schedules language sql stable as $$
