@@ -9,6 +9,7 @@
 // Nothing here runs at module scope and no session state is used, so it
 // works through a transaction-mode pooler.
 import pg from 'pg';
+import { appQueues } from '../app/appQueues.js';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
@@ -204,9 +205,9 @@ async function failFast<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-/** The app's queues (or the configured ones), plus `sys` for the built-in slots. */
+/** The app's queues (appQueues.ts: its jobs' and its schedules'), or the configured ones plus `sys` for the built-in slots. */
 function tickQueues(o: ResolvedTickOptions, withSystem: boolean): string[] {
-  const base = o.queues ?? [...new Set(o.app.jobs.map((j) => j.queue))];
-  const queues = base.length > 0 ? base : ['default'];
+  const served = appQueues(o.app, false);
+  const queues = o.queues ?? (served.length > 0 ? served : ['default']);
   return withSystem && !queues.includes(SYSTEM_QUEUE) ? [...queues, SYSTEM_QUEUE] : queues;
 }

@@ -1,6 +1,6 @@
 // `workhorse tick --queue Q` (and WORKHORSE_QUEUES) with a queue that holds
 // no job type of the app: the real executable warns on stderr, naming the
-// queue and the queues the app's job definitions use, and still exits 0
+// queue and the queues the app's jobs and schedules use, and still exits 0
 // (the tick ran; an empty queue is not an error). A queue the app uses, or
 // sys (the built-in slots), runs without the warning.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ describe('workhorse tick on a queue the app does not use', () => {
     const r = await tick(['--queue', 'nope']);
     expect(r.code).toBe(0);
     expect(r.stderr.trim()).toBe(
-      'workhorse tick: warning: queue "nope" holds no job type of this app, so the tick claims nothing there (the app\'s job definitions use "default", "sys")',
+      'workhorse tick: warning: queue "nope" holds no job type of this app, so the tick claims nothing there (the app\'s jobs and schedules use "default", "sys")',
     );
     expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({ claimed: 0 });
   });
