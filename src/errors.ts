@@ -137,8 +137,8 @@ export class ClientClosedError extends WorkhorseError {
 /** Invalid configuration, found at start-up. */
 export class ConfigError extends WorkhorseError {
   readonly issues: ValidationIssue[];
-  constructor(message: string, issues: ValidationIssue[] = []) {
-    super('config_invalid', message);
+  constructor(message: string, issues: ValidationIssue[] = [], options?: { cause?: unknown }) {
+    super('config_invalid', message, options);
     this.issues = issues;
   }
 }

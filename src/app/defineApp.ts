@@ -2,14 +2,16 @@
 // bind their handlers. The same app value feeds a long-lived worker, the
 // Lambda tick handler, the HTTP app (which validates enqueues against the
 // job definitions) and the CDK construct (which bundles it). defineApp
-// checks it with zod when the module loads: a bad value is a ConfigError
-// naming the field, not a failure at the first tick or request.
+// checks it with zod when the module loads, and its schedules against its
+// jobs (schedules/appSchedules.ts): a bad value is a ConfigError naming the
+// field, not a failure at the first tick or request.
 import * as z from 'zod';
 import { alertsOptionsSchema, type AlertsOptions } from '../alerts/alertsOptions.js';
 import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
 import { ConfigError } from '../errors.js';
 import { outboxOptionsSchema, type OutboxOptions } from '../outbox/outboxOptions.js';
 import { parseConfig } from '../validation.js';
+import { checkAppSchedules } from '../schedules/appSchedules.js';
 import type { ScheduleDefinition } from '../schedules/defineSchedule.js';
 import type { WorkerBase } from '../worker/workerBase.js';
 
@@ -59,7 +61,7 @@ function refuseDuplicates(what: string, field: string, entries: [name: string, v
 export function defineApp<A extends WorkhorseApp>(app: A): A {
   const parsed = parseConfig(appSchema, app, 'app');
   refuseDuplicates('job definition', 'jobs', parsed.jobs.map((j) => [j.type, j]));
-  refuseDuplicates('schedule', 'schedules', (parsed.schedules ?? []).map((s) => [`${s.scheduleNamespace}:${s.name}`, s]));
+  checkAppSchedules(parsed.schedules ?? [], parsed.jobs);
   return app;
 }
 

@@ -1,10 +1,16 @@
 // Turns a schedule definition into the row upsert_schedules_v1 stores. The
 // slot's job is built and validated here exactly like an enqueue (payload
 // against the job's zod schema, options, size), once, so every cadence
-// inserts a row that is already known to be valid.
+// inserts a row that is already known to be valid. This is the one check of
+// a slot's job, run by every path that stores one (defineApp, a tick's
+// start, the schedule runner, Schedules.define): a job type that does not
+// resolve, or a payload or option its job refuses, is a ConfigError naming
+// the schedule and the field (job, payload.<path>, options.<path>).
 import type { JobDefinition } from '../client/defineJob.js';
-import { buildJobInsert, type EnqueueOptions } from '../client/enqueueInput.js';
+import { buildJobInsert, enqueueOptionsSchema, type EnqueueOptions, type SizedJobInsert } from '../client/enqueueInput.js';
 import type { ScheduleRow } from '../db/protocol.js';
+import { ConfigError, PayloadTooLargeError, UnknownJobTypeError, ValidationError, type ValidationIssue } from '../errors.js';
+import { describeIssues, toIssues } from '../validation.js';
 import { firstRunAfter } from './cadence.js';
 import type { ScheduleDefinition } from './defineSchedule.js';
 
@@ -14,8 +20,7 @@ export function toScheduleRow(
   maxPayloadBytes: number,
   now: Date = new Date(),
 ): ScheduleRow {
-  const jobDef = typeof def.job === 'string' ? resolve(def.job) : def.job;
-  const job = buildJobInsert(jobDef, def.payload, def.options as EnqueueOptions, maxPayloadBytes);
+  const job = scheduleJob(def, resolve, maxPayloadBytes);
   const row: ScheduleRow = {
     name: def.name,
     schedule_namespace: def.scheduleNamespace,
@@ -28,4 +33,30 @@ export function toScheduleRow(
   // Interval slots are anchored on the database clock (now + interval) by the SQL.
   if (def.cron !== null) row.first_run_at = firstRunAfter({ cron: def.cron, timezone: def.timezone, intervalMs: null }, now).toISOString();
   return row;
+}
+
+/** The job each cadence enqueues, or a ConfigError naming the schedule and the field. */
+function scheduleJob(def: ScheduleDefinition, resolve: (type: string) => JobDefinition, maxPayloadBytes: number): SizedJobInsert {
+  const refuse = (issues: ValidationIssue[], cause?: unknown): never => {
+    throw new ConfigError(`invalid schedule "${def.name}": ${describeIssues(issues)}`, issues, { cause });
+  };
+  let jobDef: JobDefinition;
+  try {
+    jobDef = typeof def.job === 'string' ? resolve(def.job) : def.job;
+  } catch (err) {
+    if (!(err instanceof UnknownJobTypeError)) throw err;
+    return refuse([{ path: ['job'], message: err.message }], err);
+  }
+  const payload = jobDef.schema.safeParse(def.payload);
+  if (!payload.success) refuse(toIssues(payload.error).map((i) => ({ path: ['payload', ...i.path], message: i.message })));
+  const options = enqueueOptionsSchema.safeParse(def.options);
+  if (!options.success) refuse(toIssues(options.error).map((i) => ({ path: ['options', ...i.path], message: i.message })));
+  try {
+    return buildJobInsert(jobDef, def.payload, def.options as EnqueueOptions, maxPayloadBytes);
+  } catch (err) {
+    // What is left once schema and options passed: a payload JSON cannot hold, or one over the size limit.
+    if (err instanceof ValidationError) return refuse(err.issues.map((i) => ({ path: ['payload', ...i.path], message: i.message })), err);
+    if (err instanceof PayloadTooLargeError) return refuse([{ path: ['payload'], message: err.message }], err);
+    throw err;
+  }
 }

@@ -75,6 +75,13 @@ describe('bad tick configuration', () => {
     expect(await registryRows()).toBe(0);
   });
 
+  it('fails at start, registering nothing, when a schedule of an app not made by defineApp names a type the app lacks', async () => {
+    const plain = { ...app, schedules: [defineSchedule({ name: 'plain.typo', job: 'tick.sleeep', everyMs: 60_000 })] };
+    const err = expectConfigError(await runTick({ app: plain, connectionString: db.url, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e));
+    expect(err.message).toMatch(/^invalid schedule "plain.typo": job: unknown job type "tick.sleeep"/);
+    expect(await registryRows()).toBe(0);
+  });
+
   it('fails without WORKHORSE_APP, and with a module that is not an app', async () => {
     const noApp = await freshHandler({ DATABASE_URL: db.url });
     await expect(noApp(scheduledEvent(), lambdaContext(3000))).rejects.toThrow(/WORKHORSE_APP is not set/);

@@ -122,13 +122,15 @@ describe('the schedules API', () => {
     expect(() => defineSchedule({ name: 'sys.mine', job: NoopJob, everyMs: 5000 })).toThrow(ConfigError);
     expect(() => defineSchedule({ name: 'both', job: NoopJob, everyMs: 5000, cron: '* * * * *' })).toThrow(/exactly one of cron or everyMs/);
     expect(() => defineSchedule({ name: 'tz', job: NoopJob, cron: '* * * * *', timezone: 'Mars/Olympus' })).toThrow(/unknown time zone/);
-    await expect(schedules.define(defineSchedule({ name: 'api.unknown', job: 'no.such.type', everyMs: 5000 }))).rejects.toBeInstanceOf(
-      UnknownJobTypeError,
-    );
+    const unknown = await schedules.define(defineSchedule({ name: 'api.unknown', job: 'no.such.type', everyMs: 5000 })).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(ConfigError);
+    expect((unknown as ConfigError).message).toMatch(/^invalid schedule "api.unknown": job: unknown job type "no.such.type"/);
+    expect((unknown as ConfigError).cause).toBeInstanceOf(UnknownJobTypeError);
     expect(() => defineSchedule({ name: 'api.bad', job: SleepJob, everyMs: 5000, payload: { ms: -1 } })).toThrow(/invalid schedule "api.bad": payload\.ms/);
-    await expect(schedules.define(defineSchedule({ name: 'api.bad', job: 'tick.sleep', everyMs: 5000, payload: { ms: -1 } }))).rejects.toThrow(
-      /payload for job type "tick.sleep"/,
-    );
+    const bad = await schedules.define(defineSchedule({ name: 'api.bad', job: 'tick.sleep', everyMs: 5000, payload: { ms: -1 } })).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ConfigError);
+    expect((bad as ConfigError).issues[0]!.path).toEqual(['payload', 'ms']);
+    expect((bad as ConfigError).message).toMatch(/^invalid schedule "api.bad": payload\.ms/);
     expect((await schedules.list()).map((s) => s.name)).not.toContain('api.bad');
   });
 });
