@@ -14,22 +14,29 @@ import { toScheduleRow } from './scheduleRow.js';
 
 const NOT_IN_APP = "it is not among the app's jobs: add its defineJob() value to defineApp({ jobs })";
 
+/** The first schedule that shares its name with a different one before it: a ConfigError at `prefix.<i>`. */
+export function refuseNameTwins(schedules: ScheduleDefinition[], where: string, prefix: (string | number)[]): void {
+  const seen = new Map<string, ScheduleDefinition>();
+  schedules.forEach((s, i) => {
+    const twin = seen.get(s.name);
+    if (twin !== undefined && twin !== s) {
+      const message = `two different schedules are named "${s.name}"`;
+      throw new ConfigError(`invalid ${where}: ${[...prefix, i].join('.')}: ${message}`, [{ path: [...prefix, i], message }]);
+    }
+    seen.set(s.name, s);
+  });
+}
+
 /** Throws a ConfigError naming the schedule (issue paths start `schedules.<i>`) for the first bad one. */
 export function checkAppSchedules(schedules: ScheduleDefinition[], jobs: JobDefinition[]): void {
+  refuseNameTwins(schedules, 'app', ['schedules']);
   const byType = new Map(jobs.map((j) => [j.type, j]));
   const resolve = (type: string): JobDefinition => {
     const d = byType.get(type);
     if (!d) throw new UnknownJobTypeError(type, NOT_IN_APP);
     return d;
   };
-  const seen = new Map<string, ScheduleDefinition>();
   schedules.forEach((s, i) => {
-    const twin = seen.get(s.name);
-    if (twin !== undefined && twin !== s) {
-      const message = `two different schedules are named "${s.name}"`;
-      throw new ConfigError(`invalid app: schedules.${i}: ${message}`, [{ path: ['schedules', i], message }]);
-    }
-    seen.set(s.name, s);
     try {
       // A job given as a definition is checked against the app's jobs too.
       toScheduleRow(typeof s.job === 'string' ? s : { ...s, job: s.job.type }, resolve, Number.MAX_SAFE_INTEGER);

@@ -5,6 +5,7 @@ import type { Client } from '../client/client.js';
 import { NotFoundError } from '../errors.js';
 import type { ScheduledJob, ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
+import { refuseNameTwins } from './appSchedules.js';
 import { firstRunAfter } from './cadence.js';
 import { scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { toScheduleRow } from './scheduleRow.js';
@@ -25,7 +26,9 @@ export class Schedules {
    */
   async define(defs: ScheduleDefinition | ScheduleDefinition[]): Promise<ScheduleRecord[]> {
     const list = Array.isArray(defs) ? defs : [defs];
-    const rows = list.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
+    refuseNameTwins(list, 'schedules', []);
+    // The same definition given twice is stored once (one row may be upserted once per statement).
+    const rows = [...new Map(list.map((d) => [d.name, d])).values()].map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
     await this.client.ready();
     await this.client.protocol.upsertSchedules(this.client.pool, this.ns, rows);
     const stored = new Map((await this.client.protocol.listSchedules(this.client.pool, this.ns)).map((r) => [r.name, r]));

@@ -133,6 +133,17 @@ describe('the schedules API', () => {
     expect((bad as ConfigError).message).toMatch(/^invalid schedule "api.bad": payload\.ms/);
     expect((await schedules.list()).map((s) => s.name)).not.toContain('api.bad');
   });
+
+  it('refuses two different definitions of one name in one call, storing neither, and stores one given twice once', async () => {
+    const a = defineSchedule({ name: 'api.twin', job: NoopJob, everyMs: 60_000 });
+    const b = defineSchedule({ name: 'api.twin', job: NoopJob, everyMs: 120_000 });
+    const err = await schedules.define([a, b]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toBe('invalid schedules: 1: two different schedules are named "api.twin"');
+    expect((await schedules.list()).map((s) => s.name)).not.toContain('api.twin');
+    const stored = await schedules.define([a, a]);
+    expect(stored.map((r) => [r.name, r.intervalMs])).toEqual([['api.twin', 60_000], ['api.twin', 60_000]]);
+  });
 });
 
 describe('firing a slot', () => {
