@@ -99,6 +99,7 @@ language plpgsql as $$
 declare
   v_kind text;
   v_missing bigint;
+  v_opened boolean;
 begin
   -- A replay reaching a wait that already resolved: a fenced read, no lock
   -- (its outcome is fixed; the owner's next write is fenced anyway).
@@ -137,14 +138,23 @@ begin
         using errcode = 'WH422';
     end if;
   end if;
-  insert into workhorse.job_waits (job_id, name, namespace, kind, key, wake_at, choices, prompt, children, mode)
+  -- The wait is open (a resolved one returned above): this run waits on it
+  -- (pending_execution), so when something resolves it before the run
+  -- suspends, the suspension makes the job ready. A replay's run takes the
+  -- mark over.
+  insert into workhorse.job_waits (job_id, name, namespace, kind, key, wake_at, choices, prompt, children, mode, pending_execution)
   values (p_job_id, p_name, p_namespace, p_kind, p_key,
           coalesce(p_wake_at, now() + p_wake_in_ms * interval '1 millisecond'),
-          p_choices, p_prompt, p_children, p_mode)
+          p_choices, p_prompt, p_children, p_mode, p_execution)
   on conflict (job_id, name) do nothing;
+  v_opened := found;
+  if not v_opened then
+    update workhorse.job_waits w set pending_execution = p_execution
+     where w.job_id = p_job_id and w.name = p_name and w.pending_execution is distinct from p_execution;
+  end if;
   -- A decision opened for the first time is a lifecycle event when the
   -- namespace publishes them: people can be told that a job waits for them.
-  if found and p_kind = 'decision' and workhorse.publishes_lifecycle_v1(p_namespace, 'decision') then
+  if v_opened and p_kind = 'decision' and workhorse.publishes_lifecycle_v1(p_namespace, 'decision') then
     insert into workhorse.outbox_events (namespace, topic, key, payload)
     select p_namespace, 'workhorse.job.decision', 'job:' || j.id,
            jsonb_build_object('event', 'decision', 'jobId', j.id::text, 'type', j.type, 'queue', j.queue,
@@ -158,17 +168,14 @@ begin
   if v_kind <> p_kind then
     raise exception 'wait "%" of job % is a % wait, not a % wait', p_name, p_job_id, v_kind, p_kind using errcode = 'WH422';
   end if;
-  perform workhorse.resolve_wait_v1(p_job_id, p_name);
-  -- Still open: this run waits on it (pending_execution), so when something
-  -- resolves it before the run suspends, the suspension makes the job ready.
-  -- Resolved: the handler receives the outcome now, nothing is pending.
+  -- Resolved now: the handler receives the outcome, nothing is pending.
+  if workhorse.resolve_wait_v1(p_job_id, p_name) then
+    update workhorse.job_waits w set pending_execution = null
+     where w.job_id = p_job_id and w.name = p_name and w.pending_execution is not null;
+  end if;
   return query
-  with marked as (
-    update workhorse.job_waits w set pending_execution = case when w.resolved_at is null then p_execution end
-     where w.job_id = p_job_id and w.name = p_name
-    returning w.resolved_at, w.outcome, w.value, w.wake_at, w.started_at
-  )
-  select m.resolved_at is not null, m.outcome, m.value, m.wake_at, m.started_at from marked m;
+  select w.resolved_at is not null, w.outcome, w.value, w.wake_at, w.started_at
+    from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
   'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';

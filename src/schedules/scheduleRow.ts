@@ -47,16 +47,21 @@ function scheduleJob(def: ScheduleDefinition, resolve: (type: string) => JobDefi
     if (!(err instanceof UnknownJobTypeError)) throw err;
     return refuse([{ path: ['job'], message: err.message }], err);
   }
-  const payload = jobDef.schema.safeParse(def.payload);
-  if (!payload.success) refuse(toIssues(payload.error).map((i) => ({ path: ['payload', ...i.path], message: i.message })));
-  const options = enqueueOptionsSchema.safeParse(def.options);
-  if (!options.success) refuse(toIssues(options.error).map((i) => ({ path: ['options', ...i.path], message: i.message })));
   try {
     return buildJobInsert(jobDef, def.payload, def.options as EnqueueOptions, maxPayloadBytes);
   } catch (err) {
-    // What is left once schema and options passed: a payload JSON cannot hold, or one over the size limit.
-    if (err instanceof ValidationError) return refuse(err.issues.map((i) => ({ path: ['payload', ...i.path], message: i.message })), err);
     if (err instanceof PayloadTooLargeError) return refuse([{ path: ['payload'], message: err.message }], err);
-    throw err;
+    if (!(err instanceof ValidationError)) throw err;
+    // Which part was refused, named as the schedule's field: the payload by
+    // its schema, else the options, else a payload JSON cannot hold.
+    const payload = jobDef.schema.safeParse(def.payload);
+    if (!payload.success) return refuse(prefixed('payload', toIssues(payload.error)));
+    const options = enqueueOptionsSchema.safeParse(def.options);
+    if (!options.success) return refuse(prefixed('options', toIssues(options.error)));
+    return refuse(prefixed('payload', err.issues), err);
   }
+}
+
+function prefixed(field: string, issues: ValidationIssue[]): ValidationIssue[] {
+  return issues.map((i) => ({ path: [field, ...i.path], message: i.message }));
 }
