@@ -256,3 +256,46 @@ export class ChildJobFailedError extends WorkhorseError {
     this.children = children;
   }
 }
+
+/** A session holding a lock on a workhorse table, as `MigrationLockTimeoutError` names it. */
+export interface LockHolder {
+  pid: number;
+  /** pg_stat_activity's state: `idle in transaction`, `active`, ... (null when the migrating login may not read it). */
+  state: string | null;
+  user: string | null;
+  applicationName: string | null;
+  /** How long its transaction has been open, in ms. */
+  transactionMs: number | null;
+}
+
+/**
+ * A migration gave up waiting for table locks that other sessions held (an
+ * idle-in-transaction session, a long report): each attempt waited at most a
+ * short lock timeout, so the fleet queued behind it only that long, and the
+ * migration rolled back every time. Nothing was applied; end those
+ * transactions and run it again.
+ */
+export class MigrationLockTimeoutError extends WorkhorseError {
+  readonly retryable = true;
+  /** The sql/ file whose statement could not get its lock. */
+  readonly file: string;
+  readonly holders: LockHolder[];
+  constructor(file: string, waitedMs: number, holders: LockHolder[], options?: { cause?: unknown }) {
+    const who = holders.length
+      ? `held by ${holders.map(describeHolder).join('; ')}: end those transactions (or pg_terminate_backend(pid)) and run it again`
+      : 'held by transactions that have ended since: run it again';
+    super('migration_lock_timeout', `sql/${file} waited ${Math.round(waitedMs / 1000)} s for locks on workhorse tables ${who}; nothing was applied`, options);
+    this.file = file;
+    this.holders = holders;
+  }
+}
+
+function describeHolder(h: LockHolder): string {
+  const facts = [
+    h.state,
+    h.transactionMs === null ? null : `transaction open ${Math.round(h.transactionMs / 1000)} s`,
+    h.user ? `user "${h.user}"` : null,
+    h.applicationName ? `application "${h.applicationName}"` : null,
+  ].filter((f): f is string => f !== null);
+  return facts.length ? `pid ${h.pid} (${facts.join(', ')})` : `pid ${h.pid}`;
+}

@@ -129,11 +129,13 @@ export class Client {
    * The migrator is imported when first called: the tick and HTTP Lambda
    * bundles leave it out (infra/clientMigrateStub.ts), since the stack's
    * migration function migrates and they only check the schema.
+   * `lockTimeoutMs`: how long to keep trying while other sessions hold
+   * locks it needs (default 60 s; then a MigrationLockTimeoutError).
    */
-  async migrate(): Promise<MigrateResult> {
+  async migrate(options: { lockTimeoutMs?: number } = {}): Promise<MigrateResult> {
     if (this.closed) throw new ClientClosedError();
     const { migrate } = await import('../db/migrate.js');
-    return migrate({ pool: this.pool });
+    return migrate({ pool: this.pool, lockTimeoutMs: options?.lockTimeoutMs });
   }
 
   /**

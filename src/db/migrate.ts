@@ -7,9 +7,18 @@
 // migration this code does not have is refused untouched (newerSchema.ts).
 // (The start-up schema check is schemaCheck.ts: the tick and HTTP
 // functions check, never migrate.)
+//
+// Table locks: a statement that must lock a table other sessions hold (an
+// ALTER TABLE behind an idle-in-transaction session) waits at most
+// LOCK_ATTEMPT_MS, because every query of the running fleet on that table
+// queues behind the waiting lock request. Then the migration rolls back and
+// tries again, for up to `lockTimeoutMs` in all, and gives up with a
+// MigrationLockTimeoutError naming the sessions in its way.
 import pg from 'pg';
-import { DatabaseUnavailableError, WorkhorseError } from '../errors.js';
+import * as z from 'zod';
+import { ConfigError, DatabaseUnavailableError, MigrationLockTimeoutError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
+import { lockHolders } from './lockHolders.js';
 import { refuseNewerSchema } from './newerSchema.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 import { SQLSTATE, sqlStateOf } from './sqlState.js';
@@ -19,6 +28,15 @@ import { isTransientDbError } from './transient.js';
 const MIGRATION_CONNECT_TIMEOUT_MS = 60_000;
 /** How long opening the migration's connection may take. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** How long one attempt's statement waits for a table lock (the fleet's queries on that table wait behind it meanwhile). */
+const LOCK_ATTEMPT_MS = 2_000;
+/** The pause between attempts, doubling up to LOCK_RETRY_MAX_MS. */
+const LOCK_RETRY_MS = 250;
+const LOCK_RETRY_MAX_MS = 4_000;
+/** The same advisory lock sql/bootstrap.sql takes (taken first here, so waiting for another migrator is not a lock timeout). */
+const MIGRATION_LOCK = '7700011999';
+/** SQLSTATE lock_not_available: the lock timeout ended the statement. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export interface MigrateOptions {
   /** A pg Pool or a connection string. */
@@ -26,7 +44,15 @@ export interface MigrateOptions {
   connectionString?: string;
   /** The sql/ directory (found automatically). */
   sqlDir?: string;
+  /**
+   * How long to keep trying when other sessions hold locks a migration's
+   * statement needs, in ms (default 60,000). Each attempt waits at most 2 s
+   * for a lock, then rolls back; past this, a MigrationLockTimeoutError.
+   */
+  lockTimeoutMs?: number;
 }
+
+const lockTimeoutSchema = z.number().int().min(0).max(3_600_000).optional();
 
 export interface MigrateResult {
   /** Numbered migrations this call applied. */
@@ -46,38 +72,22 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   // it must not crash the process with an unhandled 'error' event.
   // A connection that cannot be made is a DatabaseUnavailableError, as for every other call.
   const guarded = new GuardedDb(pool, { timeoutMs: MIGRATION_CONNECT_TIMEOUT_MS, typedConnectFaults: true });
+  const budgetMs = parseLockTimeout(options.lockTimeoutMs);
   try {
     return await guarded.withClient(async (client) => {
-      try {
-        await client.query('begin');
-        await run(client, schema.bootstrap);
-        const done = new Set(
-          (await client.query<{ version: number }>('select version from workhorse.migrations')).rows.map((r) => r.version),
-        );
-        // Newer code migrated this database: refuse before anything changes (the transaction rolls back).
-        refuseNewerSchema(done, schema.migrations);
-        const applied: number[] = [];
-        for (const m of schema.migrations) {
-          if (done.has(m.version)) continue;
-          await applyMigration(client, m);
-          applied.push(m.version);
+      const started = Date.now();
+      for (let pauseMs = LOCK_RETRY_MS; ; pauseMs = Math.min(pauseMs * 2, LOCK_RETRY_MAX_MS)) {
+        try {
+          return await attempt(client, schema);
+        } catch (err) {
+          if (!(err instanceof LockNotAvailable)) throw err;
+          const waitedMs = Date.now() - started;
+          if (waitedMs + pauseMs >= budgetMs) {
+            const holders = await lockHolders(client, LOCK_ATTEMPT_MS).catch(() => []);
+            throw new MigrationLockTimeoutError(err.file, waitedMs, holders, { cause: err.cause });
+          }
+          await new Promise((resolve) => setTimeout(resolve, pauseMs));
         }
-        const stored = await client.query<{ checksum: string }>('select checksum from workhorse.protocol_state');
-        // Re-applied when they changed, and after any numbered file (its new
-        // tables get the runtime role's grants from protocol/grants.sql).
-        if (stored.rows[0]?.checksum !== schema.protocolChecksum || applied.length > 0) {
-          for (const f of schema.protocol) await run(client, f);
-          await client.query(
-            `insert into workhorse.protocol_state (id, checksum) values (true, $1)
-             on conflict (id) do update set checksum = excluded.checksum, applied_at = now()`,
-            [schema.protocolChecksum],
-          );
-        }
-        await client.query('commit');
-        return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)) };
-      } catch (err) {
-        await client.query('rollback').catch(() => undefined);
-        throw err;
       }
     });
   } finally {
@@ -85,10 +95,67 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   }
 }
 
+function parseLockTimeout(value: unknown): number {
+  const parsed = lockTimeoutSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError('migrate: lockTimeoutMs must be a whole number of milliseconds from 0 to 3,600,000', [
+      { path: ['lockTimeoutMs'], message: parsed.error.issues[0]?.message ?? 'invalid' },
+    ]);
+  }
+  return parsed.data ?? 60_000;
+}
+
+/** One transaction: everything applied, or (rolled back) nothing. */
+async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSchemaSql>): Promise<MigrateResult> {
+  try {
+    await client.query('begin');
+    // Waiting for another migrator is not a lock timeout: its lock first, then the limit.
+    await client.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await client.query(`set local lock_timeout = ${LOCK_ATTEMPT_MS}`);
+    await run(client, schema.bootstrap);
+    const done = new Set(
+      (await client.query<{ version: number }>('select version from workhorse.migrations')).rows.map((r) => r.version),
+    );
+    // Newer code migrated this database: refuse before anything changes (the transaction rolls back).
+    refuseNewerSchema(done, schema.migrations);
+    const applied: number[] = [];
+    for (const m of schema.migrations) {
+      if (done.has(m.version)) continue;
+      await applyMigration(client, m);
+      applied.push(m.version);
+    }
+    const stored = await client.query<{ checksum: string }>('select checksum from workhorse.protocol_state');
+    // Re-applied when they changed, and after any numbered file (its new
+    // tables get the runtime role's grants from protocol/grants.sql).
+    if (stored.rows[0]?.checksum !== schema.protocolChecksum || applied.length > 0) {
+      for (const f of schema.protocol) await run(client, f);
+      await client.query(
+        `insert into workhorse.protocol_state (id, checksum) values (true, $1)
+         on conflict (id) do update set checksum = excluded.checksum, applied_at = now()`,
+        [schema.protocolChecksum],
+      );
+    }
+    await client.query('commit');
+    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)) };
+  } catch (err) {
+    await client.query('rollback').catch(() => undefined);
+    if (sqlStateOf(err) === LOCK_NOT_AVAILABLE && !(err instanceof LockNotAvailable)) throw new LockNotAvailable('bootstrap.sql', { cause: err });
+    throw err;
+  }
+}
+
+/** A statement of `file` gave up waiting for a table lock (internal: migrate() tries again). */
+class LockNotAvailable extends Error {
+  constructor(readonly file: string, options: { cause: unknown }) {
+    super(`sql/${file}: lock not available`, options);
+  }
+}
+
 async function run(client: pg.PoolClient, f: SqlFile): Promise<void> {
   try {
     await client.query(f.sql);
   } catch (err) {
+    if (sqlStateOf(err) === LOCK_NOT_AVAILABLE) throw new LockNotAvailable(f.path, { cause: err });
     const message = `sql/${f.path} failed: ${(err as Error).message}`;
     if (sqlStateOf(err) === SQLSTATE.insufficientPrivilege) {
       throw new WorkhorseError(

@@ -5,19 +5,26 @@ import { migrate } from '../../db/migrate.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usageError.js';
+import { wholeNumberFlag } from '../wholeNumberFlag.js';
 
-const flagsSchema = z.object({ 'database-url': databaseUrlSchema.optional() });
+const flagsSchema = z.object({
+  'database-url': databaseUrlSchema.optional(),
+  'lock-timeout-ms': wholeNumberFlag('milliseconds', 0, 3_600_000).optional(),
+});
 
 export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'apply the database schema (idempotent, safe to run from many processes)',
-  usage: 'workhorse migrate [--database-url URL]',
-  help: ['--database-url URL   the database to migrate (default: DATABASE_URL)'],
+  usage: 'workhorse migrate [--database-url URL] [--lock-timeout-ms MS]',
+  help: [
+    '--database-url URL      the database to migrate (default: DATABASE_URL)',
+    '--lock-timeout-ms MS    how long to keep trying while other sessions hold locks it needs (default 60000)',
+  ],
   async run(argv, env, io) {
-    const { flags } = parseCommandLine(argv, { options: { 'database-url': { type: 'string' } } }, flagsSchema);
+    const { flags } = parseCommandLine(argv, { options: { 'database-url': { type: 'string' }, 'lock-timeout-ms': { type: 'string' } } }, flagsSchema);
     const url = flags['database-url'] ?? env.databaseUrl;
     if (!url) throw new UsageError('set DATABASE_URL or pass --database-url');
-    const r = await migrate({ connectionString: url });
+    const r = await migrate({ connectionString: url, lockTimeoutMs: flags['lock-timeout-ms'] });
     io.out(r.applied.length ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}` : `schema is up to date (version ${r.version})`);
     return 0;
   },

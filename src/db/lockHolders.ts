@@ -1,0 +1,32 @@
+// Who is in a migration's way: the sessions holding locks on tables of the
+// workhorse schema in transactions open longer than the migration waited.
+// A migration's DDL waits behind them, and every query of the fleet then
+// waits behind the DDL's lock request, so the migration waits only a
+// short lock timeout per attempt and, when it gives up, names them.
+import type pg from 'pg';
+import type { LockHolder } from '../errors.js';
+
+/** Sessions (not this one) holding a granted lock on a workhorse relation in a transaction older than `olderThanMs`. */
+export async function lockHolders(client: pg.ClientBase, olderThanMs: number): Promise<LockHolder[]> {
+  const r = await client.query<{ pid: number; state: string | null; usename: string | null; application_name: string | null; xact_ms: number | null }>(
+    `select a.pid, a.state, a.usename::text, nullif(a.application_name, '') as application_name,
+            (date_part('epoch', clock_timestamp() - a.xact_start) * 1000)::float8 as xact_ms
+       from pg_stat_activity a
+      where a.pid <> pg_backend_pid()
+        and a.xact_start < clock_timestamp() - $1 * interval '1 millisecond'
+        and exists (select 1 from pg_locks l
+                      join pg_class c on c.oid = l.relation
+                      join pg_namespace n on n.oid = c.relnamespace
+                     where l.pid = a.pid and l.granted and n.nspname = 'workhorse')
+      order by a.xact_start
+      limit 10`,
+    [olderThanMs],
+  );
+  return r.rows.map((row) => ({
+    pid: row.pid,
+    state: row.state,
+    user: row.usename,
+    applicationName: row.application_name,
+    transactionMs: row.xact_ms,
+  }));
+}
