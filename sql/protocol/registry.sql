@@ -27,7 +27,14 @@ end $$;
 comment on function workhorse.register_worker_v1(text, text, text, text, text[], text[], integer, integer, timestamptz) is
   'Creates or refreshes the registry row of (namespace, worker id): build, kind (process | tick), queues, the job types it has handlers for, concurrency, heartbeat interval (its lease is 4 of them, it is dead after 7) and, for a tick, its deadline. Re-registering clears an operator pause (it dies with the incarnation). Refuses a malformed namespace (WH422). Returns the database clock.';
 
-create function workhorse.deregister_worker_v1(p_namespace text, p_worker_id text, p_unstarted bigint[] default '{}')
+-- Deregistration expires only the leases the stopping process names
+-- (p_held: the handlers it abandons, still running or stuck), never every
+-- lease under its worker id: two processes given one id by mistake (replicas
+-- started from one config) would otherwise have the first one to stop
+-- expire the other's leases, and a peer's recovery run those jobs a second
+-- time while they still ran.
+create function workhorse.deregister_worker_v2(
+  p_namespace text, p_worker_id text, p_unstarted bigint[], p_held_ids bigint[], p_held_executions bigint[])
 returns integer language plpgsql as $$
 declare
   v_released integer;
@@ -35,6 +42,7 @@ declare
   v_ids bigint[];
   v_executions bigint[];
 begin
+  perform workhorse.check_lengths_v1('deregister_worker_v2', cardinality(p_held_ids), cardinality(p_held_executions));
   -- Leases are locked first and deleted last (see complete_many_v1).
   with rel as (
     select r.job_id, r.execution, r.attempt, r.claimed_at from workhorse.job_runtime r
@@ -56,15 +64,30 @@ begin
     into v_released, v_queues, v_ids, v_executions from upd;
   perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
 
-  update workhorse.job_runtime set expires_at = now()
-   where namespace = p_namespace and worker_id = p_worker_id;
+  update workhorse.job_runtime r set expires_at = now()
+    from unnest(p_held_ids, p_held_executions) as t(job_id, execution)
+   where r.job_id = t.job_id and r.execution = t.execution
+     and r.namespace = p_namespace and r.worker_id = p_worker_id;
 
   delete from workhorse.worker_registry where namespace = p_namespace and id = p_worker_id;
   perform workhorse.notify_wake_v1(p_namespace, q, 0) from unnest(v_queues) q;
   return v_released;
 end $$;
+comment on function workhorse.deregister_worker_v2(text, text, bigint[], bigint[], bigint[]) is
+  'Removes the registry row. The leases in p_unstarted (claimed, handler never started) go back to ready with no attempt counted (ledger outcome released); the leases (p_held_ids, p_held_executions) still this worker''s are expired at once, so the next recovery pass returns them; any other lease under this worker id is left alone (another process given the same id may hold it; it expires on its own if nobody heartbeats it). Refuses held arrays of different lengths with WH422. Safe to repeat. Returns how many were released, and wakes each queue that got one back (notify_wake_v1, due now).';
+
+-- The first form: every lease under the worker id is expired, whichever
+-- process holds it. Kept for callers written against it.
+create function workhorse.deregister_worker_v1(p_namespace text, p_worker_id text, p_unstarted bigint[] default '{}')
+returns integer language sql as $$
+  select workhorse.deregister_worker_v2(p_namespace, p_worker_id, p_unstarted,
+    coalesce((select array_agg(r.job_id order by r.job_id) from workhorse.job_runtime r
+               where r.namespace = p_namespace and r.worker_id = p_worker_id), '{}'),
+    coalesce((select array_agg(r.execution order by r.job_id) from workhorse.job_runtime r
+               where r.namespace = p_namespace and r.worker_id = p_worker_id), '{}'))
+$$;
 comment on function workhorse.deregister_worker_v1(text, text, bigint[]) is
-  'Removes the registry row. The leases in p_unstarted (claimed, handler never started) go back to ready with no attempt counted (ledger outcome released); every other lease the worker still holds is expired at once, so the next recovery pass returns it. Safe to repeat. Returns how many were released, and wakes each queue that got one back (notify_wake_v1, due now).';
+  'deregister_worker_v2 with every lease held under this worker id as p_held: removes the registry row, releases p_unstarted (no attempt counted, ledger outcome released) and expires every other lease of the worker id at once, so the next recovery pass returns it. Safe to repeat. Returns how many were released.';
 
 -- The registry refresh: a worker calls it on its own interval
 -- (registryIntervalMs), apart from the heartbeat, so an operator pause

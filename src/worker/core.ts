@@ -280,10 +280,13 @@ export class WorkerCore {
     if (!this.registered) return;
     this.registered = false;
     const unstarted = this.table.takeBuffered();
+    // Only what this process holds: a lease under the same worker id that
+    // another process holds (one id given to two replicas) is not expired.
+    const held = this.table.leftAtStop();
     try {
       // Safe to repeat: a second call finds nothing left to release. Bounded,
       // so a dead or hung database cannot hold a stopping process.
-      await retryTransient(() => this.protocol.deregisterWorker(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, unstarted), {
+      await retryTransient(() => this.protocol.deregisterWorker(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, unstarted, held), {
         attempts: DEREGISTER_ATTEMPTS,
         signal: AbortSignal.any([this.giveUp.signal, bound]),
         baseMs: 200,

@@ -89,6 +89,7 @@ export class Executor {
     // The span ends once the settlement is written, with what it became.
     settleJob(lease.job, outcome, lost, settleDeps, (settled) => {
       if (span) endJobSpan(span, settled?.status ?? 'unsettled', settled && 'error' in settled ? settled.error : undefined);
+      if (!settled) table.markUnsettled(lease);
       table.remove(lease);
     });
   }

@@ -8,11 +8,14 @@
 // database lost its leases in a crash, or a peer recovered an expired one):
 // the new lease supersedes the old, which leaves the table at once and is
 // reported to `onSuperseded` to be aborted; its late writes meet the fence.
-import type { ClaimedJob, HeldLease } from '../db/protocol.js';
+import type { ClaimedJob, HeldLease, LeaseRef } from '../db/protocol.js';
 import type { Span } from '@opentelemetry/api';
 import { JobAbort } from './jobAbort.js';
 
 export type LeaseState = 'buffered' | 'running' | 'settling';
+
+/** How many leases whose settlement gave up are remembered for the deregistration. */
+const MAX_UNSETTLED = 10_000;
 
 export class Lease {
   readonly abort = new JobAbort();
@@ -50,6 +53,7 @@ export class LeaseTable {
   /** Buffered leases in claim order; entries that started or left are skipped lazily. */
   private queue: Lease[] = [];
   private head = 0;
+  private unsettled: LeaseRef[] = [];
   running = 0;
   buffered = 0;
 
@@ -137,6 +141,25 @@ export class LeaseTable {
   /** Leases whose handler is running or whose settlement is in flight. */
   started(): Lease[] {
     return [...this.byId.values()].filter((l) => l.started);
+  }
+
+  /**
+   * A lease whose settlement write gave up (a database fault): it left the
+   * table but is still held in the database until it expires, so the
+   * deregistration names it to expire it at once. The newest
+   * MAX_UNSETTLED are kept (older ones have expired by then anyway).
+   */
+  markUnsettled(lease: Lease): void {
+    this.unsettled.push({ id: lease.job.id, execution: lease.job.execution });
+    if (this.unsettled.length > MAX_UNSETTLED) this.unsettled.splice(0, this.unsettled.length - MAX_UNSETTLED);
+  }
+
+  /** What this process still holds at its stop: every lease left in the table and every one whose settlement gave up. */
+  leftAtStop(): LeaseRef[] {
+    const left = new Map<string, LeaseRef>();
+    for (const l of this.unsettled) left.set(l.id, l);
+    for (const l of this.byId.values()) left.set(l.job.id, { id: l.job.id, execution: l.job.execution });
+    return [...left.values()];
   }
 
   /** Removes every buffered lease and returns their job ids (handed back unstarted at deregister). */

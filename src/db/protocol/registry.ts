@@ -1,6 +1,7 @@
 // sql/protocol/registry.sql: register, refresh and deregister a worker.
 import { mapped } from '../sqlState.js';
 import type { Queryable } from '../queryable.js';
+import type { LeaseRef } from './heartbeat.js';
 
 export interface WorkerRegistration {
   workerId: string;
@@ -31,10 +32,21 @@ export function registerWorker(db: Queryable, ns: string, w: WorkerRegistration)
   });
 }
 
-/** `unstarted`: claimed jobs whose handler never started (released with no attempt). Returns how many were released. */
-export function deregisterWorker(db: Queryable, ns: string, workerId: string, unstarted: string[]): Promise<number> {
+/**
+ * `unstarted`: claimed jobs whose handler never started (released with no
+ * attempt). `held`: the leases this process abandons (handlers still
+ * running, settlements that gave up), expired at once for recovery; no other
+ * lease under the worker id is touched. Returns how many were released.
+ */
+export function deregisterWorker(db: Queryable, ns: string, workerId: string, unstarted: string[], held: LeaseRef[] = []): Promise<number> {
   return mapped({}, async () => {
-    const r = await db.query<{ n: number }>('select workhorse.deregister_worker_v1($1, $2, $3::bigint[]) as n', [ns, workerId, unstarted]);
+    const r = await db.query<{ n: number }>('select workhorse.deregister_worker_v2($1, $2, $3::bigint[], $4::bigint[], $5::bigint[]) as n', [
+      ns,
+      workerId,
+      unstarted,
+      held.map((l) => l.id),
+      held.map((l) => l.execution),
+    ]);
     return r.rows[0]!.n;
   });
 }
