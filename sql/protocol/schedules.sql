@@ -22,22 +22,24 @@ begin
            (x->>'interval_ms')::bigint as interval_ms,
            x->'job' as job,
            (x->>'enabled')::boolean as enabled,
+           coalesce((x->>'declared')::boolean, false) as declared,
            coalesce((x->>'first_run_at')::timestamptz,
                     date_trunc('milliseconds', now()) + (x->>'interval_ms')::bigint * interval '1 millisecond') as first_run_at
       from jsonb_array_elements(p_rows) x
   ), up as (
     insert into workhorse.schedules as s
-      (namespace, name, schedule_namespace, cron, timezone, interval_ms, job, enabled, next_run_at)
+      (namespace, name, schedule_namespace, cron, timezone, interval_ms, job, enabled, declared, next_run_at)
     select p_namespace, i.name, i.schedule_namespace, i.cron, i.timezone, i.interval_ms, i.job,
-           coalesce(i.enabled, true), date_trunc('milliseconds', i.first_run_at)
+           coalesce(i.enabled, true), i.declared, date_trunc('milliseconds', i.first_run_at)
       from input i
      -- Unchanged rows are skipped here, so they are not even locked.
      where not exists (
        select 1 from workhorse.schedules cur
         where cur.namespace = p_namespace and cur.name = i.name
-          and (cur.schedule_namespace, cur.cron, cur.timezone, cur.interval_ms, cur.job)
-              is not distinct from (i.schedule_namespace, i.cron, i.timezone, i.interval_ms, i.job))
+          and (cur.schedule_namespace, cur.cron, cur.timezone, cur.interval_ms, cur.job, cur.declared)
+              is not distinct from (i.schedule_namespace, i.cron, i.timezone, i.interval_ms, i.job, i.declared))
     on conflict (namespace, name) do update set
+      declared = excluded.declared,
       schedule_namespace = excluded.schedule_namespace,
       job = excluded.job,
       cron = excluded.cron,
@@ -46,10 +48,16 @@ begin
       next_run_at = case
         when (s.cron, s.timezone, s.interval_ms) is distinct from (excluded.cron, excluded.timezone, excluded.interval_ms)
         then excluded.next_run_at else s.next_run_at end,
-      claimed_by = null, claimed_until = null,
+      claimed_by = case when s.job is distinct from excluded.job or (s.cron, s.timezone, s.interval_ms, s.schedule_namespace)
+                             is distinct from (excluded.cron, excluded.timezone, excluded.interval_ms, excluded.schedule_namespace)
+                        then null else s.claimed_by end,
+      claimed_until = case when s.job is distinct from excluded.job or (s.cron, s.timezone, s.interval_ms, s.schedule_namespace)
+                             is distinct from (excluded.cron, excluded.timezone, excluded.interval_ms, excluded.schedule_namespace)
+                           then null else s.claimed_until end,
       updated_at = now()
     where (s.schedule_namespace, s.cron, s.timezone, s.interval_ms, s.job)
           is distinct from (excluded.schedule_namespace, excluded.cron, excluded.timezone, excluded.interval_ms, excluded.job)
+       or s.declared <> excluded.declared
     returning s.name
   )
   select count(*) into v_changed from up;
@@ -62,16 +70,18 @@ begin
   return v_changed;
 end $$;
 comment on function workhorse.upsert_schedules_v1(text, jsonb) is
-  'Creates or changes schedules from a JSON array of {name, schedule_namespace, cron | interval_ms, timezone, job (an enqueue_many_v1 job object without dedupe_key), enabled?, first_run_at?}. An unchanged row is not written (not even locked). A changed cadence restarts at first_run_at (or now + interval_ms). enabled is applied only when the key is present, so a declarative sync never re-enables a slot an operator disabled. Returns how many rows were inserted or changed.';
+  'Creates or changes schedules from a JSON array of {name, schedule_namespace, cron | interval_ms, timezone, job (an enqueue_many_v1 job object without dedupe_key), enabled?, first_run_at?, declared?}. declared (default false) marks a slot an app declares (see claim_slots_v2): the last writer decides. An unchanged row is not written (not even locked). A changed cadence restarts at first_run_at (or now + interval_ms). enabled is applied only when the key is present, so a declarative sync never re-enables a slot an operator disabled. Returns how many rows were inserted or changed.';
 
-create function workhorse.claim_slots_v1(
-  p_namespace text, p_worker_id text, p_schedule_namespaces text[], p_limit integer, p_lease_ms integer)
+create function workhorse.claim_slots_v2(
+  p_namespace text, p_worker_id text, p_schedule_namespaces text[], p_declared text[], p_limit integer, p_lease_ms integer)
 returns table (name text, cron text, timezone text, interval_ms bigint, next_run_at timestamptz, db_now timestamptz)
 language sql as $$
   with due as (
     select s.name from workhorse.schedules s
      where s.namespace = p_namespace and s.enabled and s.next_run_at <= now()
        and s.schedule_namespace = any(p_schedule_namespaces)
+       -- A declared slot fires only from a firer that still declares it (null: any firer).
+       and (not s.declared or p_declared is null or s.name = any(p_declared))
        and (s.claimed_until is null or s.claimed_until < now())
      order by s.next_run_at
      limit p_limit
@@ -83,8 +93,18 @@ language sql as $$
    where s.namespace = p_namespace and s.name = due.name
   returning s.name, s.cron, s.timezone, s.interval_ms, s.next_run_at, now()
 $$;
+comment on function workhorse.claim_slots_v2(text, text, text[], text[], integer, integer) is
+  'Leases up to p_limit due, enabled slots of the given schedule namespaces to p_worker_id for p_lease_ms, skipping rows another claimer holds (row lock or live claim lease) and declared slots whose name is not in p_declared (the slots the caller''s build declares; null: no such filter). Returns (name, cron, timezone, interval_ms, next_run_at, db_now): the client computes the due cadences from next_run_at to db_now and calls fire_slots_v1.';
+
+-- The first form: every due slot, declared or not.
+create function workhorse.claim_slots_v1(
+  p_namespace text, p_worker_id text, p_schedule_namespaces text[], p_limit integer, p_lease_ms integer)
+returns table (name text, cron text, timezone text, interval_ms bigint, next_run_at timestamptz, db_now timestamptz)
+language sql as $$
+  select * from workhorse.claim_slots_v2(p_namespace, p_worker_id, p_schedule_namespaces, null, p_limit, p_lease_ms)
+$$;
 comment on function workhorse.claim_slots_v1(text, text, text[], integer, integer) is
-  'Leases up to p_limit due, enabled slots of the given schedule namespaces to p_worker_id for p_lease_ms, skipping rows another claimer holds (row lock or live claim lease). Returns (name, cron, timezone, interval_ms, next_run_at, db_now): the client computes the due cadences from next_run_at to db_now and calls fire_slots_v1.';
+  'claim_slots_v2 without the declared filter: leases due slots of the schedule namespaces whether or not the caller declares them.';
 
 create function workhorse.fire_slots_v1(p_namespace text, p_fires jsonb)
 returns table (name text, cadence text, job_id bigint, created boolean)

@@ -38,7 +38,10 @@ begin
       (select coalesce(jsonb_agg(jsonb_build_object(
                  'name', c.name, 'cron', c.cron, 'timezone', c.timezone,
                  'interval_ms', c.interval_ms, 'next_run_at', c.next_run_at)), '[]'::jsonb)
-         from workhorse.claim_slots_v1(p_namespace, p_worker_id, p_schedule_namespaces, p_slot_limit, p_slot_lease_ms) c)
+         from workhorse.claim_slots_v2(p_namespace, p_worker_id, p_schedule_namespaces,
+                                       -- the tick declares the slots it stores
+                                       array(select x->>'name' from jsonb_array_elements(coalesce(p_schedules, '[]'::jsonb)) x),
+                                       p_slot_limit, p_slot_lease_ms) c)
     else '[]'::jsonb end;
   -- A statement of its own: it sees the jobs the recovery pass made ready.
   select coalesce(jsonb_agg(to_jsonb(k)), '[]'::jsonb) into v_skips
@@ -46,7 +49,7 @@ begin
   return query select now(), v_recovered, v_slots, v_skips;
 end $$;
 comment on function workhorse.tick_start_v2(text, text, text, text[], text[], integer, integer, timestamptz, integer, text[], jsonb, integer, integer, integer, integer, integer) is
-  'A tick''s start in one round trip: raises WH426 (detail = the version found) unless schema_version_v1() = p_expected_version; registers the tick worker (kind tick, deadline p_deadline); upserts p_schedules (as upsert_schedules_v1; no write when unchanged); runs a recovery pass of p_recover_limit; leases up to p_slot_limit due slots of p_schedule_namespaces for p_slot_lease_ms; counts what a tick with p_window_ms to claim in will skip (tick_skips_v1 over at most p_skip_scan due jobs). Returns (db_now, recovered, slots: a JSON array of claim_slots_v1 rows, skips: a JSON array of tick_skips_v1 rows). Commits without waiting for the WAL flush: everything it writes is re-derived if a crash loses it.';
+  'A tick''s start in one round trip: raises WH426 (detail = the version found) unless schema_version_v1() = p_expected_version; registers the tick worker (kind tick, deadline p_deadline); upserts p_schedules (as upsert_schedules_v1; no write when unchanged); runs a recovery pass of p_recover_limit; leases up to p_slot_limit due slots of p_schedule_namespaces for p_slot_lease_ms (claim_slots_v2: of the declared slots, only those p_schedules names); counts what a tick with p_window_ms to claim in will skip (tick_skips_v1 over at most p_skip_scan due jobs). Returns (db_now, recovered, slots: a JSON array of claim_slots_v2 rows, skips: a JSON array of tick_skips_v1 rows). Commits without waiting for the WAL flush: everything it writes is re-derived if a crash loses it.';
 
 create function workhorse.count_ready_v1(
   p_namespace text, p_queues text[], p_types text[], p_max_timeout_ms integer, p_cap integer)

@@ -51,6 +51,8 @@ export class SlotRunner {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> | undefined;
   private stopped = false;
+  /** The slots this runner stored at start: of the declared slots, the only ones it fires. */
+  private declared: string[] = [];
   private systemWorker: { stop(): Promise<void> } | undefined;
 
   constructor(
@@ -70,8 +72,9 @@ export class SlotRunner {
   async start(): Promise<void> {
     await this.client.ready();
     const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
-    const rows = defs.map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
+    const rows = defs.map((d) => ({ ...toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes), declared: true }));
     await this.client.protocol.upsertSchedules(this.client.pool, this.client.namespace, rows);
+    this.declared = rows.map((r) => r.name);
     const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;
     if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.client.pool, this.client.namespace, lifecycle);
     if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err), this.o.system);
@@ -85,6 +88,7 @@ export class SlotRunner {
       this.client.namespace,
       this.workerId,
       this.o.scheduleNamespaces,
+      this.declared,
       this.o.slotLimit,
       Math.max(30_000, this.o.intervalMs * 4),
     );

@@ -107,7 +107,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
   if (!o.pool) pool.on('error', () => undefined);
   try {
     const client = new Client({ pool, namespace: o.namespace, jobs: o.app.jobs });
-    const rows = schedules.map((d) => toScheduleRow(d, (t) => client.definition(t), client.maxPayloadBytes));
+    // Declared: of the declared slots, a tick fires only those its app (and sys config) declares.
+    const rows = schedules.map((d) => ({ ...toScheduleRow(d, (t) => client.definition(t), client.maxPayloadBytes), declared: true }));
     const queues = tickQueues(o, withSystem);
     // The app binds its handlers to a worker, as everywhere; the tick pass
     // runs them (a WorkerBase: a tick has no long-lived loop to start).

@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** Claims the named due slot and returns the fire its claimer would send. */
 async function claimFire(name: string) {
-  const claim = await claimSlots(db.pool, 'default', 'racer', ['default'], 10, 30_000);
+  const claim = await claimSlots(db.pool, 'default', 'racer', ['default'], null, 10, 30_000);
   const slot = claim.slots.find((s) => s.name === name)!;
   const d = dueCadences(slot, slot.nextRunAt, claim.dbNow!, 1);
   return { name, expected: slot.nextRunAt, nextRunAt: d.next, cadences: d.due.map((x) => x.toISOString()) };

@@ -151,9 +151,9 @@ describe('firing a slot', () => {
     await schedules.define(defineSchedule({ name: 'fence.slot', job: NoopJob, everyMs: 60_000 }));
     await backdateSlot(db.pool, 'fence.slot', 90);
     // A claims with a 1 ms lease, stalls; B claims after the lease ran out and fires.
-    const a = await claimSlots(db.pool, 'default', 'A', ['default'], 10, 1);
+    const a = await claimSlots(db.pool, 'default', 'A', ['default'], null, 10, 1);
     await new Promise((r) => setTimeout(r, 10));
-    const b = await claimSlots(db.pool, 'default', 'B', ['default'], 10, 30_000);
+    const b = await claimSlots(db.pool, 'default', 'B', ['default'], null, 10, 30_000);
     const slotA = a.slots.find((s) => s.name === 'fence.slot')!;
     const slotB = b.slots.find((s) => s.name === 'fence.slot')!;
     expect(slotB.nextRunAt).toEqual(slotA.nextRunAt);

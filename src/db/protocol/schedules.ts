@@ -1,5 +1,5 @@
 // sql/protocol/schedules.sql: recurring slots. Cron math lives in the
-// caller (schedules/cadence.ts); firing is claim_slots_v1 then fire_slots_v1.
+// caller (schedules/cadence.ts); firing is claim_slots_v2 then fire_slots_v1.
 import type { Queryable } from '../queryable.js';
 
 /** A schedule row as upsert_schedules_v1 takes it. */
@@ -15,6 +15,8 @@ export interface ScheduleRow {
   enabled?: boolean;
   /** First cadence for a new or re-timed slot; interval slots default to now + interval. */
   first_run_at?: string;
+  /** Stored by a declarative sync (an app's start): fires only from firers that declare it. */
+  declared?: boolean;
 }
 
 /** A due slot, leased to the caller. */
@@ -62,6 +64,12 @@ export interface ScheduleRecord {
   intervalMs: number | null;
   job: ScheduledJob;
   enabled: boolean;
+  /**
+   * Stored by an app's declarative sync (a tick's or a ScheduleRunner's
+   * start): fires only from firers whose build declares it. false for a slot
+   * stored by `schedules.define()`, which any firer of its namespace fires.
+   */
+  declared: boolean;
   nextRunAt: Date;
   lastFiredAt: Date | null;
   lastCadence: Date | null;
@@ -106,6 +114,7 @@ function toScheduleRecord(r: any): ScheduleRecord {
     intervalMs: r.interval_ms == null ? null : Number(r.interval_ms),
     job: toScheduledJob(r.job),
     enabled: r.enabled,
+    declared: r.declared,
     nextRunAt: r.next_run_at,
     lastFiredAt: r.last_fired_at,
     lastCadence: r.last_cadence,
@@ -121,13 +130,16 @@ export async function claimSlots(
   ns: string,
   workerId: string,
   scheduleNamespaces: string[],
+  /** The slots the caller's build declares (declared slots not among them are left alone); null: every slot. */
+  declared: string[] | null,
   limit: number,
   leaseMs: number,
 ): Promise<{ dbNow: Date | null; slots: ClaimedSlot[] }> {
-  const r = await db.query('select * from workhorse.claim_slots_v1($1, $2, $3, $4, $5)', [
+  const r = await db.query('select * from workhorse.claim_slots_v2($1, $2, $3, $4, $5, $6)', [
     ns,
     workerId,
     scheduleNamespaces,
+    declared,
     limit,
     leaseMs,
   ]);
