@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineApp, defineJob, defineSchedule, runTick, ScheduleRunner, Schedules, type Client } from '../../src/index.js';
+import { evaluateAlerts } from '../../src/db/protocol.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { backdateSlot } from '../tick/support.js';
 
@@ -73,6 +74,9 @@ describe('a schedule removed from the app', () => {
     const row = (await schedules.list()).find((s) => s.name === 'removed.drop')!;
     expect(row).toMatchObject({ declared: true, enabled: true });
     expect(row.nextRunAt.getTime()).toBeLessThan(Date.now());
+    // The slot_missed alert names it, as a declared slot no build fires.
+    const missed = await evaluateAlerts(db.pool, 'default', { slot_missed: { cadences: 1, cronGraceMs: 900_000 } });
+    expect(missed).toContainEqual(expect.objectContaining({ rule: 'slot_missed', key: 'removed.drop', details: expect.objectContaining({ declared: true }) }));
   });
 
   it('still fires from an older build ticking beside the new one (a rolling deploy)', async () => {
