@@ -2,6 +2,7 @@
 import { mapped } from '../sqlState.js';
 import type { Queryable } from '../queryable.js';
 import type { LeaseRef } from './heartbeat.js';
+import { inLeaseOrder } from './leaseOrder.js';
 
 export interface WorkerRegistration {
   workerId: string;
@@ -38,7 +39,8 @@ export function registerWorker(db: Queryable, ns: string, w: WorkerRegistration)
  * running, settlements that gave up), expired at once for recovery; no other
  * lease under the worker id is touched. Returns how many were released.
  */
-export function deregisterWorker(db: Queryable, ns: string, workerId: string, unstarted: string[], held: LeaseRef[] = []): Promise<number> {
+export function deregisterWorker(db: Queryable, ns: string, workerId: string, unstarted: string[], abandoned: LeaseRef[] = []): Promise<number> {
+  const held = inLeaseOrder(abandoned);
   return mapped({}, async () => {
     const r = await db.query<{ n: number }>('select workhorse.deregister_worker_v2($1, $2, $3::bigint[], $4::bigint[], $5::bigint[]) as n', [
       ns,

@@ -7,6 +7,7 @@ import { jsonParam, type Queryable } from '../queryable.js';
 import { mapped } from '../sqlState.js';
 import { jsonProblem } from '../../storable.js';
 import type { LeaseRef } from './heartbeat.js';
+import { inLeaseOrder } from './leaseOrder.js';
 
 /** A completion: the lease and the handler's result as JSON text (see resultJson). */
 export interface Completion extends LeaseRef {
@@ -41,9 +42,10 @@ export function resultJson(value: unknown): string {
   return text;
 }
 
-/** Returns the ids accepted; the others were refused by the fence. */
-export function completeMany(db: Queryable, ns: string, items: Completion[]): Promise<Set<string>> {
-  if (items.length === 0) return Promise.resolve(new Set());
+/** Returns the ids accepted; the others were refused by the fence. Sent in lease order (leaseOrder.ts). */
+export function completeMany(db: Queryable, ns: string, batch: Completion[]): Promise<Set<string>> {
+  if (batch.length === 0) return Promise.resolve(new Set());
+  const items = inLeaseOrder(batch);
   return mapped({}, async () => {
     const r = await db.query<{ id: string }>('select id from workhorse.complete_many_v1($1, $2::bigint[], $3::bigint[], $4::jsonb[]) as id', [
       ns,
@@ -55,9 +57,10 @@ export function completeMany(db: Queryable, ns: string, items: Completion[]): Pr
   });
 }
 
-/** Returns the accepted failures; ids missing were refused by the fence. */
-export function failMany(db: Queryable, ns: string, items: Failure[]): Promise<Map<string, FailOutcome>> {
-  if (items.length === 0) return Promise.resolve(new Map());
+/** Returns the accepted failures; ids missing were refused by the fence. Sent in lease order (leaseOrder.ts). */
+export function failMany(db: Queryable, ns: string, batch: Failure[]): Promise<Map<string, FailOutcome>> {
+  if (batch.length === 0) return Promise.resolve(new Map());
+  const items = inLeaseOrder(batch);
   return mapped({}, async () => {
     const r = await db.query<{ id: string; status: 'ready' | 'failed'; run_at: Date }>(
       'select * from workhorse.fail_many_v1($1, $2::bigint[], $3::bigint[], $4::jsonb[], $5::integer[], $6::boolean[])',
