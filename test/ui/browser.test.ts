@@ -198,6 +198,13 @@ describe('the dashboard in a browser', () => {
     // The next 03:00 in Paris is anywhere up to a day away, depending on when the test runs.
     expect(nightly).toMatch(/in \d+(\.\d)? (s|min|h|d)\b/);
     expect(await page.locator('tr[data-schedule="heartbeat-mail"]').innerText()).toMatch(/every 1 min[\s\S]*in \d/);
+    expect(nightly).not.toContain('declared by the app');
+    // A slot an app's start stored says so: only builds that declare it fire it.
+    await d.client.protocol.upsertSchedules(d.client.pool, d.client.namespace, [
+      { name: 'app-digest', schedule_namespace: 'default', cron: null, timezone: null, interval_ms: 3_600_000, job: { type: 'email.send', payload: { to: 'a@example.com', subject: 'digest' } }, declared: true },
+    ]);
+    await page.goto(`${d.url}/ui/schedules`);
+    expect(await page.locator('tr[data-schedule="app-digest"]').innerText()).toMatch(/enabled\s+declared by the app/);
     await screenshot(page, 'schedules');
   });
 

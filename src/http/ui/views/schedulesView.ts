@@ -1,6 +1,7 @@
 // The Schedules view: the namespace's recurring slots (sys.* included) —
 // cadence (cron with its time zone, or a fixed interval), the job each
-// cadence enqueues, enabled or not, the next fire and the last one.
+// cadence enqueues, enabled or not (and whether an app declares it: then
+// only builds that still declare it fire it), the next fire and the last one.
 import type { ScheduleRecord } from '../../../schedules/schedules.js';
 import type { SchedulesData } from '../data/fleetData.js';
 import { duration, relative, time } from '../format.js';
@@ -18,7 +19,7 @@ function cadence(s: ScheduleRecord): string {
 function row(s: ScheduleRecord, nowMs: number): Html {
   const job = s.job as { type?: unknown; queue?: unknown };
   const when = (d: Date | null) => (d ? html`${time(d)}<br><span class="muted small">${relative(d, nowMs)}</span>` : '·');
-  return html`<tr data-schedule="${s.name}"><td><code>${s.name}</code></td><td>${s.scheduleNamespace}</td><td>${cadence(s)}</td><td>${String(job.type ?? '·')} <span class="muted small">on ${String(job.queue ?? 'default')}</span></td><td>${s.enabled ? badge('enabled', 'active') : badge('disabled', 'dead')}</td><td>${s.enabled ? when(s.nextRunAt) : '·'}</td><td>${when(s.lastFiredAt)}</td></tr>`;
+  return html`<tr data-schedule="${s.name}"><td><code>${s.name}</code></td><td>${s.scheduleNamespace}</td><td>${cadence(s)}</td><td>${String(job.type ?? '·')} <span class="muted small">on ${String(job.queue ?? 'default')}</span></td><td>${s.enabled ? badge('enabled', 'active') : badge('disabled', 'dead')}${s.declared ? html`<br><span class="muted small" title="stored by an app's start: fired only by builds that declare it">declared by the app</span>` : ''}</td><td>${s.enabled ? when(s.nextRunAt) : '·'}</td><td>${when(s.lastFiredAt)}</td></tr>`;
 }
 
 export function schedulesView(d: SchedulesData): Page {
