@@ -10,7 +10,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, registerWorkerRow, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from '../helpers/wait.js';
+import { blockedBy as waitForBlock, Sessions } from '../helpers/sessions.js';
 
 const NS = 'cancel-races';
 const WORKER = 'race-worker';
@@ -18,38 +18,24 @@ const PARENT = 'race.parent';
 const CHILD = 'race.child';
 
 let db: TestDatabase;
-/** The connections a test opened, closed after it. */
-let open: pg.Client[] = [];
+const sessions = new Sessions(() => db.url);
 
 beforeAll(async () => {
   db = await createTestDatabase();
   await registerWorkerRow(db.pool, NS, WORKER, [PARENT, CHILD]);
 });
 afterEach(async () => {
-  await Promise.all(open.map((c) => c.end()));
-  open = [];
+  await sessions.endAll();
 });
 afterAll(async () => {
   await db.drop();
 });
 
 /** A connection of its own (not the pool's), with its backend pid. */
-async function connection(): Promise<{ c: pg.Client; pid: number }> {
-  const c = new pg.Client({ connectionString: db.url });
-  await c.connect();
-  open.push(c);
-  const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-  return { c, pid };
-}
+const connection = () => sessions.connect();
 
 /** Resolves once backend `pid` waits for a lock held by backend `holder` (any backend: null). */
-async function blockedBy(pid: number, holder: number | null, what: string): Promise<void> {
-  await waitFor(
-    async () => (await db.pool.query<{ b: number[] }>('select pg_blocking_pids($1) as b', [pid])).rows[0]!.b,
-    (b) => (holder === null ? b.length > 0 : b.includes(holder)),
-    { what },
-  );
-}
+const blockedBy = (pid: number, holder: number | null, what: string) => waitForBlock(db.pool, pid, holder, what);
 
 async function enqueue(type: string, queue: string): Promise<string> {
   const r = await db.pool.query<{ id: string }>('select id from workhorse.enqueue_v1($1, $2)', [NS, { type, queue }]);

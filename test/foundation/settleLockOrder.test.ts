@@ -11,34 +11,25 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completeMany, failMany } from '../../src/db/protocol.js';
 import { createTestDatabase, registerWorkerRow, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from '../helpers/wait.js';
+import { blockedBy, Sessions } from '../helpers/sessions.js';
 
 const NS = 'lock-order';
 const WORKER = 'order-worker';
 const TYPE = 'order.job';
 
 let db: TestDatabase;
-let open: pg.Client[] = [];
+const sessions = new Sessions(() => db.url);
 
 beforeAll(async () => {
   db = await createTestDatabase();
   await registerWorkerRow(db.pool, NS, WORKER, [TYPE]);
 });
 afterEach(async () => {
-  await Promise.all(open.map((c) => c.end()));
-  open = [];
+  await sessions.endAll();
 });
 afterAll(async () => {
   await db.drop();
 });
-
-async function connection(): Promise<{ c: pg.Client; pid: number }> {
-  const c = new pg.Client({ connectionString: db.url });
-  await c.connect();
-  open.push(c);
-  const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-  return { c, pid };
-}
 
 /** Two claimed jobs, lower id first. */
 async function twoLeases(): Promise<{ id: string; execution: string }[]> {
@@ -61,17 +52,13 @@ const settlements = {
 describe.each(Object.entries(settlements))('%s_many_v1 given its leases in descending id order', (_name, settle) => {
   it('takes them in id order, so a session taking them in id order too never deadlocks with it', async () => {
     const [low, high] = await twoLeases();
-    const other = await connection();
-    const settler = await connection();
+    const other = await sessions.connect();
+    const settler = await sessions.connect();
     await other.c.query('begin');
     await other.c.query('select 1 from workhorse.job_runtime where job_id = $1 for update', [low!.id]);
 
     const settled = settle(settler.c, [high!, low!]);
-    await waitFor(
-      async () => (await db.pool.query<{ b: number[] }>('select pg_blocking_pids($1) as b', [settler.pid])).rows[0]!.b,
-      (b) => b.includes(other.pid),
-      { what: 'the settlement to wait for the lower lease' },
-    );
+    await blockedBy(db.pool, settler.pid, other.pid, 'the settlement to wait for the lower lease');
     // Taking the higher lease next: before, the settlement held it already (a deadlock).
     await other.c.query("set local lock_timeout = '5s'");
     await other.c.query('select 1 from workhorse.job_runtime where job_id = $1 for update', [high!.id]);
