@@ -61,6 +61,7 @@ export interface MigrateResult {
 }
 
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
+  const budgetMs = parseLockTimeout(options.lockTimeoutMs);
   const schema = loadSchemaSql(options.sqlDir);
   // pg's own connect timeout: without it a server that accepts the TCP
   // connection and never answers the startup (a wrong port, a blackholed
@@ -72,7 +73,6 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   // it must not crash the process with an unhandled 'error' event.
   // A connection that cannot be made is a DatabaseUnavailableError, as for every other call.
   const guarded = new GuardedDb(pool, { timeoutMs: MIGRATION_CONNECT_TIMEOUT_MS, typedConnectFaults: true });
-  const budgetMs = parseLockTimeout(options.lockTimeoutMs);
   try {
     return await guarded.withClient(async (client) => {
       const started = Date.now();
