@@ -72,6 +72,8 @@ export class JobContext implements HandlerContext {
   suspension: JobSuspension | undefined;
   /** Waits being opened now (each settles when its begin_wait_v1 call has). */
   private readonly opening = new Set<Promise<void>>();
+  /** How many waits this run found resolved: one resolved beside an open wait means the open one lost a race. */
+  private resolvedWaits = 0;
 
   constructor(
     readonly job: ClaimedJob,
@@ -170,8 +172,10 @@ export class JobContext implements HandlerContext {
     );
     this.opening.add(written);
     void written.then(() => this.opening.delete(written));
+    const resolvedBefore = this.resolvedWaits;
     const state = await opening;
     if (state.resolved) {
+      this.resolvedWaits++;
       // Opened beside a wait that already suspended the job: the handler
       // never saw this outcome, so the job suspends on this wait instead,
       // which is resolved: it is ready again at once.
@@ -184,6 +188,12 @@ export class JobContext implements HandlerContext {
     // returns the sleep, as a replay must.
     await this.waitsOpened();
     await new Promise((resolve) => setImmediate(resolve));
+    // A wait opened beside this one resolved: in a Promise.race the handler
+    // has gone on with it, so this wait's suspension must not become the
+    // run's outcome (it would discard what the handler does next and leave
+    // the job waiting on the loser). Thrown all the same, so a Promise.all
+    // of the two rejects with it and the handler suspends by rethrowing it.
+    if (!this.suspension && this.resolvedWaits !== resolvedBefore) throw new JobSuspension(this.job.id, name);
     this.suspension ??= new JobSuspension(this.job.id, name);
     throw this.suspension;
   }

@@ -17,6 +17,7 @@ import { withJobSpan } from '../telemetry/jobSpans.js';
 import { toIssues } from '../validation.js';
 import { createContext, type BatchContext, type ContextDeps, type HandlerContext, type JobContext } from './context.js';
 import type { JobAbort } from './jobAbort.js';
+import { isSuspension } from './suspension.js';
 
 export type Handler<P = unknown, R = unknown> = (payload: P, ctx: HandlerContext) => Promise<R> | R;
 
@@ -107,6 +108,12 @@ class HandlerRun {
     const ctx = this.ctx;
     if (ctx?.suspension) {
       void ctx.waitsOpened().then(() => this.done({ ok: false, error: ctx.suspension }));
+      return;
+    }
+    // A suspension the handler threw itself (a wait of a Promise.all whose
+    // other wait resolved): the waits opened beside it are recorded first too.
+    if (ctx && !outcome.ok && isSuspension(outcome.error)) {
+      void ctx.waitsOpened().then(() => this.done(outcome));
       return;
     }
     this.done(outcome);
