@@ -232,6 +232,25 @@ export class DecisionTimeoutError extends WorkhorseError {
   }
 }
 
+/**
+ * A wait reached on its own that lost a race in an earlier run of the job:
+ * the handler went on past it then, so it never resolves. Only a handler
+ * whose code changed meets it (the race is gone, or the wait that won it is
+ * no longer opened beside it); a retry would meet it again, so it fails the
+ * job without retries.
+ */
+export class WaitLostError extends WorkhorseError {
+  readonly retryable = false;
+  readonly wait: string;
+  constructor(jobId: string, wait: string) {
+    super(
+      'wait_lost',
+      `job ${jobId}: wait "${wait}" lost a race in an earlier run and never resolves; the handler no longer opens the wait that won it beside it (do not change the waits of jobs already waiting)`,
+    );
+    this.wait = wait;
+  }
+}
+
 /** One child's end, as `ChildJobFailedError` reports it. */
 export interface ChildOutcome {
   id: string;

@@ -178,7 +178,31 @@ begin
     from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout, value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout | lost (the loser of a race: lose_waits_v1), value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+
+-- Closes waits the running handler went on past without them: the losers
+-- of a race it settled with another wait. Such a wait is resolved with
+-- outcome lost, so nothing that arrives later resolves it (a signal to it
+-- is refused, a decision for it too, a key's signal goes elsewhere) and a
+-- replay of the race ends it the same way: the winner, recorded, wins
+-- again. A loser that a decision or a child's end resolved after this run
+-- opened it, and that this run never read, is closed too: the handler went
+-- on without that outcome.
+create function workhorse.lose_waits_v1(p_namespace text, p_job_id bigint, p_execution bigint, p_names text[])
+returns integer language plpgsql as $$
+declare
+  v_lost integer;
+begin
+  perform workhorse.hold_fence_v1(p_namespace, p_job_id, p_execution);
+  update workhorse.job_waits w
+     set resolved_at = coalesce(w.resolved_at, now()), outcome = 'lost', pending_execution = null
+   where w.job_id = p_job_id and w.name = any(p_names)
+     and (w.resolved_at is null or w.pending_execution = p_execution);
+  get diagnostics v_lost = row_count;
+  return v_lost;
+end $$;
+comment on function workhorse.lose_waits_v1(text, bigint, bigint, text[]) is
+  'Closes the named waits of a running job that its handler went on past (the losers of a race another wait won), under the fence (WH409 when stale): each still open, or resolved since this execution left it open without reading it, gets outcome lost. A lost wait is resolved: signals and decisions for it are refused, suspend_many_v1 and signal_key_v1 pass it by, and begin_wait_v1 returns it as (resolved, lost) on every replay. Returns how many it closed.';
 
 -- Makes a waiting job ready now and wakes its queue. Callers hold its row.
 create function workhorse.wake_job_v1(p_job_id bigint)

@@ -63,6 +63,7 @@ export interface Protocol {
   recordStep: typeof steps.recordStep;
   beginTxStep: typeof steps.beginTxStep;
   beginWait: typeof waits.beginWait;
+  loseWaits: typeof waits.loseWaits;
   suspend: typeof waits.suspend;
   suspendMany: typeof waits.suspendMany;
   currentWait: typeof waits.currentWait;
@@ -115,6 +116,7 @@ const postgresCalls: Protocol = {
   failMany: settle.failMany,
   ...steps,
   beginWait: waits.beginWait,
+  loseWaits: waits.loseWaits,
   suspend: waits.suspend,
   suspendMany: waits.suspendMany,
   currentWait: waits.currentWait,

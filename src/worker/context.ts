@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
-import { DatabaseUnavailableError, StaleLeaseError, ValidationError } from '../errors.js';
+import { DatabaseUnavailableError, StaleLeaseError, ValidationError, WaitLostError } from '../errors.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
@@ -74,6 +74,12 @@ export class JobContext implements HandlerContext {
   private readonly opening = new Set<Promise<void>>();
   /** How many waits this run found resolved: one resolved beside an open wait means the open one lost a race. */
   private resolvedWaits = 0;
+  /** Waits that lost a race in this run and are not closed yet (lose_waits_v1 before the handler's next write). */
+  private readonly losers = new Set<string>();
+  /** Waits known to have lost a race (closed in this run or an earlier one): the job never suspends on one. */
+  readonly lostWaits = new Set<string>();
+  /** The closing of losers in flight, if any. */
+  private closing: Promise<void> = Promise.resolve();
 
   constructor(
     readonly job: ClaimedJob,
@@ -109,6 +115,7 @@ export class JobContext implements HandlerContext {
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     checkStepName(name, 'step');
     this.assertLive(`step "${name}"`);
+    if (this.losers.size > 0) await this.closeLosers();
     const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
@@ -121,6 +128,7 @@ export class JobContext implements HandlerContext {
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     checkStepName(name, 'transactional step');
     this.assertLive(`transactional step "${name}"`);
+    if (this.losers.size > 0) await this.closeLosers();
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {
       const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
@@ -165,7 +173,11 @@ export class JobContext implements HandlerContext {
     this.assertLive(`wait "${name}"`);
     if (!this.durable) throw new ValidationError(`wait "${name}": a batch handler's jobs cannot wait`);
     const { db, namespace, protocol } = this.deps;
-    const opening = this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec));
+    // The handler went on past a race it lost a wait of: closed first, so no
+    // later arrival resolves the loser and changes the race on a replay.
+    const opening = (this.losers.size > 0 ? this.closeLosers() : Promise.resolve()).then(() =>
+      this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec)),
+    );
     const written = opening.then(
       () => undefined,
       () => undefined,
@@ -174,7 +186,8 @@ export class JobContext implements HandlerContext {
     void written.then(() => this.opening.delete(written));
     const resolvedBefore = this.resolvedWaits;
     const state = await opening;
-    if (state.resolved) {
+    const lostBefore = state.outcome === 'lost';
+    if (state.resolved && !lostBefore) {
       this.resolvedWaits++;
       // Opened beside a wait that already suspended the job: the handler
       // never saw this outcome, so the job suspends on this wait instead,
@@ -188,12 +201,24 @@ export class JobContext implements HandlerContext {
     // returns the sleep, as a replay must.
     await this.waitsOpened();
     await new Promise((resolve) => setImmediate(resolve));
+    const raced = !this.suspension && this.resolvedWaits !== resolvedBefore;
+    if (lostBefore) {
+      // It lost a race in an earlier run: the race replays as it ran (the
+      // recorded winner wins again). Reached on its own, it never resolves.
+      this.lostWaits.add(name);
+      if (raced) throw new JobSuspension(this.job.id, name);
+      throw new WaitLostError(this.job.id, name);
+    }
     // A wait opened beside this one resolved: in a Promise.race the handler
     // has gone on with it, so this wait's suspension must not become the
     // run's outcome (it would discard what the handler does next and leave
     // the job waiting on the loser). Thrown all the same, so a Promise.all
-    // of the two rejects with it and the handler suspends by rethrowing it.
-    if (!this.suspension && this.resolvedWaits !== resolvedBefore) throw new JobSuspension(this.job.id, name);
+    // of the two rejects with it and the handler suspends by rethrowing it;
+    // if the handler goes on instead, the wait is closed as lost.
+    if (raced) {
+      this.losers.add(name);
+      throw new JobSuspension(this.job.id, name);
+    }
     this.suspension ??= new JobSuspension(this.job.id, name);
     throw this.suspension;
   }
@@ -205,6 +230,24 @@ export class JobContext implements HandlerContext {
    */
   async waitsOpened(): Promise<void> {
     while (this.opening.size > 0) await Promise.all(this.opening);
+  }
+
+  /**
+   * Closes the waits that lost a race in this run (lose_waits_v1), except
+   * `keep`: the one the job suspends on (a Promise.all rethrew it). Called
+   * before the handler's next step, wait or spawn, and before the run fails
+   * or suspends; once the handler succeeds its waits no longer matter.
+   */
+  closeLosers(keep?: string): Promise<void> {
+    const names = [...this.losers].filter((n) => n !== keep);
+    if (names.length === 0) return this.closing;
+    for (const n of names) {
+      this.losers.delete(n);
+      this.lostWaits.add(n);
+    }
+    const { db, namespace, protocol } = this.deps;
+    this.closing = this.closing.then(() => this.retried(() => protocol.loseWaits(db, namespace, this.lease, names)).then(() => undefined));
+    return this.closing;
   }
 
   /**

@@ -12,7 +12,7 @@ import type { Context } from '@opentelemetry/api';
 import type { z } from 'zod';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { ClaimedJob } from '../db/protocol.js';
-import { JobTimeoutError, ValidationError } from '../errors.js';
+import { JobTimeoutError, ValidationError, WaitLostError } from '../errors.js';
 import { withJobSpan } from '../telemetry/jobSpans.js';
 import { toIssues } from '../validation.js';
 import { createContext, type BatchContext, type ContextDeps, type HandlerContext, type JobContext } from './context.js';
@@ -106,14 +106,27 @@ class HandlerRun {
     // discarded. Waits it opened beside that one (Promise.race, Promise.all)
     // are recorded first, so the suspension takes them into account.
     const ctx = this.ctx;
-    if (ctx?.suspension) {
-      void ctx.waitsOpened().then(() => this.done({ ok: false, error: ctx.suspension }));
+    // A suspension the handler threw itself (a wait of a Promise.all whose
+    // other wait resolved) is one too.
+    const suspension = ctx?.suspension ?? (!outcome.ok && isSuspension(outcome.error) ? outcome.error : undefined);
+    if (ctx && suspension) {
+      void ctx
+        .waitsOpened()
+        .then(() => ctx.closeLosers(suspension.wait))
+        .then(
+          // A wait that lost a race before cannot hold the job: it never resolves.
+          () => this.done({ ok: false, error: ctx.lostWaits.has(suspension.wait) ? new WaitLostError(ctx.job.id, suspension.wait) : suspension }),
+          (error: unknown) => this.done({ ok: false, error }),
+        );
       return;
     }
-    // A suspension the handler threw itself (a wait of a Promise.all whose
-    // other wait resolved): the waits opened beside it are recorded first too.
-    if (ctx && !outcome.ok && isSuspension(outcome.error)) {
-      void ctx.waitsOpened().then(() => this.done(outcome));
+    // A failure: the waits the handler went on past are closed before the
+    // job is retried, so nothing that arrives meanwhile resolves them.
+    if (ctx && !outcome.ok) {
+      void ctx.closeLosers().then(
+        () => this.done(outcome),
+        () => this.done(outcome),
+      );
       return;
     }
     this.done(outcome);

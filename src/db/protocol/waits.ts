@@ -24,8 +24,8 @@ export interface WaitSpec {
 
 export interface WaitState {
   resolved: boolean;
-  /** done, or timeout; null while it waits. */
-  outcome: 'done' | 'timeout' | null;
+  /** done, timeout, or lost (a race's loser, closed by loseWaits); null while it waits. */
+  outcome: 'done' | 'timeout' | 'lost' | null;
   value: unknown;
   wakeAt: Date | null;
   startedAt: Date;
@@ -53,6 +53,19 @@ export function beginWait(db: Queryable, ns: string, lease: LeaseRef, name: stri
     );
     const x = r.rows[0]!;
     return { resolved: x.resolved, outcome: x.outcome, value: x.value, wakeAt: x.wake_at, startedAt: x.started_at };
+  });
+}
+
+/** Closes waits the handler went on past without them (a race's losers): outcome lost, under the fence. */
+export function loseWaits(db: Queryable, ns: string, lease: LeaseRef, names: string[]): Promise<number> {
+  return mapped({ lease, what: `close the waits ${names.map((n) => `"${n}"`).join(', ')} that lost a race` }, async () => {
+    const r = await db.query<{ n: number }>('select workhorse.lose_waits_v1($1, $2, $3, $4::text[]) as n', [
+      ns,
+      lease.id,
+      lease.execution,
+      textArrayLiteral(names),
+    ]);
+    return r.rows[0]!.n;
   });
 }
 
