@@ -122,10 +122,10 @@ begin
   if p_kind not in ('sleep', 'signal', 'decision', 'join') then
     raise exception 'begin_wait_v1: unknown wait kind %', p_kind using errcode = 'WH422';
   end if;
-  -- A join opened for the first time names jobs of this namespace other
-  -- than the joining job: an id that is no job here would count as ended
-  -- (the join resolved at once with no result for it), and the job itself
-  -- never ends while it waits.
+  -- A join opened for the first time names children of the joining job:
+  -- an id that is no job here would count as ended (the join resolved at
+  -- once with no result for it), the job itself never ends while it waits,
+  -- and no other job's end wakes it.
   if p_kind = 'join' and not exists (select 1 from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name) then
     if p_job_id = any(p_children) then
       raise exception 'join "%" of job %: a job cannot join itself', p_name, p_job_id using errcode = 'WH422';
@@ -136,6 +136,15 @@ begin
     if v_missing is not null then
       raise exception 'join "%" of job %: job % not found in namespace "%" (join the ids ctx.spawn returned)', p_name, p_job_id, v_missing, p_namespace
         using errcode = 'WH422';
+    end if;
+    -- Only a child's end wakes its parent (wake_parents_v1): a job that is
+    -- not a child of this one would leave the join waiting forever.
+    select c.id into v_missing from unnest(p_children) c(id)
+     where not exists (select 1 from workhorse.job_children k where k.parent_id = p_job_id and k.child_id = c.id)
+     limit 1;
+    if v_missing is not null then
+      raise exception 'join "%" of job %: job % is not a child of job % (join the ids ctx.spawn returned: the end of a job that is not a child would never wake the join)',
+        p_name, p_job_id, v_missing, p_job_id using errcode = 'WH422';
     end if;
   end if;
   -- The wait is open (a resolved one returned above): this run waits on it
@@ -178,7 +187,7 @@ begin
     from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: jobs of the namespace other than p_job_id, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout | lost (the loser of a race: lose_waits_v1), value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: children p_job_id spawned, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout | lost (the loser of a race: lose_waits_v1), value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
 
 -- Closes waits the running handler went on past without them: the losers
 -- of a race it settled with another wait. Such a wait is resolved with

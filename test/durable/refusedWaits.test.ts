@@ -3,7 +3,8 @@
 // payload and be refused the same way (it used to be retried until its
 // attempts ran out). A fault in the handler's own code is still retried.
 // A join of an id that is no job of the namespace (it resolved at once,
-// with no result for that id) or of the job itself (it waited forever) is
+// with no result for that id), of the job itself, or of a job that is not
+// its child (both waited forever: only a child's end wakes its parent) is
 // such a refusal too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -31,6 +32,7 @@ const CALLS: Record<string, (ctx: HandlerContext) => Promise<unknown>> = {
   joinUnknown: (ctx) => ctx.join('kids', ['987654321']),
   joinOtherNamespace: (ctx) => ctx.join('kids', [elsewhereId]),
   joinSelf: (ctx) => ctx.join('kids', [ctx.job.id]),
+  joinStranger: (ctx) => ctx.join('kids', [strangerId]),
   stepName: (ctx) => ctx.step('a\u0000b', () => 1),
   txStepName: (ctx) => ctx.txStep('a\u0000b', async () => 1),
   // Not a refusal of workhorse's: the job's retry policy applies.
@@ -45,6 +47,8 @@ let worker: Worker;
 let running: Promise<void>;
 /** A job of another namespace, which no join here may wait for. */
 let elsewhereId: string;
+/** A job of this namespace that no probe spawned (due in an hour). */
+let strangerId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -52,6 +56,7 @@ beforeAll(async () => {
   const elsewhere = createClient({ connectionString: db.url, namespace: 'elsewhere', jobs: [Child], poolMax: 1 });
   elsewhereId = (await elsewhere.enqueue(Child, { n: 1 })).id;
   await elsewhere.close();
+  strangerId = (await client.enqueue(Probe, { call: 'ownError' }, { delayMs: 3_600_000 })).id;
   worker = new Worker(client, { workerId: 'refused', concurrency: 4, pollMs: 50 });
   worker.handle(Probe, async (p, ctx) => CALLS[p.call]!(ctx));
   worker.events.on('error', () => undefined);
@@ -87,6 +92,7 @@ describe('a wait refused for its arguments', () => {
     expect(messages.get('joinUnknown')).toMatch(/job 987654321 not found in namespace "default"/);
     expect(messages.get('joinOtherNamespace')).toMatch(new RegExp(`job ${elsewhereId} not found in namespace "default"`));
     expect(messages.get('joinSelf')).toMatch(/cannot join itself/);
+    expect(messages.get('joinStranger')).toMatch(new RegExp(`job ${strangerId} is not a child of job ${ids.get('joinStranger')}`));
     // Nothing was spawned for the refused child.
     expect((await db.pool.query("select count(*)::int as n from workhorse.jobs where type = 'refused.child' and namespace = 'default'")).rows[0].n).toBe(0);
   }, 60_000);
