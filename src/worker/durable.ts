@@ -11,7 +11,7 @@
 import * as z from 'zod';
 import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
-import { ChildJobFailedError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
+import { ChildJobFailedError, ConflictError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
 import { keySchema, storableName, waitNameSchema } from '../names.js';
 import { storableDateSchema, storableText } from '../storable.js';
 import { describeIssues, parseField, toIssues } from '../validation.js';
@@ -189,10 +189,21 @@ export async function spawn<D extends JobDefinition | string>(
     const earlier = await protocol.beginSpawn(tx, namespace, ctx.lease, name);
     if (earlier) return { commit: false, value: earlier };
     const [created] = await protocol.enqueueMany(tx, namespace, [row]);
+    // A dedupeKey another job holds returns that job: it is not a new child
+    // (it may be another parent's), so the spawn is refused and rolled back.
+    if (!created!.created) throw refusedDedupe(ctx.job.id, name, row.dedupe_key, created!.id);
     await protocol.linkChild(tx, namespace, ctx.lease, name, created!.id, detached);
     return { commit: true, value: created!.id };
   });
   return { id, name, type: row.type };
+}
+
+/** A child's dedupeKey held by another job: refused without retries (a retry would find the same job). */
+function refusedDedupe(jobId: string, name: string, key: unknown, holder: string): ConflictError {
+  return Object.assign(
+    new ConflictError(`spawn "${name}" of job ${jobId}: dedupeKey "${String(key)}" is held by job ${holder}, which is not a child of this job; a child is always a new job`),
+    { retryable: false },
+  );
 }
 
 export async function join(
