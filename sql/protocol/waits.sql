@@ -359,3 +359,12 @@ returns setof workhorse.job_waits language sql stable as $$
 $$;
 comment on function workhorse.current_wait_v1(text, bigint) is
   'The open wait of the job (the newest one not resolved), or no row: what a waiting job waits for and since when.';
+
+create function workhorse.open_waits_v1(p_namespace text, p_job_id bigint)
+returns setof workhorse.job_waits language sql stable as $$
+  select w.* from workhorse.job_waits w
+   where w.job_id = p_job_id and w.namespace = p_namespace and w.resolved_at is null
+   order by w.started_at desc, w.name
+$$;
+comment on function workhorse.open_waits_v1(text, bigint) is
+  'Every open wait of the job, newest first (the first is current_wait_v1''s): a job suspended on waits opened together (Promise.race of a decision and a sleep, Promise.all of two signals) waits for each of them.';

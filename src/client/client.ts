@@ -232,11 +232,14 @@ export class Client {
     return this.protocol.listAlerts(this.db, this.namespace, f.state ?? null, f.limit);
   }
 
-  /** The job's record; a waiting job's says what it waits for and since when (`wait`). */
+  /** The job's record; a waiting job's says what it waits for and since when (`wait`, and every open wait in `waits`). */
   async getJob(id: string | number): Promise<JobRecord | null> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
     const job = await this.protocol.getJob(this.db, this.namespace, jobId);
-    if (job?.status === 'waiting') job.wait = await this.protocol.currentWait(this.db, this.namespace, jobId);
+    if (job?.status === 'waiting') {
+      job.waits = await this.protocol.openWaits(this.db, this.namespace, jobId);
+      job.wait = job.waits[0] ?? null;
+    }
     return job;
   }
 

@@ -67,6 +67,7 @@ export interface Protocol {
   suspend: typeof waits.suspend;
   suspendMany: typeof waits.suspendMany;
   currentWait: typeof waits.currentWait;
+  openWaits: typeof waits.openWaits;
   signalJob: typeof signals.signalJob;
   signalKey: typeof signals.signalKey;
   decide: typeof signals.decide;
@@ -120,6 +121,7 @@ const postgresCalls: Protocol = {
   suspend: waits.suspend,
   suspendMany: waits.suspendMany,
   currentWait: waits.currentWait,
+  openWaits: waits.openWaits,
   signalJob: signals.signalJob,
   signalKey: signals.signalKey,
   decide: signals.decide,

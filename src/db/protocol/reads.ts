@@ -33,8 +33,10 @@ export interface JobRecord {
   finishedAt: Date | null;
   /** The worker of the job's last (or current) execution, or null before the first. */
   lastWorker: string | null;
-  /** A waiting job's open wait (what it waits for, since when), when the read asked for it (client.getJob). */
+  /** A waiting job's open wait (what it waits for, since when; the newest of several), when the read asked for it (client.getJob). */
   wait?: WaitRecord | null;
+  /** Every open wait of a waiting job, newest first (several when it waits on a Promise.race or Promise.all of waits). */
+  waits?: WaitRecord[];
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

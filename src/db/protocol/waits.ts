@@ -127,17 +127,28 @@ export interface WaitRecord {
 export function currentWait(db: Queryable, ns: string, jobId: string): Promise<WaitRecord | null> {
   return mapped({}, async () => {
     const r = await db.query('select * from workhorse.current_wait_v1($1, $2)', [ns, jobId]);
-    const w = r.rows[0];
-    if (!w) return null;
-    return {
-      name: w.name,
-      kind: w.kind,
-      since: w.started_at,
-      wakeAt: w.wake_at,
-      key: w.key,
-      choices: w.choices,
-      prompt: w.prompt,
-      children: w.children ? (w.children as unknown[]).map(String) : null,
-    };
+    return r.rows[0] ? toWaitRecord(r.rows[0]) : null;
   });
+}
+
+/** Every open wait of the job, newest first: a job may wait on several at once (Promise.race, Promise.all). */
+export function openWaits(db: Queryable, ns: string, jobId: string): Promise<WaitRecord[]> {
+  return mapped({}, async () => {
+    const r = await db.query('select * from workhorse.open_waits_v1($1, $2)', [ns, jobId]);
+    return r.rows.map(toWaitRecord);
+  });
+}
+
+/* eslint-disable-next-line @typescript-eslint/no-explicit-any */
+function toWaitRecord(w: any): WaitRecord {
+  return {
+    name: w.name,
+    kind: w.kind,
+    since: w.started_at,
+    wakeAt: w.wake_at,
+    key: w.key,
+    choices: w.choices,
+    prompt: w.prompt,
+    children: w.children ? (w.children as unknown[]).map(String) : null,
+  };
 }

@@ -51,11 +51,11 @@ const WAIT_KINDS: Record<WaitRecord['kind'], string> = {
   join: 'its children',
 };
 
-function waitFacts(w: WaitRecord, nowMs: number): Html {
+function waitFacts(w: WaitRecord, nowMs: number, index = 0): Html {
   const row = (k: string, v: Html | string) => html`<dt>${k}</dt><dd>${v}</dd>`;
   const at = w.wakeAt ? html`${time(w.wakeAt)} <span class="muted small">(${relative(w.wakeAt, nowMs)})</span>` : 'never';
-  return html`<dl class="facts" id="job-wait">${[
-    row('waits for', html`${WAIT_KINDS[w.kind]} <code>${w.name}</code>`),
+  return html`<dl class="facts" id="${index === 0 ? 'job-wait' : `job-wait-${index + 1}`}">${[
+    row(index === 0 ? 'waits for' : 'also waits for', html`${WAIT_KINDS[w.kind]} <code>${w.name}</code>`),
     row('since', html`${time(w.since)} <span class="muted small">(${relative(w.since, nowMs)})</span>`),
     row(w.kind === 'sleep' ? 'wakes at' : 'times out at', at),
     w.key !== null ? row('key', html`<code>${w.key}</code>`) : '',
@@ -74,7 +74,8 @@ export const JOB_SECTIONS: readonly Section[] = [
     id: 'wait',
     title: 'Waits for',
     shown: (d) => d.job.status === 'waiting' && !!d.job.wait,
-    body: (d) => waitFacts(d.job.wait!, d.nowMs),
+    // Every open wait: a job suspended on a race (a decision or a sleep) waits for each.
+    body: (d) => html`${(d.job.waits?.length ? d.job.waits : [d.job.wait!]).map((w, i) => waitFacts(w, d.nowMs, i))}`,
   },
   {
     id: 'family',
