@@ -74,8 +74,17 @@ export class JobContext implements HandlerContext {
   private readonly opening = new Set<Promise<void>>();
   /** How many waits this run found resolved: one resolved beside an open wait means the open one lost a race. */
   private resolvedWaits = 0;
-  /** Waits that lost a race in this run and are not closed yet (lose_waits_v1 before the handler's next write). */
-  private readonly losers = new Set<string>();
+  /**
+   * Waits that lost a race in this run and are not closed yet (lose_waits_v1
+   * before the handler's next write), each with whether the handler had
+   * already made another context call since the race was won.
+   */
+  private readonly losers = new Map<string, boolean>();
+  /** Context calls made so far (steps, waits, spawns), and how many when a wait last returned resolved. */
+  private calls = 0;
+  private callsAtResolve = 0;
+  /** Waits being opened until each returned or threw (openWait settled). */
+  private readonly deciding = new Set<Promise<void>>();
   /** Waits known to have lost a race (closed in this run or an earlier one): the job never suspends on one. */
   readonly lostWaits = new Set<string>();
   /** The closing of losers in flight, if any. */
@@ -115,7 +124,7 @@ export class JobContext implements HandlerContext {
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     checkStepName(name, 'step');
     this.assertLive(`step "${name}"`);
-    if (this.losers.size > 0) await this.closeLosers();
+    await this.goingOn();
     const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
@@ -128,7 +137,7 @@ export class JobContext implements HandlerContext {
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     checkStepName(name, 'transactional step');
     this.assertLive(`transactional step "${name}"`);
-    if (this.losers.size > 0) await this.closeLosers();
+    await this.goingOn();
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {
       const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
@@ -169,15 +178,24 @@ export class JobContext implements HandlerContext {
    * Opens (or, replaying, finds) a durable wait under the fence. Resolved:
    * its recorded state. Not yet: the job suspends (throws JobSuspension).
    */
-  async openWait(name: string, spec: WaitSpec): Promise<WaitState> {
+  openWait(name: string, spec: WaitSpec): Promise<WaitState> {
+    const p = this.decideWait(name, spec);
+    const settled = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.deciding.add(settled);
+    void settled.then(() => this.deciding.delete(settled));
+    return p;
+  }
+
+  private async decideWait(name: string, spec: WaitSpec): Promise<WaitState> {
     this.assertLive(`wait "${name}"`);
     if (!this.durable) throw new ValidationError(`wait "${name}": a batch handler's jobs cannot wait`);
     const { db, namespace, protocol } = this.deps;
     // The handler went on past a race it lost a wait of: closed first, so no
     // later arrival resolves the loser and changes the race on a replay.
-    const opening = (this.losers.size > 0 ? this.closeLosers() : Promise.resolve()).then(() =>
-      this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec)),
-    );
+    const opening = this.goingOn().then(() => this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec)));
     const written = opening.then(
       () => undefined,
       () => undefined,
@@ -189,6 +207,7 @@ export class JobContext implements HandlerContext {
     const lostBefore = state.outcome === 'lost';
     if (state.resolved && !lostBefore) {
       this.resolvedWaits++;
+      this.callsAtResolve = this.calls;
       // Opened beside a wait that already suspended the job: the handler
       // never saw this outcome, so the job suspends on this wait instead,
       // which is resolved: it is ready again at once.
@@ -201,11 +220,14 @@ export class JobContext implements HandlerContext {
     // returns the sleep, as a replay must.
     await this.waitsOpened();
     await new Promise((resolve) => setImmediate(resolve));
-    const raced = !this.suspension && this.resolvedWaits !== resolvedBefore;
+    // A wait opened beside this one resolved meanwhile: this one lost a race
+    // (or is one of a Promise.all that goes on waiting for it).
+    const raced = this.resolvedWaits !== resolvedBefore;
     if (lostBefore) {
       // It lost a race in an earlier run: the race replays as it ran (the
       // recorded winner wins again). Reached on its own, it never resolves.
       this.lostWaits.add(name);
+      if (this.suspension) throw this.suspension;
       if (raced) throw new JobSuspension(this.job.id, name);
       throw new WaitLostError(this.job.id, name);
     }
@@ -216,8 +238,8 @@ export class JobContext implements HandlerContext {
     // of the two rejects with it and the handler suspends by rethrowing it;
     // if the handler goes on instead, the wait is closed as lost.
     if (raced) {
-      this.losers.add(name);
-      throw new JobSuspension(this.job.id, name);
+      this.losers.set(name, this.calls > this.callsAtResolve);
+      throw this.suspension ?? new JobSuspension(this.job.id, name);
     }
     this.suspension ??= new JobSuspension(this.job.id, name);
     throw this.suspension;
@@ -232,14 +254,26 @@ export class JobContext implements HandlerContext {
     while (this.opening.size > 0) await Promise.all(this.opening);
   }
 
+  /** Settles once every wait the handler opened has returned or thrown (the run's outcome is known). */
+  async waitsDecided(): Promise<void> {
+    while (this.deciding.size > 0) await Promise.all(this.deciding);
+  }
+
+  /** A context call that writes: counted, and the race losers the handler went on past are closed first. */
+  goingOn(): Promise<void> {
+    this.calls++;
+    return this.losers.size > 0 ? this.closeLosers() : this.closing;
+  }
+
   /**
-   * Closes the waits that lost a race in this run (lose_waits_v1), except
-   * `keep`: the one the job suspends on (a Promise.all rethrew it). Called
+   * Closes the waits that lost a race in this run (lose_waits_v1). Called
    * before the handler's next step, wait or spawn, and before the run fails
-   * or suspends; once the handler succeeds its waits no longer matter.
+   * (once it succeeds its waits no longer matter). When it suspends, only
+   * the losers it had gone on past (`passedOnly`): the others were opened
+   * beside the wait it suspends on (a Promise.all), and it waits on them too.
    */
-  closeLosers(keep?: string): Promise<void> {
-    const names = [...this.losers].filter((n) => n !== keep);
+  closeLosers(passedOnly = false): Promise<void> {
+    const names = [...this.losers].filter(([, passed]) => passed || !passedOnly).map(([n]) => n);
     if (names.length === 0) return this.closing;
     for (const n of names) {
       this.losers.delete(n);

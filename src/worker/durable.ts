@@ -25,8 +25,8 @@ export interface WaitHost {
   readonly lease: { id: string; execution: number };
   readonly deps: ContextDeps;
   assertLive(what: string): void;
-  /** Closes the waits that lost a race in this run before the handler writes again. */
-  closeLosers(): Promise<void>;
+  /** A context call that writes: the waits that lost a race in this run are closed first. */
+  goingOn(): Promise<void>;
   openWait(name: string, spec: WaitSpec): Promise<WaitState>;
   transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T>;
 }
@@ -183,7 +183,7 @@ export async function spawn<D extends JobDefinition | string>(
   const { detached = false, ...enqueue } = options;
   // Validated before anything is written, like an enqueue.
   const row = ctx.deps.childRow(job, payload, enqueue);
-  await ctx.closeLosers();
+  await ctx.goingOn();
   const { namespace, protocol } = ctx.deps;
   const id = await ctx.transaction(`spawn "${name}"`, async (tx) => {
     const earlier = await protocol.beginSpawn(tx, namespace, ctx.lease, name);

@@ -110,9 +110,11 @@ class HandlerRun {
     // other wait resolved) is one too.
     const suspension = ctx?.suspension ?? (!outcome.ok && isSuspension(outcome.error) ? outcome.error : undefined);
     if (ctx && suspension) {
+      // Race losers the handler went on past are closed before it suspends;
+      // the others were opened beside this wait (a Promise.all) and stay open.
       void ctx
-        .waitsOpened()
-        .then(() => ctx.closeLosers(suspension.wait))
+        .waitsDecided()
+        .then(() => ctx.closeLosers(true))
         .then(
           // A wait that lost a race before cannot hold the job: it never resolves.
           () => this.done({ ok: false, error: ctx.lostWaits.has(suspension.wait) ? new WaitLostError(ctx.job.id, suspension.wait) : suspension }),

@@ -21,6 +21,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Checkout = defineJob({ type: 'dx.checkout.lost', schema: z.object({ graceMs: z.number(), raceDecision: z.boolean().optional() }) });
+const Three = defineJob({ type: 'dx.checkout.three', schema: z.object({}) });
 const Redeployed = defineJob({ type: 'dx.checkout.redeployed', schema: z.object({ v: z.number() }), retry: { maxAttempts: 3 } });
 
 let db: TestDatabase;
@@ -33,7 +34,7 @@ let version = 1;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, jobs: [Checkout, Redeployed], poolMax: 4 });
+  client = createClient({ connectionString: db.url, jobs: [Checkout, Three, Redeployed], poolMax: 4 });
   worker = new Worker(client, { workerId: 'lost-race', concurrency: 4, heartbeatMs: 200, pollMs: 500 });
   worker.handle(Checkout, async (p, ctx) => {
     const payment = p.raceDecision
@@ -48,6 +49,8 @@ beforeAll(async () => {
     const d = await ctx.waitForDecision('review', { choices: ['close', 'escalate'] });
     return { ...r, review: d.choice };
   });
+  // Not a race: every wait of a Promise.all is needed, none is closed.
+  worker.handle(Three, async (_p, ctx) => Promise.all([ctx.sleep('short', 0), ctx.waitForSignal('a'), ctx.waitForSignal('b')]));
   worker.handle(Redeployed, async (_p, ctx) => {
     if (version === 1) {
       await Promise.race([ctx.waitForSignal('paid'), ctx.sleep('grace', 0)]);
@@ -122,6 +125,18 @@ describe('a race whose signal won', () => {
     const done = await waitFor(() => client.getJob(id), (j) => j!.status === 'succeeded', { what: 'the checkout to finish' });
     expect(done!.result).toEqual({ paid: 'on time', review: 'close' });
     expect(branches.get(id)).toEqual(['ship']);
+  });
+});
+
+describe('a Promise.all of a due sleep and two signals', () => {
+  it('waits for both signals, whichever comes first, and finishes with them', async () => {
+    const { id } = await client.enqueue(Three, {});
+    await waitFor(() => client.getJob(id), (j) => j!.status === 'waiting', { what: 'the job to wait' });
+    expect(await client.signal(id, 'b', 'B')).toEqual({ outcome: 'delivered', jobId: id });
+    await waitFor(() => client.getJob(id), (j) => j!.status === 'waiting' && j!.execution > 1, { what: 'the job to wait again' });
+    expect(await client.signal(id, 'a', 'A')).toEqual({ outcome: 'delivered', jobId: id });
+    const done = await waitFor(() => client.getJob(id), (j) => j!.status !== 'waiting' && j!.status !== 'ready' && j!.status !== 'running', { what: 'the job to end' });
+    expect(done).toMatchObject({ status: 'succeeded', result: [null, 'A', 'B'] });
   });
 });
 
