@@ -116,8 +116,13 @@ class HandlerRun {
         .waitsDecided()
         .then(() => ctx.closeLosers(true))
         .then(
-          // A wait that lost a race before cannot hold the job: it never resolves.
-          () => this.done({ ok: false, error: ctx.lostWaits.has(suspension.wait) ? new WaitLostError(ctx.job.id, suspension.wait) : suspension }),
+          () => {
+            // The context's own, if one was recorded meanwhile (a wait opened
+            // beside it that resolved takes it over: the job is ready at once).
+            const s = ctx.suspension ?? suspension;
+            // A wait that lost a race before cannot hold the job: it never resolves.
+            this.done({ ok: false, error: ctx.lostWaits.has(s.wait) ? new WaitLostError(ctx.job.id, s.wait) : s });
+          },
           (error: unknown) => this.done({ ok: false, error }),
         );
       return;
