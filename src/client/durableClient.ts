@@ -57,7 +57,7 @@ export async function signal(d: DurableDeps, id: string | number, name: string, 
     case 'ended':
       throw new ConflictError(`job ${jobId} has ended; it takes no signals`);
     case 'duplicate':
-      throw new ConflictError(`job ${jobId} already received signal "${n}" (or its wait already ended); a job takes one signal per name`);
+      throw new ConflictError(`job ${jobId} already received signal "${n}" (or its wait already ended: timed out, or lost a race the job went on without it); a job takes one signal per name`);
     default:
       return { outcome, jobId };
   }
@@ -86,7 +86,7 @@ export async function decide(d: DurableDeps, id: string | number, name: string, 
         { path: ['choice'], message: `must be one of ${(r.choices ?? []).join(', ')}` },
       ]);
     case 'resolved':
-      throw new ConflictError(`decision "${n}" of job ${jobId} was already made (or timed out)`);
+      throw new ConflictError(`decision "${n}" of job ${jobId} was already made (or timed out, or lost a race: the job went on without it)`);
     case 'ended':
       throw new ConflictError(`job ${jobId} has ended`);
     case 'no_decision':

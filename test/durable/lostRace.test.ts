@@ -82,7 +82,9 @@ describe('a race whose sleep won', () => {
   it('refuses a late signal to the losing wait, and the job finishes on the branch it took', async () => {
     const { id } = await client.enqueue(Checkout, { graceMs: 200 });
     await waitingForReview(id);
-    await expect(client.signal(id, 'paid', { late: true })).rejects.toBeInstanceOf(ConflictError);
+    const late = client.signal(id, 'paid', { late: true });
+    await expect(late).rejects.toBeInstanceOf(ConflictError);
+    await expect(late).rejects.toThrow(/lost a race/);
     // Nothing woke it: it still waits for the review.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await client.getJob(id)).toMatchObject({ status: 'waiting', wait: { name: 'review' } });
@@ -103,7 +105,9 @@ describe('a race whose sleep won', () => {
     await waitingForReview(id);
     const pending = await client.pendingDecisions({ type: Checkout.type });
     expect(pending.filter((d) => d.jobId === id).map((d) => d.name)).toEqual(['review']);
-    await expect(client.decide(id, 'manual-pay', { choice: 'paid', by: 'ops' })).rejects.toBeInstanceOf(ConflictError);
+    const late = client.decide(id, 'manual-pay', { choice: 'paid', by: 'ops' });
+    await expect(late).rejects.toBeInstanceOf(ConflictError);
+    await expect(late).rejects.toThrow(/lost a race/);
     await client.decide(id, 'review', { choice: 'escalate', by: 'ops' });
     const done = await waitFor(() => client.getJob(id), (j) => j!.status === 'succeeded', { what: 'the checkout to finish' });
     expect(done!.result).toEqual({ expired: true, review: 'escalate' });
