@@ -94,7 +94,7 @@ create function workhorse.begin_wait_v1(
   p_namespace text, p_job_id bigint, p_execution bigint, p_name text, p_kind text,
   p_wake_in_ms bigint, p_wake_at timestamptz, p_key text, p_choices text[], p_prompt text,
   p_children bigint[], p_mode text)
-returns table (resolved boolean, outcome text, value jsonb, wake_at timestamptz, started_at timestamptz)
+returns table (resolved boolean, outcome text, value jsonb, wake_at timestamptz, started_at timestamptz, resolved_at timestamptz)
 language plpgsql as $$
 declare
   v_kind text;
@@ -114,7 +114,7 @@ begin
     update workhorse.job_waits w set pending_execution = null
      where w.job_id = p_job_id and w.name = p_name and w.pending_execution = p_execution;
     return query
-    select true, w.outcome, w.value, w.wake_at, w.started_at
+    select true, w.outcome, w.value, w.wake_at, w.started_at, w.resolved_at
       from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
     return;
   end if;
@@ -183,11 +183,11 @@ begin
      where w.job_id = p_job_id and w.name = p_name and w.pending_execution is not null;
   end if;
   return query
-  select w.resolved_at is not null, w.outcome, w.value, w.wake_at, w.started_at
+  select w.resolved_at is not null, w.outcome, w.value, w.wake_at, w.started_at, w.resolved_at
     from workhorse.job_waits w where w.job_id = p_job_id and w.name = p_name;
 end $$;
 comment on function workhorse.begin_wait_v1(text, bigint, bigint, text, text, bigint, timestamptz, text, text[], text, bigint[], text) is
-  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: children p_job_id spawned, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout | lost (the loser of a race: lose_waits_v1), value, wake_at, started_at): when not resolved, the caller suspends the job (suspend_v1).';
+  'Opens wait p_name of a running job under the fence (KEY SHARE on the lease; WH409 when stale; a wait already resolved is a fenced read without a lock), once: a second call (a replay) finds the first. p_kind: sleep (wake at p_wake_at, or p_wake_in_ms after now by the database clock), signal (optionally by p_key), decision (p_choices, p_prompt) or join (p_children, p_mode all | any: children p_job_id spawned, else WH422 when the wait first opens); for the last three the wake time is the timeout (null: none). A decision opened for the first time writes a workhorse.job.decision outbox event when the namespace publishes that lifecycle event. A name used before for another kind is refused with WH422. Then tries to resolve it (resolve_wait_v1). A wait this call leaves open records p_execution as the run waiting on it (pending_execution: suspend_many_v1 readies that run''s job when the wait resolves before it suspends); a wait it returns resolved records none. Returns (resolved, outcome done | timeout | lost (the loser of a race: lose_waits_v1), value, wake_at, started_at, resolved_at): when not resolved, the caller suspends the job (suspend_v1); of several waits opened together and resolved, the one resolved first (resolved_at) is the one a race returns.';
 
 -- Closes waits the running handler went on past without them: the losers
 -- of a race it settled with another wait. Such a wait is resolved with

@@ -85,6 +85,13 @@ export class JobContext implements HandlerContext {
   private callsAtResolve = 0;
   /** Waits being opened until each returned or threw (openWait settled). */
   private readonly deciding = new Set<Promise<void>>();
+  /**
+   * The resolved waits of the waits being opened together (a batch begins
+   * when a wait opens while none is being opened), each with when it
+   * resolved and its place in the batch: they return in that order.
+   */
+  private batch: { at: number; seq: number }[] = [];
+  private batchSize = 0;
   /** Waits known to have lost a race (closed in this run or an earlier one): the job never suspends on one. */
   readonly lostWaits = new Set<string>();
   /** The closing of losers in flight, if any. */
@@ -195,6 +202,12 @@ export class JobContext implements HandlerContext {
     const { db, namespace, protocol } = this.deps;
     // The handler went on past a race it lost a wait of: closed first, so no
     // later arrival resolves the loser and changes the race on a replay.
+    if (this.opening.size === 0) {
+      this.batch = [];
+      this.batchSize = 0;
+    }
+    const batch = this.batch;
+    const seq = this.batchSize++;
     const opening = this.goingOn().then(() => this.retried(() => protocol.beginWait(db, namespace, this.lease, name, spec)));
     const written = opening.then(
       () => undefined,
@@ -208,6 +221,14 @@ export class JobContext implements HandlerContext {
     if (state.resolved && !lostBefore) {
       this.resolvedWaits++;
       this.callsAtResolve = this.calls;
+      // Of waits opened together that are resolved, the first resolved
+      // returns first (a race's winner), on the first run as on every
+      // replay: each waits for the batch to be written, then for its turn.
+      const mine = { at: state.resolvedAt?.getTime() ?? 0, seq };
+      batch.push(mine);
+      await this.waitsOpened();
+      const turn = batch.filter((e) => e.at < mine.at || (e.at === mine.at && e.seq < mine.seq)).length;
+      for (let i = 0; i < turn; i++) await new Promise((resolve) => setImmediate(resolve));
       // Opened beside a wait that already suspended the job: the handler
       // never saw this outcome, so the job suspends on this wait instead,
       // which is resolved: it is ready again at once.

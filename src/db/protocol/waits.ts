@@ -29,12 +29,21 @@ export interface WaitState {
   value: unknown;
   wakeAt: Date | null;
   startedAt: Date;
+  /** When it resolved (or was closed as lost); null while it waits. */
+  resolvedAt: Date | null;
 }
 
 /** Opens (or, on a replay, finds) the wait and tries to resolve it. */
 export function beginWait(db: Queryable, ns: string, lease: LeaseRef, name: string, spec: WaitSpec): Promise<WaitState> {
   return mapped({ lease, what: `wait "${name}"` }, async () => {
-    const r = await db.query<{ resolved: boolean; outcome: WaitState['outcome']; value: unknown; wake_at: Date | null; started_at: Date }>(
+    const r = await db.query<{
+      resolved: boolean;
+      outcome: WaitState['outcome'];
+      value: unknown;
+      wake_at: Date | null;
+      started_at: Date;
+      resolved_at: Date | null;
+    }>(
       'select * from workhorse.begin_wait_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bigint[], $12)',
       [
         ns,
@@ -52,7 +61,7 @@ export function beginWait(db: Queryable, ns: string, lease: LeaseRef, name: stri
       ],
     );
     const x = r.rows[0]!;
-    return { resolved: x.resolved, outcome: x.outcome, value: x.value, wakeAt: x.wake_at, startedAt: x.started_at };
+    return { resolved: x.resolved, outcome: x.outcome, value: x.value, wakeAt: x.wake_at, startedAt: x.started_at, resolvedAt: x.resolved_at };
   });
 }
 

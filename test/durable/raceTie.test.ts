@@ -1,0 +1,65 @@
+// Durable waits (20): a race between waits that are both satisfied. A
+// checkout races the payment signal against a grace-period sleep; the
+// payment arrived before the job first ran and the sleep is already due,
+// so both waits resolve when they open. Which one the race returned
+// depended on which database call answered first, on the first run and
+// again on every replay: a third of the jobs took one branch before their
+// next wait and the other after it. The first wait to resolve (as
+// recorded) now wins, and in a tie the one opened first, on every run.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, type Client } from '../../src/client/client.js';
+import { defineJob } from '../../src/client/defineJob.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+const Checkout = defineJob({ type: 'dx.checkout.tie', schema: z.object({}) });
+
+let db: TestDatabase;
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+/** The branch each run of each job took. */
+const branches = new Map<string, string[]>();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Checkout], poolMax: 6 });
+  worker = new Worker(client, { workerId: 'race-tie', concurrency: 8, heartbeatMs: 200, pollMs: 300 });
+  worker.handle(Checkout, async (_p, ctx) => {
+    const r = await Promise.race([ctx.waitForSignal('paid').then(() => 'paid'), ctx.sleep('grace', 0).then(() => 'expired')]);
+    branches.set(ctx.job.id, [...(branches.get(ctx.job.id) ?? []), r]);
+    await ctx.waitForSignal('shipped');
+    return r;
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await running;
+  await client?.close();
+  await db?.drop();
+});
+
+describe('a race of two satisfied waits', () => {
+  it('returns the same winner on the first run and on the replay', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const { id } = await client.enqueue(Checkout, {}, { delayMs: 300 });
+      expect(await client.signal(id, 'paid', { amount: 1 })).toEqual({ outcome: 'kept', jobId: id });
+      ids.push(id);
+    }
+    const all = () => Promise.all(ids.map((id) => client.getJob(id)));
+    await waitFor(all, (js) => js.every((j) => j!.status === 'waiting'), { what: 'every checkout to wait for shipping', timeoutMs: 20_000 });
+    for (const id of ids) await client.signal(id, 'shipped', null);
+    const done = await waitFor(all, (js) => js.every((j) => j!.status === 'succeeded'), { what: 'every checkout to finish', timeoutMs: 20_000 });
+    for (const j of done) {
+      const runs = branches.get(j!.id)!;
+      expect(runs, `job ${j!.id}`).toHaveLength(2);
+      expect(runs[1], `job ${j!.id}: ${runs.join(' then ')}`).toBe(runs[0]);
+      expect(j!.result).toBe(runs[0]);
+    }
+  });
+});
