@@ -96,6 +96,8 @@ export class JobContext implements HandlerContext {
   readonly lostWaits = new Set<string>();
   /** The closing of losers in flight, if any. */
   private closing: Promise<void> = Promise.resolve();
+  /** Spawns in flight by name (durable.spawn). */
+  readonly spawning = new Map<string, Promise<string>>();
 
   constructor(
     readonly job: ClaimedJob,

@@ -27,6 +27,8 @@ export interface WaitHost {
   assertLive(what: string): void;
   /** A context call that writes: the waits that lost a race in this run are closed first. */
   goingOn(): Promise<void>;
+  /** Spawns in flight by name: a second spawn of the name meanwhile gets the same child. */
+  readonly spawning: Map<string, Promise<string>>;
   openWait(name: string, spec: WaitSpec): Promise<WaitState>;
   transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T>;
 }
@@ -184,8 +186,12 @@ export async function spawn<D extends JobDefinition | string>(
   // Validated before anything is written, like an enqueue.
   const row = ctx.deps.childRow(job, payload, enqueue);
   await ctx.goingOn();
+  // A name spawns one child: a second spawn of it while the first is in
+  // flight (a Promise.all) gets that child, as a later one would.
+  const inFlight = ctx.spawning.get(name);
+  if (inFlight) return { id: await inFlight, name, type: row.type };
   const { namespace, protocol } = ctx.deps;
-  const id = await ctx.transaction(`spawn "${name}"`, async (tx) => {
+  const spawning = ctx.transaction(`spawn "${name}"`, async (tx) => {
     const earlier = await protocol.beginSpawn(tx, namespace, ctx.lease, name);
     if (earlier) return { commit: false, value: earlier };
     const [created] = await protocol.enqueueMany(tx, namespace, [row]);
@@ -195,7 +201,12 @@ export async function spawn<D extends JobDefinition | string>(
     await protocol.linkChild(tx, namespace, ctx.lease, name, created!.id, detached);
     return { commit: true, value: created!.id };
   });
-  return { id, name, type: row.type };
+  ctx.spawning.set(name, spawning);
+  try {
+    return { id: await spawning, name, type: row.type };
+  } finally {
+    ctx.spawning.delete(name);
+  }
 }
 
 /** A child's dedupeKey held by another job: refused without retries (a retry would find the same job). */
