@@ -108,7 +108,7 @@ begin
            'lease_started', r.started,
            'recovered_from', rec.worker_id,
            'gate_held_by', gate.job_id::text,
-           'wait_kind', wt.kind, 'wait_name', wt.name, 'wait_key', wt.key,
+           'wait_kind', wt.kind, 'wait_name', wt.name, 'wait_key', wt.key, 'wait_others', wt.others,
            'wait_wake_in_ms', (extract(epoch from wt.wake_at - now()) * 1000)::bigint) order by j.id desc), '[]'::jsonb),
          v_next, v_floor, now()
     from workhorse.jobs j
@@ -119,15 +119,16 @@ begin
        order by a.execution desc limit 1) rec on true
     left join workhorse.job_gates gate
       on gate.namespace = j.namespace and gate.key = j.concurrency_key and gate.job_id <> j.id
-    -- A waiting job's open wait, through the waits' primary key (job_id, name).
+    -- A waiting job's open wait, through the waits' primary key (job_id, name),
+    -- and how many others it waits on beside it (waits opened together).
     left join lateral (
-      select w.kind, w.name, w.key, w.wake_at from workhorse.job_waits w
+      select w.kind, w.name, w.key, w.wake_at, (count(*) over ()) - 1 as others from workhorse.job_waits w
        where j.status = 'waiting' and w.job_id = j.id and w.resolved_at is null
        order by w.started_at desc limit 1) wt on true
    where j.id = any (v_ids);
 end $$;
 comment on function workhorse.dashboard_jobs_v1(text, text, text, text, integer, bigint, integer) is
-  'One page of the namespace table, newest first: jobs of p_namespace filtered by status, queue and type when not null, at most p_limit (1..500), keyset-paginated by id below p_before_id. A status other than succeeded walks the structure holding only its rows (ready, waiting and dead-job indexes, the lease table); every job (no status) and succeeded ones read a window of at most p_span ids below the cursor (the newest id when there is none), so a sparse filter costs a bounded range. Returns one row: jobs (a JSON array of the jobs'' columns without payload, result or progress, ids as strings, plus due_in_ms: run_at against the database clock; the lease: leased_by, lease_expires_in_ms, lease_started; recovered_from: the worker whose expired lease the recovery pass last took the job from; gate_held_by: the other job holding the gate of its concurrency key; error_message: the first 200 characters of last_error.message; a waiting job''s open wait: wait_kind, wait_name, wait_key, wait_wake_in_ms: its wake time or timeout against the database clock, null when it has none), next_before_id (the cursor of the next page: the last id of a full page, or the bottom of the window searched; null when nothing older exists), searched_down_to (the bottom of that window, null for status pages) and as_of (the database clock). Refuses an unknown status, a limit outside 1..500 or a span below 1 with SQLSTATE 22023.';
+  'One page of the namespace table, newest first: jobs of p_namespace filtered by status, queue and type when not null, at most p_limit (1..500), keyset-paginated by id below p_before_id. A status other than succeeded walks the structure holding only its rows (ready, waiting and dead-job indexes, the lease table); every job (no status) and succeeded ones read a window of at most p_span ids below the cursor (the newest id when there is none), so a sparse filter costs a bounded range. Returns one row: jobs (a JSON array of the jobs'' columns without payload, result or progress, ids as strings, plus due_in_ms: run_at against the database clock; the lease: leased_by, lease_expires_in_ms, lease_started; recovered_from: the worker whose expired lease the recovery pass last took the job from; gate_held_by: the other job holding the gate of its concurrency key; error_message: the first 200 characters of last_error.message; a waiting job''s open wait: wait_kind, wait_name, wait_key, wait_wake_in_ms: its wake time or timeout against the database clock, null when it has none; wait_others: how many other open waits it has), next_before_id (the cursor of the next page: the last id of a full page, or the bottom of the window searched; null when nothing older exists), searched_down_to (the bottom of that window, null for status pages) and as_of (the database clock). Refuses an unknown status, a limit outside 1..500 or a span below 1 with SQLSTATE 22023.';
 
 create function workhorse.dashboard_job_lease_v1(p_namespace text, p_job_id bigint)
 returns table (worker_id text, execution bigint, claimed_at timestamptz, expires_at timestamptz,

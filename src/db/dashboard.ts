@@ -42,6 +42,8 @@ export interface DashboardWait {
   key: string | null;
   /** Its wake time or timeout against the database clock; null when it has none. */
   wakeInMs: number | null;
+  /** How many other open waits the job has beside this one (waits opened together). */
+  others: number;
 }
 
 export interface DashboardJobPage {
@@ -91,7 +93,7 @@ function toJobRow(r: any): DashboardJobRow {
     leaseStarted: r.lease_started,
     recoveredFrom: r.recovered_from,
     gateHeldBy: r.gate_held_by,
-    wait: r.wait_kind ? { kind: r.wait_kind, name: r.wait_name, key: r.wait_key, wakeInMs: numOrNull(r.wait_wake_in_ms) } : null,
+    wait: r.wait_kind ? { kind: r.wait_kind, name: r.wait_name, key: r.wait_key, wakeInMs: numOrNull(r.wait_wake_in_ms), others: Number(r.wait_others ?? 0) } : null,
   };
 }
 

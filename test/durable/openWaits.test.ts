@@ -4,7 +4,8 @@
 // deadline. GET /jobs/:id and the dashboard's Job view showed only the
 // newest open wait (the sleep), so the job looked like it merely slept and
 // the pending decision was nowhere on its page. Both now list every open
-// wait (`waits`, newest first; `wait` is still the newest).
+// wait (`waits`, newest first; `wait` is still the newest), and the
+// Namespace table's note says how many more waits there are.
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,5 +83,9 @@ describe('a job waiting on a decision raced against a deadline', () => {
     expect(page).toContain('<code>deadline</code>');
     expect(page).toContain('Refund order 9?');
     expect(page).toContain('also waits for');
+
+    // The Namespace table's note says there is more than the newest wait.
+    const table = await (await get('/ui?status=waiting')).text();
+    expect(table).toContain('(and 1 more wait)');
   });
 });

@@ -162,7 +162,7 @@ describe('durable waits and families', () => {
     expect(await dash.jobFamily(db.pool, 'elsewhere', id, 100)).toEqual({ parent: null, children: [] });
     // The table row of the waiting parent says what it waits for; its children's rows say nothing.
     const rows = (await page({ status: 'waiting', queue: 'family' })).jobs;
-    expect(rows.map((r) => [r.id, r.wait])).toEqual([[id, { kind: 'join', name: 'kids', key: null, wakeInMs: null }]]);
+    expect(rows.map((r) => [r.id, r.wait])).toEqual([[id, { kind: 'join', name: 'kids', key: null, wakeInMs: null, others: 0 }]]);
     expect((await page({ queue: 'family-kids' })).jobs.map((r) => r.wait)).toEqual([null, null]);
   });
 

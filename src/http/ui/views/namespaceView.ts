@@ -35,7 +35,8 @@ const WAITS_FOR: Record<DashboardWait['kind'], string> = { sleep: 'sleeps', sign
 function waitNote(w: DashboardWait): Html {
   const at = w.wakeInMs === null ? '' : w.wakeInMs > 0 ? `in ${duration(w.wakeInMs)}` : 'now';
   const when = at ? `, ${w.kind === 'sleep' ? 'wakes' : 'times out'} ${at}` : '';
-  return html`${WAITS_FOR[w.kind]} <b>${w.name}</b>${w.key !== null ? html` on key <b>${w.key}</b>` : ''}${when}`;
+  const others = w.others > 0 ? ` (and ${w.others} more wait${w.others === 1 ? '' : 's'})` : '';
+  return html`${WAITS_FOR[w.kind]} <b>${w.name}</b>${w.key !== null ? html` on key <b>${w.key}</b>` : ''}${when}${others}`;
 }
 
 export function jobNotes(r: DashboardJobRow, paused: ReadonlySet<string>): Html[] {
