@@ -25,6 +25,7 @@ import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
+import { assertStorableProgress } from './progressValue.js';
 import { stepNameSchema } from '../names.js';
 import { parseField } from '../validation.js';
 
@@ -127,6 +128,7 @@ export class JobContext implements HandlerContext {
 
   async progress(value: unknown): Promise<void> {
     if (this.suspension) throw this.suspension;
+    assertStorableProgress(this.job.id, value);
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
