@@ -7,6 +7,7 @@ import { PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { JobInsert } from '../db/protocol.js';
 import { keySchema, queueNameSchema } from '../names.js';
 import { silentNull } from '../jsonNulls.js';
+import { protoKeyIssue } from '../protoKeys.js';
 import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { backoffSchema, type JobDefinition } from './defineJob.js';
@@ -55,6 +56,8 @@ export function buildJobInsert(
   maxPayloadBytes: number,
 ): SizedJobInsert {
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
+  const proto = protoKeyIssue(payload);
+  if (proto) throw new ValidationError(`invalid payload for job type "${def.type}": ${proto.path.join('.')}: ${proto.message}`, [proto]);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
   const { bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   const backoff = o.backoff ?? def.retry.backoff;

@@ -7,9 +7,11 @@
 // again before the single insert, so a bad item writes nothing.
 import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
+import type { JobDefinition } from '../client/defineJob.js';
 import { encodePayload, enqueueOptionsSchema, ONE_START_TIME, oneStartTime } from '../client/enqueueInput.js';
 import { UnknownJobTypeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
+import { protoKeyIssue } from '../protoKeys.js';
 import { storableDateSchema } from '../storable.js';
 import { parseInput, toIssues } from '../validation.js';
 
@@ -54,6 +56,14 @@ function storageIssues(client: Client, type: string, payload: unknown): Validati
   }
 }
 
+/** What is wrong with one item's payload: a `__proto__` key, its schema's issues, or what the database could not store. */
+function payloadIssues(client: Client, def: JobDefinition, type: string, payload: unknown): ValidationIssue[] {
+  const proto = protoKeyIssue(payload);
+  if (proto) return [proto];
+  const r = def.schema.safeParse(payload);
+  return r.success ? storageIssues(client, type, r.data) : toIssues(r.error);
+}
+
 /**
  * The definition of a type POST /jobs names. The server's job types are its
  * app module's, so an unknown one says so (the caller cannot fix it with
@@ -77,9 +87,7 @@ export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
   const items = parsed.map((item, i): EnqueueManyItem => {
     const def = definitionOf(client, item.type);
     const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
-    const r = def.schema.safeParse(item.payload);
-    if (!r.success) issues.push(...toIssues(r.error).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
-    else issues.push(...storageIssues(client, item.type, r.data).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
+    issues.push(...payloadIssues(client, def, item.type, item.payload).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
     const { type, payload, ...options } = item;
     return { job: type, payload, options };
   });
