@@ -19,8 +19,18 @@ export const listOutboxSchema = z
 
 export const eventIdsSchema = z.array(bigintIdString('event id')).min(1).max(1000);
 
-/** What retry and discard take: an array of ids as strings or numbers (anything else is a ValidationError, not a TypeError). */
-const idListSchema = z.array(z.union([z.string(), z.number()]));
+/**
+ * What retry and discard take: an array of ids as strings or numbers
+ * (anything else is a ValidationError, not a TypeError). A number must be a
+ * safe integer: past 2^53 it is already another id (9007199254740993 is
+ * 9007199254740992), which would be retried or discarded in its place.
+ */
+const idListSchema = z.array(
+  z.union([
+    z.string(),
+    z.number().int().max(Number.MAX_SAFE_INTEGER, 'a numeric event id must be a safe integer; pass larger ids as strings'),
+  ]),
+);
 
 function eventIds(ids: unknown): string[] {
   return parseInput(eventIdsSchema, parseInput(idListSchema, ids, 'event ids').map(String), 'event ids');
