@@ -12,7 +12,7 @@ import { ConfigError } from '../errors.js';
 import { outboxOptionsSchema, type OutboxOptions } from '../outbox/outboxOptions.js';
 import { parseConfig } from '../validation.js';
 import { checkAppSchedules } from '../schedules/appSchedules.js';
-import type { ScheduleDefinition } from '../schedules/defineSchedule.js';
+import { isScheduleDefinition, type ScheduleDefinition } from '../schedules/defineSchedule.js';
 import type { WorkerBase } from '../worker/workerBase.js';
 
 export interface WorkhorseApp {
@@ -32,14 +32,11 @@ export interface WorkhorseApp {
   alerts?: AlertsOptions;
 }
 
-const isSchedule = (v: unknown): boolean =>
-  typeof v === 'object' && v !== null && typeof (v as ScheduleDefinition).name === 'string' && typeof (v as ScheduleDefinition).scheduleNamespace === 'string';
-
 const appSchema = z
   .object({
     jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')),
     configure: z.custom<WorkhorseApp['configure']>((v) => typeof v === 'function', 'configure must be a function (worker) => void'),
-    schedules: z.array(z.custom<ScheduleDefinition>(isSchedule, 'a schedule must be a defineSchedule() value')).optional(),
+    schedules: z.array(z.custom<ScheduleDefinition>(isScheduleDefinition, 'a schedule must be a defineSchedule() value')).optional(),
     outbox: outboxOptionsSchema.optional(),
     alerts: alertsOptionsSchema.optional(),
   })

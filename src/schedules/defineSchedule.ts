@@ -145,6 +145,24 @@ function build(input: ScheduleInput, allowSystem: boolean): ScheduleDefinition {
 }
 
 /**
+ * Whether a value has the shape defineSchedule gives (what defineApp and
+ * schedules.define take): a hand-made object or a stray value would fail
+ * with a TypeError deep in storing it.
+ */
+export function isScheduleDefinition(v: unknown): v is ScheduleDefinition {
+  if (typeof v !== 'object' || v === null) return false;
+  const d = v as ScheduleDefinition;
+  return (
+    typeof d.name === 'string' &&
+    typeof d.scheduleNamespace === 'string' &&
+    (typeof d.job === 'string' || isJobDefinition(d.job)) &&
+    (typeof d.cron === 'string' || typeof d.everyMs === 'number') &&
+    typeof d.options === 'object' &&
+    d.options !== null
+  );
+}
+
+/**
  * Defines a recurring slot. Throws ConfigError (naming the field) for a
  * malformed cron expression, an unknown time zone, both or neither of
  * `cron` and `everyMs`, a payload the job definition's schema refuses, or a

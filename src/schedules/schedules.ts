@@ -2,12 +2,12 @@
 // and delete recurring slots in the client's namespace. Each method is one
 // or two protocol calls; firing is left to the workers that opt in.
 import type { Client } from '../client/client.js';
-import { NotFoundError } from '../errors.js';
+import { ConfigError, NotFoundError } from '../errors.js';
 import type { ScheduledJob, ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
 import { refuseNameTwins } from './appSchedules.js';
 import { firstRunAfter } from './cadence.js';
-import { scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';
+import { isScheduleDefinition, scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { toScheduleRow } from './scheduleRow.js';
 
 export type { ScheduledJob, ScheduleRecord };
@@ -26,6 +26,12 @@ export class Schedules {
    */
   async define(defs: ScheduleDefinition | ScheduleDefinition[]): Promise<ScheduleRecord[]> {
     const list = Array.isArray(defs) ? defs : [defs];
+    list.forEach((d, i) => {
+      if (isScheduleDefinition(d)) return;
+      const message = 'a schedule must be a defineSchedule() value';
+      const path = Array.isArray(defs) ? [i] : [];
+      throw new ConfigError(`invalid schedules: ${path.length ? `${i}: ` : ''}${message}`, [{ path, message }]);
+    });
     refuseNameTwins(list, 'schedules', []);
     // The same definition given twice is stored once (one row may be upserted once per statement).
     const rows = [...new Map(list.map((d) => [d.name, d])).values()].map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
