@@ -1,8 +1,13 @@
 // What the Lambda HTTP handler refuses before Hono's adapter sees it: an
 // event that is not an object (null, a string: the adapter throws a
 // TypeError on it), and a body marked base64 that is not (the adapter's
-// decoder throws, and the answer is a plain-text 500). Each is a 400 in the
-// API's error shape, so no input to the handler is answered 500.
+// decoder throws, and the answer is a plain-text 500). The adapter treats
+// any truthy `isBase64Encoded` (the string "true" included) as base64, so
+// the check does too. Anything else the adapter cannot turn into a request
+// (a header name it refuses, multiValueHeaders that are not arrays, a body
+// on a GET) it answers with a plain-text "Invalid request"; that answer is
+// rewritten here as the same 400. So no input to the handler is answered
+// 500 or outside the API's error shape.
 export interface RefusedEvent {
   statusCode: number;
   headers: Record<string, string>;
@@ -28,8 +33,23 @@ export function refusedEvent(event: unknown): RefusedEvent | undefined {
     return refused(`the event is ${event === null ? 'null' : Array.isArray(event) ? 'an array' : `a ${typeof event}`}, not an HTTP event (a function URL, API Gateway or ALB event)`);
   }
   const { body, isBase64Encoded } = event as { body?: unknown; isBase64Encoded?: unknown };
-  if (isBase64Encoded === true && typeof body === 'string' && !BASE64.test(body.replace(/\s+/g, ''))) {
+  if (isBase64Encoded && body && (typeof body !== 'string' || !BASE64.test(body.replace(/\s+/g, '')))) {
     return refused('the event body is marked isBase64Encoded but is not base64');
   }
   return undefined;
+}
+
+/** The adapter's own answers when it could not build a request from the event (hono/aws-lambda). */
+const ADAPTER_FAILURES = new Set(['400 Invalid request', '500 Internal Server Error']);
+
+/**
+ * The 400 for an answer the adapter made itself because it could not read
+ * the event (plain text; the app answers only JSON), or undefined for an
+ * answer of the app.
+ */
+export function adapterRefusal(result: { statusCode?: number; body?: string; headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown> }): RefusedEvent | undefined {
+  if (!ADAPTER_FAILURES.has(`${result.statusCode} ${result.body}`)) return undefined;
+  const type = result.headers?.['content-type'] ?? (result.multiValueHeaders?.['content-type'] as unknown[] | undefined)?.[0];
+  if (typeof type !== 'string' || !type.startsWith('text/plain')) return undefined;
+  return refused('the event could not be read as an HTTP request (its method, path, headers, query parameters or body are malformed)');
 }

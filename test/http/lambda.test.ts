@@ -136,6 +136,30 @@ describe('handlers/http.ts', () => {
     }
   });
 
+  it('answers an event the adapter cannot turn into a request with the same JSON 400, and runs nothing', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const enqueue = functionUrlEvent('POST', '/jobs', JSON.stringify({ type: 'email.send', payload: { to: 'a@example.com', subject: 'x' } }), auth);
+    const before = await db.pool.query('select count(*)::int as n from workhorse.jobs');
+    const events: [string, unknown][] = [
+      // Hono decodes any truthy isBase64Encoded: its decoder threw, a plain-text 500.
+      ['isBase64Encoded as the string "true"', { ...enqueue, isBase64Encoded: 'true' }],
+      ['a base64 body that is not a string', { ...enqueue, body: 12, isBase64Encoded: true }],
+      // The adapter's TypeErrors: a plain-text 400 "Invalid request".
+      ['no requestContext (a GET with a body)', { ...enqueue, requestContext: undefined }],
+      ['a header name Headers refuses', { ...enqueue, headers: { ...enqueue.headers, 'bad name': 'x' } }],
+      ['REST API multiValueHeaders that are not arrays', { httpMethod: 'POST', path: '/jobs', headers: auth, multiValueHeaders: { authorization: 'x' }, body: enqueue.body, isBase64Encoded: false }],
+      ['REST API multiValueQueryStringParameters that are not arrays', { httpMethod: 'GET', path: '/jobs', headers: auth, multiValueQueryStringParameters: { limit: '5' }, body: null, isBase64Encoded: false }],
+    ];
+    for (const [what, event] of events) {
+      const res = (await handler(event as never, contextWithBudget(5000) as never)) as { statusCode: number; headers?: Record<string, string>; multiValueHeaders?: Record<string, string[]>; body: string };
+      expect(res.statusCode, what).toBe(400);
+      expect(res.headers?.['content-type'] ?? res.multiValueHeaders?.['content-type']?.[0], what).toBe('application/json');
+      expect(JSON.parse(res.body), what).toMatchObject({ error: { code: 'bad_request' } });
+    }
+    const after = await db.pool.query('select count(*)::int as n from workhorse.jobs');
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
   it('ticks on the configured budget when a hand-made context answers a time left that is not a number', async () => {
     const sig = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '' });
     const res = await handler(functionUrlEvent('POST', '/tick', '', sig) as never, { ...contextWithBudget(5000), getRemainingTimeInMillis: () => Number.NaN } as never);
