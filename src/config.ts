@@ -4,7 +4,7 @@
 // given as secrets (loadRuntimeEnvironment, src/secrets/) and pass the
 // resolved environment to the loaders below.
 import * as z from 'zod';
-import { apiTokensSchema, combineTokens, secretSchema, type ApiToken } from './credentials/tokens.js';
+import { apiTokensSchema, bearerTokenSchema, combineTokens, secretSchema, type ApiToken } from './credentials/tokens.js';
 import { scopeSchema, type Scope } from './credentials/scopes.js';
 import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from './http/ui/session/sessionSettings.js';
 import { namespaceSchema } from './names.js';
@@ -68,7 +68,7 @@ const scopeListSchema = z
 const httpEnvSchema = z.object({
   WORKHORSE_SIGNING_SECRET: secretSchema.optional(),
   WORKHORSE_SIGNING_SECRET_NEXT: secretSchema.optional(),
-  WORKHORSE_API_TOKEN: secretSchema.optional(),
+  WORKHORSE_API_TOKEN: bearerTokenSchema.optional(),
   WORKHORSE_API_TOKENS: tokensJsonSchema.optional(),
   WORKHORSE_SIGNED_SCOPES: scopeListSchema.optional(),
   WORKHORSE_MAX_BODY_BYTES: envInteger().pipe(z.number().int().min(1024).max(64 * 1024 * 1024)).default(DEFAULT_MAX_BODY_BYTES),

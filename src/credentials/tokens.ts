@@ -8,6 +8,16 @@ import { SCOPES, scopeSchema, type Scope } from './scopes.js';
 
 export const secretSchema = z.string().min(16, 'a secret must be at least 16 characters');
 
+/**
+ * A bearer token: a secret that also travels in an HTTP header, so one that
+ * no header can carry as the token (a space, a tab or newline, a control
+ * character, a character past U+00FF) would be refused on every request.
+ */
+export const bearerTokenSchema = secretSchema.refine(
+  (t) => !/[\s\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(t),
+  'a bearer token must not contain spaces, control characters or characters past U+00FF: no Authorization header can carry it (check for a stray space or newline)',
+);
+
 export const apiTokenSchema = z
   .object({
     /** Shown in 403 messages; defaults to "token <n>". */
@@ -15,7 +25,7 @@ export const apiTokenSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'a token name is 1-64 characters of letters, digits, "_", ".", ":" or "-"')
       .optional(),
-    token: secretSchema,
+    token: bearerTokenSchema,
     scopes: z.array(scopeSchema).min(1, 'give at least one scope'),
   })
   .strict();

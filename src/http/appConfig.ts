@@ -7,7 +7,7 @@ import { Client } from '../client/client.js';
 import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
 import { parseConfig } from '../validation.js';
-import { apiTokensSchema, combineTokens, secretSchema as secret, type ApiToken } from '../credentials/tokens.js';
+import { apiTokensSchema, bearerTokenSchema, combineTokens, secretSchema as secret, type ApiToken } from '../credentials/tokens.js';
 import type { HealthCheck } from './healthCheck.js';
 import { scopeSchema } from '../credentials/scopes.js';
 import type { TickRunner } from './tickRunner.js';
@@ -25,7 +25,7 @@ const httpAppConfigSchema = z
     /** Accepted HMAC secrets: [current] or [current, next] during a rotation. */
     signingSecrets: z.array(secret).max(2).default([]),
     /** A bearer token holding every scope (WORKHORSE_API_TOKEN). */
-    apiToken: secret.optional(),
+    apiToken: bearerTokenSchema.optional(),
     /** Bearer tokens with their scopes (WORKHORSE_API_TOKENS). */
     apiTokens: apiTokensSchema.default([]),
     /** Scopes a valid signature carries on the API routes; empty (the default) accepts signatures on POST /tick only. */
