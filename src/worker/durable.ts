@@ -18,6 +18,7 @@ import { describeIssues, parseField, toIssues } from '../validation.js';
 import type pg from 'pg';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import type { ContextDeps } from './contextDeps.js';
+import { checkDecisionOptions, checkJoinOptions, checkSignalOptions, checkSpawnArguments } from './waitArguments.js';
 
 /** What the durable methods need of a handler's context (JobContext provides it). */
 export interface WaitHost {
@@ -148,6 +149,7 @@ export async function sleepUntil(ctx: WaitHost, name: string, at: Date): Promise
 
 export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWaitOptions<T> = {}): Promise<T> {
   checkName('waitForSignal', name);
+  checkSignalOptions(name, o);
   if (o.timeoutMs !== undefined) checkMs(`waitForSignal "${name}"`, o.timeoutMs, 'timeoutMs');
   if (o.key !== undefined) parseField(keySchema, o.key, 'key', `waitForSignal "${name}"`);
   const w = await ctx.openWait(name, { kind: 'signal', wakeInMs: o.timeoutMs ?? null, key: o.key ?? null });
@@ -164,6 +166,7 @@ export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWai
 
 export async function waitForDecision<C extends string>(ctx: WaitHost, name: string, o: DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
   checkName('waitForDecision', name);
+  checkDecisionOptions(name, o);
   const choices = parseField(choicesSchema, o?.choices, 'choices', `waitForDecision "${name}"`) as C[];
   parseField(promptSchema, o?.prompt, 'prompt', `waitForDecision "${name}"`);
   if (o.timeoutMs !== undefined) checkMs(`waitForDecision "${name}"`, o.timeoutMs, 'timeoutMs');
@@ -182,7 +185,8 @@ export async function spawn<D extends JobDefinition | string>(
 ): Promise<ChildJob> {
   checkName('spawn', name);
   ctx.assertLive(`spawn "${name}"`);
-  const { detached = false, ...enqueue } = options;
+  const { detached = false, ...enqueue } = options ?? {};
+  checkSpawnArguments(name, job, detached);
   // Validated before anything is written, like an enqueue.
   const row = ctx.deps.childRow(job, payload, enqueue);
   await ctx.goingOn();
@@ -224,6 +228,7 @@ export async function join(
   o: JoinOptions = {},
 ): Promise<unknown[]> {
   checkName('join', name);
+  checkJoinOptions(name, o);
   const mode = o.mode ?? 'all';
   if (mode !== 'all' && mode !== 'any') throw new ValidationError(`join "${name}": mode is all or any`, [{ path: ['mode'], message: 'invalid mode' }]);
   const ids = (Array.isArray(children) ? children : []).map((c) => (typeof c === 'string' ? c : c?.id));
