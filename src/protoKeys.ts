@@ -5,30 +5,45 @@
 // the enqueue answered 201. The boundaries refuse it, naming its path,
 // before the schema runs.
 import type { ValidationIssue } from './errors.js';
+import { MAX_JSON_DEPTH } from './storable.js';
 
 const PROTO_MESSAGE = 'must not be a key named "__proto__" (JavaScript objects take it as their prototype, so it would not be stored): rename it';
 
-/** The path of the first own enumerable `__proto__` key in a JSON-like value, or undefined. */
+/** A value to visit, with the way back to the root (a path is built only for the one found). */
+interface Visit {
+  value: object;
+  parent: Visit | undefined;
+  key: string | number;
+  depth: number;
+}
+
+function pathOf(v: Visit): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Visit | undefined = v; at?.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+/**
+ * The path of the first own enumerable `__proto__` key in a JSON-like value,
+ * or undefined. Values nested deeper than MAX_JSON_DEPTH are not visited:
+ * such a payload is refused for its depth when it is encoded.
+ */
 export function protoKeyIssue(value: unknown): ValidationIssue | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const seen = new Set<object>();
-  const stack: { value: object; path: (string | number)[] }[] = [{ value, path: [] }];
+  const stack: Visit[] = [{ value, parent: undefined, key: '', depth: 1 }];
   while (stack.length > 0) {
     const item = stack.pop()!;
-    if (seen.has(item.value)) continue; // a cycle: the encoding refuses it later
+    if (seen.has(item.value) || item.depth > MAX_JSON_DEPTH) continue; // a cycle is refused when encoded, as is this depth
     seen.add(item.value);
-    if (Array.isArray(item.value)) {
-      for (let i = item.value.length - 1; i >= 0; i--) {
-        const v: unknown = item.value[i];
-        if (typeof v === 'object' && v !== null) stack.push({ value: v, path: [...item.path, i] });
-      }
-      continue;
+    const o = item.value as Record<string, unknown>;
+    if (!Array.isArray(o) && Object.prototype.propertyIsEnumerable.call(o, '__proto__')) {
+      return { path: [...pathOf(item), '__proto__'], message: PROTO_MESSAGE };
     }
-    if (Object.prototype.propertyIsEnumerable.call(item.value, '__proto__')) return { path: [...item.path, '__proto__'], message: PROTO_MESSAGE };
-    const keys = Object.keys(item.value);
+    const keys: (string | number)[] = Array.isArray(o) ? o.map((_, i) => i) : Object.keys(o);
     for (let i = keys.length - 1; i >= 0; i--) {
-      const v: unknown = (item.value as Record<string, unknown>)[keys[i]!];
-      if (typeof v === 'object' && v !== null) stack.push({ value: v, path: [...item.path, keys[i]!] });
+      const v = o[keys[i]!];
+      if (typeof v === 'object' && v !== null) stack.push({ value: v, parent: item, key: keys[i]!, depth: item.depth + 1 });
     }
   }
   return undefined;

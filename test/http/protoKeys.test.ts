@@ -59,6 +59,15 @@ describe('a payload key named __proto__', () => {
     expect(await countJobs(db)).toBe(0);
   });
 
+  it('answers a payload nested 300,000 levels deep at once: the key search stops at the depth the encoding refuses', async () => {
+    const started = Date.now();
+    const res = await post(`{"type":"blob.store","payload":{"x":${'['.repeat(300_000)}${']'.repeat(300_000)}}}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await countJobs(db)).toBe(0);
+  });
+
   it('leaves other keys alone: "constructor" and "prototype" are stored as given', async () => {
     const res = await post('{"type":"blob.store","payload":{"constructor":{"y":2},"prototype":3}}');
     expect(res.status).toBe(201);
