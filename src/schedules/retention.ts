@@ -18,11 +18,23 @@ export const SYSTEM_SCHEDULE_NAMESPACE = 'sys';
 
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 export const DEFAULT_RETENTION_EVERY_MS = 3_600_000;
+/**
+ * The longest retention (100 years). retention_v1 subtracts it from now(),
+ * and PostgreSQL's timestamps end about 6,700 years back: a longer one
+ * (a "keep forever" of 1e15 ms) failed every run with "timestamp out of
+ * range", so nothing was ever deleted.
+ */
+export const MAX_RETENTION_MS = 3_155_760_000_000;
+/** The longest cadence of sys.retention: a slot's interval is at most 366 days. */
+export const MAX_RETENTION_EVERY_MS = 366 * 86_400_000;
+/** retentionMs and retentionEveryMs as the tick and the worker take them. */
+export const retentionMsSchema = z.number().int().min(1000).max(MAX_RETENTION_MS, 'retention is at most 100 years (3155760000000 ms)');
+export const retentionEveryMsSchema = z.number().int().min(1000).max(MAX_RETENTION_EVERY_MS);
 
 export const retentionPayloadSchema = z
   .object({
     /** Terminal jobs that finished longer ago than this are deleted. */
-    olderThanMs: z.number().int().min(1000),
+    olderThanMs: retentionMsSchema,
     /** Rows one statement deletes at most. */
     batchSize: z.number().int().min(1).max(100_000).default(1000),
     /** Batches one run performs at most; the next cadence continues. */

@@ -10,7 +10,7 @@ import { connectionStringSchema } from '../db/connectionString.js';
 import { namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
-import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/retention.js';
+import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
 
 export const DEFAULT_TICK_HEARTBEAT_MS = 5000;
 export const DEFAULT_SAFETY_MARGIN_MS = 1000;
@@ -64,9 +64,9 @@ export const tickOptionsSchema = z
     /** Slots one tick leases at most. */
     slotLimit: z.number().int().min(0).max(1000).default(100),
     /** sys.retention: terminal jobs older than this are deleted. */
-    retentionMs: z.number().int().min(1000).default(DEFAULT_RETENTION_MS),
+    retentionMs: retentionMsSchema.default(DEFAULT_RETENTION_MS),
     /** sys.retention's cadence. */
-    retentionEveryMs: z.number().int().min(1000).default(DEFAULT_RETENTION_EVERY_MS),
+    retentionEveryMs: retentionEveryMsSchema.default(DEFAULT_RETENTION_EVERY_MS),
     /** Fan-out generation of this tick: 0 for a scheduled one, n + 1 for one a tick of generation n invoked. */
     generation: z.number().int().min(0).max(1000).default(0),
     /** Further ticks one tick may invoke; 0 disables fan-out. */

@@ -8,7 +8,7 @@ import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
 import { outboxOptionsSchema } from '../outbox/outboxOptions.js';
-import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS } from '../schedules/retention.js';
+import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
@@ -58,9 +58,9 @@ export const workerOptionsSchema = z
     /** At most this many missed cadences of one slot fire at once (the most recent). */
     scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
     /** With the `sys` schedule namespace: sys.retention deletes terminal jobs older than this (as a tick's retentionMs). */
-    retentionMs: z.number().int().min(1000).optional(),
+    retentionMs: retentionMsSchema.optional(),
     /** With the `sys` schedule namespace: sys.retention's cadence (as a tick's retentionEveryMs). */
-    retentionEveryMs: z.number().int().min(1000).optional(),
+    retentionEveryMs: retentionEveryMsSchema.optional(),
     /** With the `sys` schedule namespace: deliver the outbox to these sinks (sys.outbox, and right after each commit). */
     outbox: outboxOptionsSchema.optional(),
     /** With the `sys` schedule namespace: evaluate the alert rules (sys.alerts). */
