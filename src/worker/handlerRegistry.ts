@@ -4,7 +4,7 @@
 // exactly the types the worker claims; a type given by name is checked to
 // be one PostgreSQL can store (it goes into the registry row and the claim).
 import type { Client } from '../client/client.js';
-import type { JobDefinition } from '../client/defineJob.js';
+import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
 import { ValidationError } from '../errors.js';
 import { handlerTypeSchema } from '../names.js';
 import { parseField } from '../validation.js';
@@ -40,6 +40,12 @@ export class HandlerRegistry {
   }
 
   private add(job: JobDefinition | string, fn: unknown, entry: Omit<HandlerEntry, 'def'>): void {
+    // A look-alike ({ type: 'x' }: no schema to parse payloads with) or a number would register a type no job can run.
+    if (typeof job !== 'string' && !isJobDefinition(job)) {
+      throw new ValidationError('a handler is for a job type name or a defineJob() definition', [
+        { path: ['job'], message: 'expected a job type name or a defineJob() definition' },
+      ]);
+    }
     const type = typeof job === 'string' ? parseField(handlerTypeSchema, job, 'type', 'handler') : job.type;
     if (typeof fn !== 'function') throw new ValidationError(`handler for "${type}" must be a function`);
     if (this.entries.has(type)) throw new ValidationError(`a handler for "${type}" is already registered`);
