@@ -3,6 +3,7 @@
 // payloads are parsed by the job's schema). The registered types are
 // exactly the types the worker claims; a type given by name is checked to
 // be one PostgreSQL can store (it goes into the registry row and the claim).
+import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
 import { ValidationError } from '../errors.js';
@@ -10,6 +11,8 @@ import { handlerTypeSchema } from '../names.js';
 import { parseField } from '../validation.js';
 import type { BatchHandler } from './invokeBatch.js';
 import type { Handler, HandlerEntry } from './invokeHandler.js';
+
+const batchOptionsSchema = z.object({ maxBatch: z.unknown().optional() }).strict();
 
 export class HandlerRegistry {
   private readonly entries = new Map<string, HandlerEntry>();
@@ -20,8 +23,11 @@ export class HandlerRegistry {
     this.add(job, fn, { fn: fn as Handler });
   }
 
-  addBatchHandler(job: JobDefinition | string, fn: BatchHandler<never>, maxBatch = 50): void {
-    if (!Number.isInteger(maxBatch) || maxBatch < 1) {
+  /** `options` is handleBatch's: only `maxBatch` (a typo such as `max` would leave the default of 50 in force). */
+  addBatchHandler(job: JobDefinition | string, fn: BatchHandler<never>, options: unknown = {}): void {
+    const what = `handleBatch for "${typeof job === 'string' ? job : job?.type}"`;
+    const { maxBatch = 50 } = parseField(batchOptionsSchema, options, 'options', what);
+    if (typeof maxBatch !== 'number' || !Number.isInteger(maxBatch) || maxBatch < 1) {
       throw new ValidationError(`maxBatch for "${typeof job === 'string' ? job : job.type}" must be a positive integer`);
     }
     this.add(job, fn, { batch: fn as BatchHandler, maxBatch });

@@ -59,7 +59,7 @@ export class WorkerBase {
   handleBatch<D extends JobDefinition>(job: D, fn: BatchHandler<PayloadOutput<D>>, options?: { maxBatch?: number }): this;
   handleBatch<P = unknown>(type: string, fn: BatchHandler<P>, options?: { maxBatch?: number }): this;
   handleBatch(job: JobDefinition | string, fn: BatchHandler<never>, options: { maxBatch?: number } = {}): this {
-    this.handlers.addBatchHandler(job, fn, options.maxBatch);
+    this.handlers.addBatchHandler(job, fn, options);
     return this;
   }
 

@@ -3,7 +3,9 @@
 // claimed the type, and every job of it failed with "Cannot read properties
 // of undefined (reading 'safeParse')" (no schema to parse the payload with),
 // retried until its attempts ran out; a number registered the type
-// "undefined". Both are a ValidationError when the handler is added now.
+// "undefined". Both are a ValidationError when the handler is added now,
+// and so is a handleBatch option other than maxBatch (a typo such as
+// { max: 5 } left batches of the default 50).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineJob, ValidationError, Worker, type Client } from '../../src/index.js';
@@ -33,6 +35,12 @@ describe('a handler for something that is not a job type or definition', () => {
     }
     // Nothing was registered under report.build by the look-alike.
     expect(() => worker.handle(Report, async () => 1)).not.toThrow();
+  });
+
+  it('refuses handleBatch options it does not take, so a typo cannot leave the default batch size in force', () => {
+    const worker = new Worker(client, {});
+    expect(() => worker.handleBatch(Report, async (ps) => ps, { max: 5 } as never)).toThrow(/invalid handleBatch for "report.build": options: Unrecognized key: "max"/);
+    expect(() => worker.handleBatch(Report, async (ps) => ps, { maxBatch: 5 })).not.toThrow();
   });
 
   it('leaves a definition and a type name working', async () => {
