@@ -1,7 +1,7 @@
 // Option schemas the sinks share: the topics a sink takes (exact topics, or
 // a prefix ending in "*", checked against the topic grammar so a pattern
 // that can never match is refused when the sink is built), a webhook URL
-// and its extra headers (names and values fetch would refuse at every
+// (http(s), without credentials fetch would refuse) and its extra headers (names and values fetch would refuse at every
 // delivery, turning each event dead, are refused up front instead).
 import * as z from 'zod';
 
@@ -19,7 +19,19 @@ function httpUrl(u: string): boolean {
   }
 }
 
-export const webhookUrlSchema = z.string().refine(httpUrl, 'url must be an http(s) URL');
+/** fetch refuses a URL with a user or password in it, so every delivery to one would fail. */
+function withoutCredentials(u: string): boolean {
+  const url = new URL(u);
+  return url.username === '' && url.password === '';
+}
+
+export const webhookUrlSchema = z
+  .string()
+  .refine(httpUrl, 'url must be an http(s) URL')
+  .refine(
+    (u) => !httpUrl(u) || withoutCredentials(u),
+    'url must not carry credentials (user:password@): fetch refuses such a URL, so every delivery would fail; send them in headers (e.g. authorization)',
+  );
 
 /** RFC 9110 field names (tokens) and values without control characters but tab. */
 export const headersSchema = z.record(

@@ -1,5 +1,6 @@
 // Sink options are checked when the sink is built, as a ConfigError naming
-// the field: a webhook URL that does not parse (it was a TypeError), topics
+// the field: a webhook URL that does not parse (it was a TypeError) or that
+// carries credentials (fetch refused every delivery to it), topics
 // that can never match a topic (they were kept, and the sink silently took
 // nothing), extra headers fetch refuses (they were kept, and every delivery
 // failed until the event was dead). A valid header still reaches the
@@ -37,6 +38,12 @@ afterAll(async () => {
 describe('sink options', () => {
   it.each(['not a url', '', 'ftp://x/y', 'http//x'])('webhookSink refuses url %j', (url) => {
     expect(configPath(() => webhookSink({ url, secret: SECRET }))).toEqual(['url']);
+  });
+
+  it.each(['https://user:pass@hooks.example.com/in', 'http://token@127.0.0.1:8080/'])('webhookSink refuses url %j: fetch refuses credentials in a URL', (url) => {
+    expect(configPath(() => webhookSink({ url, secret: SECRET }))).toEqual(['url']);
+    // What each delivery would have met:
+    expect(() => new Request(url)).toThrow(/includes credentials/);
   });
 
   it.each([['a b'], [''], ['order.**'], ['*order'], ['x'.repeat(201)]])('every sink refuses the topic %j', (topic) => {
