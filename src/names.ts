@@ -27,8 +27,18 @@ export const keySchema = storableName(512);
 export const workerIdSchema = storableName(200);
 /** A durable wait's name (sleep, signal, decision, spawn, join), as a handler and a sender give it. */
 export const waitNameSchema = storableName(200);
-/** A step's name: any string PostgreSQL can store (no length limit, as before). */
-export const stepNameSchema = storableText(z.string());
+/**
+ * The longest step name, in bytes of UTF-8. A step is keyed by (job id,
+ * name) in a b-tree, whose rows hold at most 2704 bytes: a longer name that
+ * does not compress was refused by the database only when the step was
+ * recorded, after its body had run, and the job was retried to run it again.
+ */
+export const MAX_STEP_NAME_BYTES = 2600;
+/** A step's name: a string PostgreSQL can store and index. */
+export const stepNameSchema = storableText(z.string()).refine(
+  (s) => Buffer.byteLength(s, 'utf8') <= MAX_STEP_NAME_BYTES,
+  `a step name is at most ${MAX_STEP_NAME_BYTES} bytes of UTF-8 (it keys the step's record)`,
+);
 /** A handler's job type given by name: any string PostgreSQL can store (jobs enqueued by other SDKs need not follow jobTypeSchema). */
 export const handlerTypeSchema = storableText(z.string().min(1));
 
