@@ -56,8 +56,7 @@ export function buildJobInsert(
   maxPayloadBytes: number,
 ): SizedJobInsert {
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
-  const proto = protoKeyIssue(payload);
-  if (proto) throw new ValidationError(`invalid payload for job type "${def.type}": ${proto.path.join('.')}: ${proto.message}`, [proto]);
+  refuseProtoKey(`job type "${def.type}"`, payload);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
   const { bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   const backoff = o.backoff ?? def.retry.backoff;
@@ -84,13 +83,20 @@ export function buildJobInsert(
 
 /**
  * The payload as the JSON the database stores. A value JSON cannot encode
- * (a BigInt, a cycle), would encode as null (NaN, Infinity, an invalid Date)
- * or jsonb cannot store is a ValidationError whose
+ * (a BigInt, a cycle), would encode as null (NaN, Infinity, an invalid Date),
+ * holds a `__proto__` key or jsonb cannot store is a ValidationError whose
  * issue path is relative to the payload; one over the size limit is a
  * PayloadTooLargeError.
  */
 export function encodePayload(subject: string, payload: unknown, maxBytes: number): string {
+  refuseProtoKey(subject, payload);
   return encodeSizedPayload(subject, payload, maxBytes).encoded;
+}
+
+/** A `__proto__` key (src/protoKeys.ts) in a payload: a ValidationError naming its path. */
+function refuseProtoKey(subject: string, payload: unknown): void {
+  const proto = protoKeyIssue(payload);
+  if (proto) throw new ValidationError(`invalid payload for ${subject}: ${proto.path.join('.')}: ${proto.message}`, [proto]);
 }
 
 /** encodePayload's JSON and its size in bytes. */

@@ -2,7 +2,9 @@
 // dropped by the job's schema without a word: zod's records and loose
 // objects copy keys by assignment, which sets the copy's prototype instead.
 // POST /jobs answered 201 and stored the payload without it. It is refused
-// now, over HTTP and in the client, naming its path, and nothing is written.
+// now, over HTTP and in the client, naming its path, and nothing is written;
+// so is such a key in a signal's or an event's payload (a waitForSignal
+// schema would drop it the same way).
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +68,24 @@ describe('a payload key named __proto__', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await countJobs(db)).toBe(0);
+  });
+
+  it('is refused the same way in a signal or an event payload, before anything is looked up or written', async () => {
+    const res = await fetch(`${base}/jobs/424242/signals/paid`, {
+      method: 'POST',
+      body: '{"payload":{"amount":10,"__proto__":{"admin":true}}}',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { issues: { path: unknown[] }[] } }).error.issues.map((i) => i.path)).toEqual([['payload', '__proto__']]);
+    const payload = JSON.parse('{"list":[{"__proto__":1}]}') as unknown;
+    for (const call of [() => h.client.signalKey('order:42', 'paid', payload), () => h.client.publish('order.paid', payload)]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues.map((i) => i.path)).toEqual([['list', 0, '__proto__']]);
+    }
+    const written = await db.pool.query<{ n: number }>('select (select count(*) from workhorse.job_signals) + (select count(*) from workhorse.outbox_events) as n');
+    expect(Number(written.rows[0]!.n)).toBe(0);
   });
 
   it('leaves other keys alone: "constructor" and "prototype" are stored as given', async () => {
