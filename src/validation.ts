@@ -1,7 +1,7 @@
 // Turns zod results into workhorse's typed errors, so every boundary answers
 // bad input the same way: a ValidationError (or ConfigError) naming each
 // offending path.
-import type { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError, ValidationError, type ValidationIssue } from './errors.js';
 
 export function toIssues(error: z.ZodError): ValidationIssue[] {
@@ -21,9 +21,25 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what:
   return parseField(schema, value, [], what);
 }
 
+/**
+ * schema.safeParse, except that a schema safeParse cannot run (one with an
+ * async refine or transform: zod throws "Encountered Promise during
+ * synchronous parse") is a ConfigError naming `what`, retryable false:
+ * workhorse parses synchronously, so every parse with it would fail alike.
+ */
+export function safeParseSync<S extends z.ZodType>(schema: S, value: unknown, what: string): z.ZodSafeParseResult<z.output<S>> {
+  try {
+    return schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+  } catch (err) {
+    if (!(err instanceof z.core.$ZodAsyncError)) throw err;
+    const message = 'the schema is asynchronous (an async refine or transform), and workhorse parses synchronously: make it synchronous';
+    throw Object.assign(new ConfigError(`cannot parse ${what}: ${message}`, [{ path: [], message }], { cause: err }), { retryable: false });
+  }
+}
+
 /** Parses one argument of a call; each issue's path starts with the argument's name (`field`). */
 export function parseField<S extends z.ZodType>(schema: S, value: unknown, field: string | (string | number)[], what: string): z.output<S> {
-  const r = schema.safeParse(value);
+  const r = safeParseSync(schema, value, what);
   if (r.success) return r.data;
   const prefix = typeof field === 'string' ? [field] : field;
   const issues = toIssues(r.error).map((i) => ({ path: [...prefix, ...i.path], message: i.message }));

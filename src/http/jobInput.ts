@@ -13,7 +13,7 @@ import { UnknownJobTypeError, ValidationError, type ValidationIssue } from '../e
 import { jobTypeSchema } from '../names.js';
 import { protoKeyIssue } from '../protoKeys.js';
 import { storableDateSchema } from '../storable.js';
-import { parseInput, toIssues } from '../validation.js';
+import { parseInput, safeParseSync, toIssues } from '../validation.js';
 
 /** Most jobs one POST /jobs may carry. */
 export const MAX_BATCH = 1000;
@@ -60,7 +60,7 @@ function storageIssues(client: Client, type: string, payload: unknown): Validati
 function payloadIssues(client: Client, def: JobDefinition, type: string, payload: unknown): ValidationIssue[] {
   const proto = protoKeyIssue(payload);
   if (proto) return [proto];
-  const r = def.schema.safeParse(payload);
+  const r = safeParseSync(def.schema, payload, `payload for job type "${type}"`);
   return r.success ? storageIssues(client, type, r.data) : toIssues(r.error);
 }
 

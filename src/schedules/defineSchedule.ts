@@ -8,7 +8,7 @@ import { isJobDefinition, type JobDefinition, type PayloadInput } from '../clien
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
-import { parseConfig } from '../validation.js';
+import { parseConfig, safeParseSync } from '../validation.js';
 import { parseCron } from './cronFields.js';
 import { zoneClock } from './zoneClock.js';
 
@@ -79,7 +79,7 @@ const definitionSchema = z
       // now: unchecked here, a wrong one was refused only when the slot was
       // stored (schedules.define, or the start of every tick of the app).
       // A job named by type is checked then, by the client's definition.
-      const p = d.job.schema.safeParse(d.payload ?? {});
+      const p = safeParseSync(d.job.schema, d.payload ?? {}, `the payload of schedule "${d.name}"`);
       if (!p.success) {
         for (const i of p.error.issues) ctx.addIssue({ code: 'custom', path: ['payload', ...i.path.map(String)], message: i.message });
       }

@@ -10,7 +10,7 @@ import type { JobDefinition } from '../client/defineJob.js';
 import { buildJobInsert, enqueueOptionsSchema, type EnqueueOptions, type SizedJobInsert } from '../client/enqueueInput.js';
 import type { ScheduleRow } from '../db/protocol.js';
 import { ConfigError, PayloadTooLargeError, UnknownJobTypeError, ValidationError, type ValidationIssue } from '../errors.js';
-import { describeIssues, toIssues } from '../validation.js';
+import { describeIssues, safeParseSync, toIssues } from '../validation.js';
 import { firstRunAfter } from './cadence.js';
 import type { ScheduleDefinition } from './defineSchedule.js';
 
@@ -54,7 +54,7 @@ function scheduleJob(def: ScheduleDefinition, resolve: (type: string) => JobDefi
     if (!(err instanceof ValidationError)) throw err;
     // Which part was refused, named as the schedule's field: the payload by
     // its schema, else the options, else a payload JSON cannot hold.
-    const payload = jobDef.schema.safeParse(def.payload);
+    const payload = safeParseSync(jobDef.schema, def.payload, `the payload of schedule "${def.name}"`);
     if (!payload.success) return refuse(prefixed('payload', toIssues(payload.error)));
     const options = enqueueOptionsSchema.safeParse(def.options);
     if (!options.success) return refuse(prefixed('options', toIssues(options.error)));

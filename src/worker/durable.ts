@@ -14,7 +14,7 @@ import type { EnqueueOptions } from '../client/enqueueInput.js';
 import { ChildJobFailedError, ConflictError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
 import { keySchema, storableName, waitNameSchema } from '../names.js';
 import { storableDateSchema, storableText } from '../storable.js';
-import { describeIssues, parseField, toIssues } from '../validation.js';
+import { describeIssues, parseField, safeParseSync, toIssues } from '../validation.js';
 import type pg from 'pg';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import type { ContextDeps } from './contextDeps.js';
@@ -155,7 +155,7 @@ export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWai
   const w = await ctx.openWait(name, { kind: 'signal', wakeInMs: o.timeoutMs ?? null, key: o.key ?? null });
   if (w.outcome === 'timeout') throw new SignalTimeoutError(ctx.job.id, name);
   if (!o.schema) return w.value as T;
-  const r = o.schema.safeParse(w.value);
+  const r = safeParseSync(o.schema, w.value, `signal "${name}" of job ${ctx.job.id}`);
   if (r.success) return r.data;
   // The payload is recorded: a retry would read the same one.
   const issues = toIssues(r.error);

@@ -14,7 +14,7 @@ import type { JobDefinition } from '../client/defineJob.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { JobTimeoutError, ValidationError, WaitLostError } from '../errors.js';
 import { withJobSpan } from '../telemetry/jobSpans.js';
-import { toIssues } from '../validation.js';
+import { safeParseSync, toIssues } from '../validation.js';
 import { createContext, type BatchContext, type ContextDeps, type HandlerContext, type JobContext } from './context.js';
 import type { JobAbort } from './jobAbort.js';
 import { isSuspension } from './suspension.js';
@@ -152,7 +152,7 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 /** A stored payload that no longer matches its schema fails at once: retrying cannot help. */
 export function parsePayload(def: JobDefinition | undefined, job: ClaimedJob): unknown {
   if (!def) return job.payload;
-  const r = (def.schema as z.ZodType).safeParse(job.payload);
+  const r = safeParseSync(def.schema as z.ZodType, job.payload, `the stored payload of job ${job.id} ("${job.type}")`);
   if (r.success) return r.data;
   const err = new ValidationError(`stored payload of job ${job.id} no longer matches the schema of "${job.type}"`, toIssues(r.error));
   (err as ValidationError & { retryable: boolean }).retryable = false;
