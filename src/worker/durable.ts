@@ -119,7 +119,11 @@ export function finalRefusal(err: unknown): unknown {
   return err instanceof ValidationError ? Object.assign(err, { retryable: false }) : err;
 }
 
-const choicesSchema = z.array(storableName(200)).min(1, 'must not be empty');
+/** The choices of a decision: each one a person can pick, so none twice (a duplicate was a second, identical button). */
+const choicesSchema = z
+  .array(storableName(200))
+  .min(1, 'must not be empty')
+  .refine((c) => new Set(c).size === c.length, 'must not repeat a choice');
 const promptSchema = storableText(z.string()).optional();
 
 /** A wait's name; a ValidationError with the path ["name"] otherwise. */

@@ -2,8 +2,9 @@
 // anything is written. An unknown option key was ignored, so
 // waitForSignal('paid', { timeout: 50 }) waited with no timeout at all; a
 // schema that is not a zod schema, or a job that is no defineJob() value,
-// failed later with a TypeError that was retried. Each is a ValidationError
-// naming the option now, failing the job on its first attempt.
+// failed later with a TypeError that was retried; a decision's choices could
+// repeat one (a second, identical button). Each is a ValidationError naming
+// the option now, failing the job on its first attempt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineJob, Worker, type Client, type HandlerContext } from '../../src/index.js';
@@ -21,6 +22,7 @@ const CALLS: Record<string, [(ctx: HandlerContext) => Promise<unknown>, RegExp]>
   signalTypo: [(ctx) => ctx.waitForSignal('paid', { timeout: 50 } as never), /invalid waitForSignal "paid": options: Unrecognized key: "timeout"/],
   signalSchema: [(ctx) => ctx.waitForSignal('paid', { schema: { parse: () => 1 } } as never), /options\.schema: schema must be a zod schema/],
   decisionTypo: [(ctx) => ctx.waitForDecision('ship', { choices: ['yes'], timeout: 50 } as never), /invalid waitForDecision "ship": options: Unrecognized key: "timeout"/],
+  decisionTwice: [(ctx) => ctx.waitForDecision('ship', { choices: ['yes', 'no', 'yes'] }), /invalid waitForDecision "ship": choices: must not repeat a choice/],
   joinTypo: [
     async (ctx) => ctx.join('kids', [await ctx.spawn('kid', Child, {})], { Mode: 'any' } as never),
     /invalid join "kids": options: Unrecognized key: "Mode"/,
@@ -43,7 +45,7 @@ afterAll(async () => {
 
 describe('durable call arguments of the wrong shape', () => {
   it('fail the job on its first attempt with a ValidationError naming the option, and spawn nothing for them', async () => {
-    const worker = new Worker(client, { concurrency: 6, pollMs: 50 }).handle(Probe, async ({ call }, ctx) => CALLS[call]![0](ctx));
+    const worker = new Worker(client, { concurrency: 7, pollMs: 50 }).handle(Probe, async ({ call }, ctx) => CALLS[call]![0](ctx));
     worker.events.on('error', () => undefined);
     const run = worker.run();
     const ids = new Map<string, string>();
