@@ -22,8 +22,8 @@ const listJobsSchema = z
     queue: queueNameSchema.optional(),
     type: jobTypeSchema.optional(),
     limit: z.number().int().min(1).max(1000).default(100),
-    /** Keyset cursor: the last id of the previous page. */
-    cursor: jobIdStringSchema.optional(),
+    /** Keyset cursor: the last id of the previous page; null (a page's `nextCursor` before the first page) means the first page. */
+    cursor: jobIdStringSchema.nullish(),
   })
   .strict();
 
@@ -62,7 +62,7 @@ export class Admin {
       queue: f.queue,
       type: f.type,
       limit: f.limit,
-      beforeId: f.cursor,
+      beforeId: f.cursor ?? undefined,
     });
     return { jobs, nextCursor: jobs.length === f.limit ? jobs[jobs.length - 1]!.id : null };
   }
