@@ -11,6 +11,7 @@ import { protoKeyIssue } from '../protoKeys.js';
 import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { backoffSchema, type JobDefinition } from './defineJob.js';
+import { assertStoredPayloadParses } from './storedPayloadCheck.js';
 
 /** Payloads are limited to this many bytes of JSON unless the client says otherwise. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -58,7 +59,8 @@ export function buildJobInsert(
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
   refuseProtoKey(`job type "${def.type}"`, payload);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
-  const { bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
+  const { encoded, bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
+  assertStoredPayloadParses(def.schema, encoded, `payload for job type "${def.type}"`);
   const backoff = o.backoff ?? def.retry.backoff;
   const row: SizedJobInsert = {
     type: def.type,

@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from '../client/defineJob.js';
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
+import { STORED_PAYLOAD_HINT, storedPayloadIssuesOf } from '../client/storedPayloadCheck.js';
 import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { parseConfig, safeParseSync } from '../validation.js';
@@ -82,6 +83,11 @@ const definitionSchema = z
       const p = safeParseSync(d.job.schema, d.payload ?? {}, `the payload of schedule "${d.name}"`);
       if (!p.success) {
         for (const i of p.error.issues) ctx.addIssue({ code: 'custom', path: ['payload', ...i.path.map(String)], message: i.message });
+      } else {
+        // And read back from the JSON each cadence stores, as its worker will.
+        for (const i of storedPayloadIssuesOf(d.job.schema, p.data)) {
+          ctx.addIssue({ code: 'custom', path: ['payload', ...i.path.map(String)], message: `${i.message}; ${STORED_PAYLOAD_HINT}` });
+        }
       }
     }
     const r = enqueueOptionsSchema.safeParse(d.options);
