@@ -1,6 +1,8 @@
 // The schedules API: define (create or change), list, get, enable, disable
 // and delete recurring slots in the client's namespace. Each method is one
-// or two protocol calls; firing is left to the workers that opt in.
+// or two protocol calls; firing is left to the workers that opt in. Like
+// every client call, each first asks client.ready(): a closed client is a
+// ClientClosedError and an unmigrated database a SchemaVersionError.
 import type { Client } from '../client/client.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import type { ScheduledJob, ScheduleRecord } from '../db/protocol.js';
@@ -41,12 +43,14 @@ export class Schedules {
     return list.map((d) => stored.get(d.name)!);
   }
 
-  list(): Promise<ScheduleRecord[]> {
+  async list(): Promise<ScheduleRecord[]> {
+    await this.client.ready();
     return this.client.protocol.listSchedules(this.client.pool, this.ns);
   }
 
   async get(name: string): Promise<ScheduleRecord> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    await this.client.ready();
     const r = await this.client.protocol.getSchedule(this.client.pool, this.ns, n);
     if (!r) throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     return r;
@@ -62,6 +66,7 @@ export class Schedules {
 
   async disable(name: string): Promise<ScheduleRecord> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    await this.client.ready();
     if (!(await this.client.protocol.setScheduleEnabled(this.client.pool, this.ns, n, false, null))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     }
@@ -71,6 +76,7 @@ export class Schedules {
   /** Deletes a slot; jobs it already enqueued are left alone. */
   async delete(name: string): Promise<void> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    await this.client.ready();
     if (!(await this.client.protocol.deleteSchedule(this.client.pool, this.ns, n))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     }
