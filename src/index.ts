@@ -12,6 +12,7 @@ export { WorkerBase } from './worker/workerBase.js';
 export type { Handler, JobOutcome, WorkerEvents, RuntimeState } from './worker/worker.js';
 export type { WorkerOptions } from './worker/options.js';
 export type { HandlerContext, BatchContext } from './worker/context.js';
+export type { Jsonified } from './worker/jsonified.js';
 // Durable waits and child jobs.
 export { JobSuspension, isSuspension } from './worker/suspension.js';
 export type { DurableContext, SignalWaitOptions, DecisionWaitOptions, DecisionResult, SpawnOptions, ChildJob, JoinOptions } from './worker/durable.js';

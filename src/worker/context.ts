@@ -25,6 +25,7 @@ import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
+import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
 import { stepNameSchema } from '../names.js';
 import { parseField } from '../validation.js';
@@ -45,14 +46,15 @@ export interface BatchContext {
   /**
    * A checkpoint: runs `fn` once and records its JSON result. On a retried
    * job a recorded step returns the recorded result and `fn` does not run.
+   * Every run answers the recorded JSON (a Date comes back as its ISO string).
    */
-  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>>;
   /**
    * A transactional step: `fn`'s writes through the pg client it is handed
    * commit in the same transaction as the step's checkpoint, under the fence,
    * so the step takes effect exactly once.
    */
-  txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
+  txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>>;
 }
 
 /** A per-job handler's context: a batch context plus durable waits and child jobs (see durable.ts). */
@@ -132,32 +134,32 @@ export class JobContext implements HandlerContext {
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
-  async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  async step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
     checkStepName(name, 'step');
     this.assertLive(`step "${name}"`);
     await this.goingOn();
     const { db, namespace, protocol } = this.deps;
     // A fenced read: a stale owner is refused before `fn` runs.
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
-    if (opened.recorded) return opened.result as T;
+    if (opened.recorded) return opened.result as Jsonified<T>;
     const result = await fn();
     assertStorableStepResult(`step "${name}"`, this.job.id, result);
-    return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as T;
+    return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as Jsonified<T>;
   }
 
-  async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
     checkStepName(name, 'transactional step');
     this.assertLive(`transactional step "${name}"`);
     await this.goingOn();
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {
       const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
-      if (opened.recorded) return { commit: false, value: opened.result as T };
+      if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       const result = await fn(tx);
       assertStorableStepResult(`transactional step "${name}"`, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
       const recorded = await protocol.recordStep(tx, namespace, this.lease, name, result);
-      return { commit: true, value: recorded as T };
+      return { commit: true, value: recorded as Jsonified<T> };
     });
   }
 

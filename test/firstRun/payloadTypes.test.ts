@@ -1,6 +1,7 @@
 // Payload types at compile time: a typed job definition refuses a wrong
 // payload in enqueue and in every enqueueMany item, and a job type named by
-// string stays untyped. The TypeScript compiler checks two fixtures with the
+// string stays untyped; a step's answer is typed as the JSON it records (a
+// Date comes back as a string). The TypeScript compiler checks two fixtures with the
 // repository's own settings: one must compile cleanly, the other must fail
 // on exactly the lines it marks, with the error each line names.
 import { readFileSync } from 'node:fs';

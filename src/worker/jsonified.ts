@@ -1,0 +1,24 @@
+// The type of a step's result as the handler gets it back. A step records
+// its result as JSON and answers the recorded JSON on every run, the first
+// included, so the value is what JSON.stringify and JSON.parse make of it: a
+// Date is its ISO string, a Map or Set is {}, an undefined field or a method
+// is gone, undefined alone is null. Typing the answer as the callback's own
+// type promised a Date where the handler gets a string.
+
+/** What JSON.stringify leaves out of an object, writes as null in an array, and (alone) is recorded as null. */
+type Dropped = void | undefined | symbol | ((...args: never[]) => unknown);
+
+/** `T` after a round trip through JSON, as `ctx.step` and `ctx.txStep` answer it. `unknown` and `any` stay as they are. */
+export type Jsonified<T> = unknown extends T ? T : T extends Dropped ? null : JsonValue<T>;
+
+type JsonValue<T> = T extends { toJSON(...args: never[]): infer J }
+  ? Jsonified<J>
+  : T extends string | number | boolean | null
+    ? T
+    : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>
+      ? Record<string, never>
+      : T extends readonly unknown[]
+        ? { -readonly [K in keyof T]: Jsonified<T[K]> }
+        : T extends object
+          ? { -readonly [K in keyof T as T[K] extends Dropped ? never : K]: Jsonified<Exclude<T[K], Dropped>> }
+          : never;
