@@ -169,6 +169,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
 function noteFor(j: JobRecord): string {
   const err = j.lastError as { name?: string; worker?: string } | null;
   if (err?.name === 'LeaseExpired' && j.execution >= 1) return `recovered from ${err.worker}`;
+  // A ready job whose run_at is ahead is scheduled: no worker claims it yet (the dashboard's "due in").
+  if (j.status === 'ready' && j.runAt.getTime() > Date.now()) return `due in ${Math.ceil((j.runAt.getTime() - Date.now()) / 60_000)} min`;
   return '';
 }
 
