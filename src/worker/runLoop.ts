@@ -74,6 +74,8 @@ export class RunLoop {
   private peers = 1;
   /** A delayed job may exist that no hint announced: read the next due time after the next look. */
   private dueUnknown = true;
+  /** The last claim came back with fewer jobs than it asked for (an empty queue, or a gate held by a job still settling). */
+  private shortClaim = false;
   private started = false;
   private ended = false;
 
@@ -90,10 +92,19 @@ export class RunLoop {
     return this.started && !this.ended;
   }
 
-  /** A job this worker retried comes due later, and nobody announces it: the loop asks when. */
+  /**
+   * A job this worker retried comes due later, and nobody announces it: the
+   * loop asks when. A job that stopped running (succeeded, failed, retried,
+   * suspended) released its concurrency gate: its key, or its place under its
+   * queue's concurrency limit. A claim that came back short ran while that
+   * settlement was still being written (settlements are written in batches)
+   * and was refused for the gate, and nothing announces the job it held back:
+   * look again now rather than at the safety poll.
+   */
   private onSettled = (o: JobOutcome): void => {
-    if (o.status !== 'retried') return;
-    this.dueUnknown = true;
+    if (o.status === 'retried') this.dueUnknown = true;
+    else if (o.status === 'stale' || !this.shortClaim) return;
+    this.shortClaim = false;
     this.s.waiter.wake('slot');
   };
 
@@ -144,6 +155,7 @@ export class RunLoop {
       const want = core.freeRoom;
       const got = await core.claim();
       this.claimFailures = 0;
+      this.shortClaim = got.length < want;
       if (got.length > 0) this.emptyPolls = 0;
       else if (reason === 'timeout') this.emptyPolls++;
       // Every free slot filled: more may be due; the next freed slots claim again.
