@@ -13,4 +13,6 @@ if (tsx) {
 } else {
   mod = await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
 }
+// A reader that closed the pipe (`workhorse --help | head -1`) is not a crash.
+mod.ignoreClosedPipes();
 process.exitCode = await mod.main(process.argv.slice(2));

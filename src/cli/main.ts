@@ -6,6 +6,7 @@
 // `workhorse <command>: <what>` and exit code 2 (usage or configuration)
 // or 1 (runtime), see failure.ts.
 import { loadEnvConfig } from '../config.js';
+import { ignoreClosedPipes } from './closedPipes.js';
 import type { Command, CliIo } from './command.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -91,8 +92,11 @@ export async function main(argv: string[], io: CliIo = { out: console.log, err: 
   }
 }
 
+export { ignoreClosedPipes };
+
 const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (invokedDirectly) {
+  ignoreClosedPipes();
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
