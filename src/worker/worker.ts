@@ -5,6 +5,7 @@
 // settler), RunLoop (the long-lived loop, here) and, for ticks, the tick
 // pass (src/tick/tickPass.ts), which drives a WorkerBase instead.
 import type { Client } from '../client/client.js';
+import { ValidationError } from '../errors.js';
 import { OutboxPump } from '../outbox/outboxPump.js';
 import type { SystemWorkerStarter } from '../schedules/slotRunner.js';
 import { SYSTEM_QUEUE } from '../schedules/retention.js';
@@ -30,6 +31,9 @@ export class Worker extends WorkerBase {
    * deregisters and run() resolves.
    */
   run(signal?: AbortSignal): Promise<void> {
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      return Promise.reject(new ValidationError('run() takes an AbortSignal (or nothing)', [{ path: ['signal'], message: 'signal must be an AbortSignal' }]));
+    }
     if (this.running) return this.running;
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });

@@ -5,10 +5,11 @@
 // (src/tick/tickPass.ts), so a tick bundle carries no long-lived loop;
 // Worker (worker.ts) adds that loop (run()) and the system worker.
 import { EventEmitter } from 'node:events';
+import * as z from 'zod';
 import { Client } from '../client/client.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import { ConfigError, WorkerStoppedError } from '../errors.js';
-import { parseConfig } from '../validation.js';
+import { parseConfig, parseInput } from '../validation.js';
 import { WorkerCore } from './core.js';
 import { HandlerRegistry } from './handlerRegistry.js';
 import type { BatchHandler } from './invokeBatch.js';
@@ -16,6 +17,9 @@ import type { Handler } from './invokeHandler.js';
 import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
 import { Waiter } from './waiter.js';
 import type { RuntimeState, WorkerEvents } from './workerTypes.js';
+
+/** What stop() takes: `{ hard }` and nothing else. */
+const stopOptionsSchema = z.object({ hard: z.boolean().optional() }).strict();
 
 export class WorkerBase {
   readonly options: ResolvedWorkerOptions;
@@ -128,6 +132,8 @@ export class WorkerBase {
    * signal at once instead of waiting, and leaves their leases to recovery.
    */
   async stop(options: { hard?: boolean } = {}): Promise<void> {
+    // Checked before anything stops: a misspelt `hard` must not turn into a drain.
+    options = parseInput(stopOptionsSchema, options, 'stop options');
     this.stopping = true;
     this.core.close();
     const loop = this.stopLoop();
