@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import { encodePayload, enqueueOptionsSchema, ONE_START_TIME, oneStartTime } from '../client/enqueueInput.js';
+import { storedPayloadIssuesOf } from '../client/storedPayloadCheck.js';
 import { UnknownJobTypeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { protoKeyIssue } from '../protoKeys.js';
@@ -45,15 +46,18 @@ function isBatch(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'jobs' in body;
 }
 
-/** What the database could not store of a valid payload (a PayloadTooLargeError still throws: 413). */
-function storageIssues(client: Client, type: string, payload: unknown): ValidationIssue[] {
+/**
+ * What the database could not store of a valid payload (a PayloadTooLargeError still throws: 413),
+ * or what its schema would not read back from the stored JSON as the worker does (storedPayloadCheck.ts).
+ */
+function storageIssues(client: Client, type: string, schema: z.ZodType, payload: unknown): ValidationIssue[] {
   try {
     encodePayload(`job type "${type}"`, payload, client.maxPayloadBytes);
-    return [];
   } catch (err) {
     if (err instanceof ValidationError) return err.issues;
     throw err;
   }
+  return storedPayloadIssuesOf(schema, payload);
 }
 
 /** What is wrong with one item's payload: a `__proto__` key, its schema's issues, or what the database could not store. */
@@ -61,7 +65,7 @@ function payloadIssues(client: Client, def: JobDefinition, type: string, payload
   const proto = protoKeyIssue(payload);
   if (proto) return [proto];
   const r = safeParseSync(def.schema, payload, `payload for job type "${type}"`);
-  return r.success ? storageIssues(client, type, r.data) : toIssues(r.error);
+  return r.success ? storageIssues(client, type, def.schema, r.data) : toIssues(r.error);
 }
 
 /**
