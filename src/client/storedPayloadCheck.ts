@@ -16,7 +16,13 @@ export const STORED_PAYLOAD_HINT =
 
 /** What keeps `encoded` (the stored JSON of a parsed payload) from parsing back to itself: none when it does. */
 export function storedPayloadIssues(schema: z.ZodType, encoded: string): ValidationIssue[] {
-  const r = schema.safeParse(JSON.parse(encoded));
+  let r: ReturnType<z.ZodType['safeParse']>;
+  try {
+    r = schema.safeParse(JSON.parse(encoded));
+  } catch (err) {
+    // A transform or preprocess that throws on its own output (JSON.parse of what is already an object).
+    return [{ path: [], message: `as stored (JSON): the schema threw ${err instanceof Error ? err.message : String(err)}` }];
+  }
   if (!r.success) return toIssues(r.error).map((i) => ({ path: i.path, message: `as stored (JSON): ${i.message}` }));
   let again: string | undefined;
   try {

@@ -15,6 +15,10 @@ import { countJobs } from './support/rows.js';
 
 const AtDate = defineJob({ type: 'sp.date', schema: z.object({ at: z.date() }) });
 const Length = defineJob({ type: 'sp.length', schema: z.object({ s: z.string().transform((s) => s.length) }) });
+const Preparsed = defineJob({
+  type: 'sp.preparsed',
+  schema: z.preprocess((v) => JSON.parse(v as string), z.object({ n: z.number() })),
+});
 const PlusOne = defineJob({ type: 'sp.plus', schema: z.object({ n: z.number().transform((n) => n + 1) }) });
 const Fine = defineJob({
   type: 'sp.fine',
@@ -26,7 +30,7 @@ let client: Client;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, namespace: 'stored-payload', jobs: [AtDate, Length, PlusOne, Fine] });
+  client = createClient({ connectionString: db.url, namespace: 'stored-payload', jobs: [AtDate, Length, PlusOne, Preparsed, Fine] });
 });
 
 afterAll(async () => {
@@ -58,6 +62,11 @@ describe('enqueue refuses a payload its schema cannot read back from its JSON', 
 
   it('a transform that is not idempotent: the worker would see n + 2', async () => {
     await refusal(client.enqueue(PlusOne, { n: 1 }));
+  });
+
+  it('a preprocess that throws on its own output is a ValidationError too, not its raw error', async () => {
+    const err = await refusal(client.enqueue(Preparsed, '{"n":1}' as never));
+    expect(err.message).toMatch(/the schema threw/);
   });
 
   it('one such item rejects the whole enqueueMany, its index first in the issue path', async () => {
