@@ -78,6 +78,8 @@ export class RunLoop {
   private shortClaim = false;
   private started = false;
   private ended = false;
+  /** Set when the client was closed under the running loop: nothing can be claimed, settled or deregistered any more. */
+  private closedBy: ClientClosedError | undefined;
 
   constructor(private readonly s: RunLoopSetup) {}
 
@@ -121,6 +123,7 @@ export class RunLoop {
         const next: WakeReason | undefined = await unlessAborted(this.look(reason), this.halt.signal);
         reason = next ?? (await waiter.wait(this.pollIntervalMs()));
       }
+      if (this.closedBy) throw this.closedBy;
       await core.drain();
     } finally {
       // The companion (slot runner, system worker) stops beside this worker, not before it: against a
@@ -150,8 +153,10 @@ export class RunLoop {
       await pause(Math.random() * options.staggerMs, this.halt.signal);
       if (this.halt.signal.aborted) return undefined;
     }
-    if (core.paused || core.freeRoom < claimThreshold(options, reason, core.table.size === 0)) return undefined;
     try {
+      // A client closed under the loop (client.close() before worker.stop()) fails every call from now on.
+      await this.s.client.ready();
+      if (core.paused || core.freeRoom < claimThreshold(options, reason, core.table.size === 0)) return undefined;
       const want = core.freeRoom;
       const got = await core.claim();
       this.claimFailures = 0;
@@ -163,11 +168,30 @@ export class RunLoop {
       if (reason === 'timeout' || reason === 'due' || this.dueUnknown) await this.readNextDue();
       return undefined;
     } catch (err) {
+      if (err instanceof ClientClosedError) {
+        this.stopClosed(err);
+        return undefined;
+      }
       // A database fault: back off (capped) instead of polling a dead server.
       const delay = Math.min(CLAIM_BACKOFF_MAX_MS, 100 * 2 ** Math.min(this.claimFailures++, 10));
       core.emitError(err, `claim failed; retrying in ${delay} ms`);
       return waiter.wait(Math.max(delay, 1));
     }
+  }
+
+  /**
+   * The client was closed while the loop ran: a hard stop. Running handlers
+   * are aborted and settlement retries give up (their leases expire and
+   * recovery returns the jobs); run() then rejects with the ClientClosedError
+   * instead of retrying the closed client forever.
+   */
+  private stopClosed(err: ClientClosedError): void {
+    const { core } = this.s;
+    this.closedBy = err;
+    core.close();
+    core.abandon();
+    core.abortRunning(err);
+    this.halt.abort();
   }
 
   /** Sets the due-time wake-up from the database's answer (looking as far ahead as the coming wait). */
