@@ -12,6 +12,7 @@ interface Pair {
 export class TcpProxy {
   private server: Server | undefined;
   private readonly pairs = new Set<Pair>();
+  private readonly stranded = new Set<Pair>();
   private frozen = false;
   /** Connections accepted so far. */
   accepted = 0;
@@ -65,6 +66,23 @@ export class TcpProxy {
     }
   }
 
+  /**
+   * Stops every byte on the connections open now, for good, while new
+   * connections flow: a peer that vanished without a reset (a failed host)
+   * behind a name that now leads to a live one. The stranded sockets stay
+   * open until close().
+   */
+  strandOpen(): number {
+    const n = this.pairs.size;
+    for (const p of this.pairs) {
+      p.down.pause();
+      p.up.pause();
+      this.stranded.add(p);
+    }
+    this.pairs.clear();
+    return n;
+  }
+
   /** Resets every connection (both sides see the connection die). Returns how many. */
   dropAll(): number {
     const n = this.pairs.size;
@@ -82,6 +100,11 @@ export class TcpProxy {
 
   async close(): Promise<void> {
     this.dropAll();
+    for (const p of this.stranded) {
+      p.down.destroy();
+      p.up.destroy();
+    }
+    this.stranded.clear();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }

@@ -9,6 +9,7 @@ import { Client } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import { connectionStringSchema } from '../db/connectionString.js';
 import { oneConnectionTarget } from '../db/oneConnectionTarget.js';
+import { pingDatabase } from '../db/ping.js';
 import { namespaceSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { redisUrlSchema } from './redisUrl.js';
@@ -62,16 +63,8 @@ class Adapter implements WorkhorseAdapter {
     return this.client.namespace;
   }
 
-  async ping(timeoutMs = 2_000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      await Promise.race([this.client.pool.query('select 1'), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  ping(timeoutMs = 2_000): Promise<void> {
+    return pingDatabase(this.client.pool, timeoutMs);
   }
 
   close(): Promise<void> {

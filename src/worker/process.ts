@@ -8,6 +8,7 @@
 // Each phase is logged in one line.
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
+import { pingDatabase } from '../db/ping.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { describeDbError } from '../db/transient.js';
 import { ConfigError } from '../errors.js';
@@ -191,7 +192,7 @@ function adapterOf(client: Client): WorkhorseAdapter {
   return {
     client,
     namespace: client.namespace,
-    ping: async () => void (await client.pool.query('select 1')),
+    ping: (timeoutMs = 2_000) => pingDatabase(client.pool, timeoutMs),
     close: () => client.close(),
   };
 }
