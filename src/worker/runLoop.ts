@@ -116,7 +116,7 @@ export class RunLoop {
     events.on('settled', this.onSettled);
     try {
       if (!(await this.startPatiently())) return;
-      this.companion = await this.s.startCompanion();
+      if (!(await this.startCompanionPatiently())) return;
       let reason: WakeReason = 'hint';
       while (!this.halt.signal.aborted) {
         // A stop does not wait for a look held by a hung server (core.shutdown bounds what it still waits for).
@@ -222,6 +222,29 @@ export class RunLoop {
     this.dueUnknown = true;
     this.s.waiter.wake('notify');
   };
+
+  /**
+   * Starts the companion (the slot runner stores its schedules first),
+   * waiting out a failure the way registration does: a database fault there
+   * must not end the worker. A schema or configuration error still does.
+   * Returns false when stopped before it could start.
+   */
+  private async startCompanionPatiently(): Promise<boolean> {
+    const backoff = new Backoff({ baseMs: 250, maxMs: 10_000 });
+    for (;;) {
+      try {
+        this.companion = await this.s.startCompanion();
+        return true;
+      } catch (err) {
+        if (fatalAtStart(err)) throw err;
+        if (this.halt.signal.aborted) return false;
+        const ms = backoff.next();
+        this.s.core.emitError(err, `cannot start the schedule runner; retrying in ${ms} ms`);
+        await pause(ms, this.halt.signal);
+        if (this.halt.signal.aborted) return false;
+      }
+    }
+  }
 
   /**
    * Registers, waiting out any failure but a schema or configuration error
