@@ -7,6 +7,7 @@
 // whichever claims a slot fires it, once per cadence.
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
+import { GuardedDb } from '../db/guardedDb.js';
 import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
@@ -35,6 +36,16 @@ const runnerOptionsSchema = z
   })
   .strict();
 
+/**
+ * Each statement of the runner (storing the schedules, a pass's claim and
+ * fire) may take this long before its connection is destroyed: against a
+ * hung server a pass would otherwise never end, and a stop waits for the
+ * pass in flight. A pass cut short is harmless: its slots stay leased until
+ * their claim lease ends, and a fire is fenced by the slot's expected due
+ * time and each cadence's dedupe key.
+ */
+const CALL_TIMEOUT_MS = 10_000;
+
 export type ScheduleRunnerOptions = z.input<typeof runnerOptionsSchema>;
 
 /** Starts the one-slot worker on the `sys` queue that runs the sys.* jobs; returns how to stop it. */
@@ -54,6 +65,7 @@ export class SlotRunner {
   /** The slots this runner stored at start: of the declared slots, the only ones it fires. */
   private declared: string[] = [];
   private systemWorker: { stop(): Promise<void> } | undefined;
+  private readonly db: GuardedDb;
 
   constructor(
     private readonly client: Client,
@@ -62,6 +74,7 @@ export class SlotRunner {
   ) {
     this.o = parseConfig(runnerOptionsSchema, options, 'schedule runner options');
     this.workerId = this.o.workerId ?? `schedules:${defaultWorkerId()}`;
+    this.db = new GuardedDb(client.pool, { timeoutMs: CALL_TIMEOUT_MS });
   }
 
   private get withSystem(): boolean {
@@ -73,10 +86,10 @@ export class SlotRunner {
     await this.client.ready();
     const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
     const rows = defs.map((d) => ({ ...toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes), declared: true }));
-    await this.client.protocol.upsertSchedules(this.client.pool, this.client.namespace, rows);
+    await this.client.protocol.upsertSchedules(this.db, this.client.namespace, rows);
     this.declared = rows.map((r) => r.name);
     const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;
-    if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.client.pool, this.client.namespace, lifecycle);
+    if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.db, this.client.namespace, lifecycle);
     if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err), this.o.system);
     this.schedule(0);
   }
@@ -84,7 +97,7 @@ export class SlotRunner {
   /** One pass: lease the due slots and fire them. Returns the jobs created. */
   async runOnce(): Promise<number> {
     const { dbNow, slots } = await this.client.protocol.claimSlots(
-      this.client.pool,
+      this.db,
       this.client.namespace,
       this.workerId,
       this.o.scheduleNamespaces,
@@ -93,18 +106,17 @@ export class SlotRunner {
       Math.max(30_000, this.o.intervalMs * 4),
     );
     if (slots.length === 0 || !dbNow) return 0;
-    return fireClaimedSlots(this.client.protocol, this.client.pool, this.client.namespace, slots, dbNow, this.o.scheduleCatchupLimit, (e) =>
+    return fireClaimedSlots(this.client.protocol, this.db, this.client.namespace, slots, dbNow, this.o.scheduleCatchupLimit, (e) =>
       this.report(e),
     );
   }
 
-  /** Stops the loop, waits for a pass in flight and drains the system worker. */
+  /** Stops the loop; waits for a pass in flight (bounded by its calls') while the system worker drains. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.pass;
-    await this.systemWorker?.stop();
+    await Promise.all([this.pass, this.systemWorker?.stop()]);
   }
 
   private schedule(delayMs: number): void {
