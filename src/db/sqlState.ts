@@ -21,6 +21,8 @@ export const SQLSTATE = {
   invalidSchemaName: '3F000',
   /** query_canceled: a statement_timeout (set on the role, the database or the connection) or pg_cancel_backend ended the statement. */
   queryCanceled: '57014',
+  /** lock_not_available: a lock_timeout (set on the role, the database or the connection) ended a statement waiting for a lock. */
+  lockNotAvailable: '55P03',
   /** insufficient_privilege: the login may not do what the statement does (a runtime login running a migration). */
   insufficientPrivilege: '42501',
 } as const;
@@ -38,6 +40,11 @@ export function sqlStateOf(err: unknown): string | undefined {
 /** A statement PostgreSQL cancelled (57014): not a fault of the connection, which stays usable. */
 export function isQueryCanceled(err: unknown): boolean {
   return sqlStateOf(err) === SQLSTATE.queryCanceled;
+}
+
+/** A statement a lock_timeout ended while it waited for a lock another session holds (55P03): the lock may end, the connection stays usable. */
+export function isLockTimeout(err: unknown): boolean {
+  return sqlStateOf(err) === SQLSTATE.lockNotAvailable;
 }
 
 /** PostgreSQL cannot hold the value at all (class 54, program limit exceeded: a jsonb string over 256 MiB, nesting too deep). */

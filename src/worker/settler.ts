@@ -12,7 +12,9 @@
 // accepted). A lease has no expiry in the fence, so a settlement written
 // after a long outage still counts unless recovery took the job meanwhile.
 // A statement PostgreSQL cancels (57014: a statement_timeout on the role or
-// the database, pg_cancel_backend) is written again the same way, but only
+// the database, pg_cancel_backend) or ends for its lock_timeout (55P03: a
+// lock another session holds on the table, a CREATE INDEX or an ALTER
+// TABLE, outlasted it) is written again the same way, but only
 // for a lease window counted from its first cancellation: the leases are
 // still held (and heartbeated) meanwhile, so the outcome is not lost and no
 // attempt is counted, while a timeout no settlement can ever beat gives up
@@ -31,7 +33,7 @@ import {
   type Suspension,
 } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
-import { isQueryCanceled } from '../db/sqlState.js';
+import { isLockTimeout, isQueryCanceled } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 
 export type SettleOutcome =
@@ -65,6 +67,11 @@ export interface SettlerOptions {
 
 /** The fleet's default lease window (4 heartbeats of 45 s). */
 const DEFAULT_CANCELLED_RETRY_MS = 180_000;
+
+/** Refused for now, not for what it writes: a cancelled statement, or one its lock_timeout ended. */
+function isRefusedForNow(err: unknown): boolean {
+  return isQueryCanceled(err) || isLockTimeout(err);
+}
 
 export class Settler {
   private completions: Pending<Completion>[] = [];
@@ -167,7 +174,7 @@ export class Settler {
       answer = await this.withRetries(() => write(batch.map((p) => p.item)));
     } catch (err) {
       // A fault or a cancellation past its window is not about one member: splitting would not help.
-      if (batch.length === 1 || isTransientDbError(err) || isQueryCanceled(err) || this.abandoned.signal.aborted) {
+      if (batch.length === 1 || isTransientDbError(err) || isRefusedForNow(err) || this.abandoned.signal.aborted) {
         for (const p of batch) p.done(undefined, err);
         return;
       }
@@ -178,14 +185,14 @@ export class Settler {
   }
 
   /**
-   * A database fault is waited out, a cancelled statement for the lease
-   * window; any other error gives up at once (the leases expire and recovery
+   * A database fault is waited out, a cancelled statement or a lock
+   * timeout for the lease window; any other error gives up at once (the leases expire and recovery
    * takes over).
    */
   private withRetries<T>(fn: () => Promise<T>): Promise<T> {
     let firstCancelled: number | undefined;
     const withinWindow = (err: unknown): boolean => {
-      if (!isQueryCanceled(err)) return false;
+      if (!isRefusedForNow(err)) return false;
       const now = performance.now();
       firstCancelled ??= now;
       return now - firstCancelled < this.cancelledRetryMs;
