@@ -4,7 +4,7 @@
 // validation is bad input too: 400 `validation_failed`, naming the column
 // when the database does. A database that does not answer (down, restarting,
 // its backends terminated, out of connections, a statement cancelled by its
-// statement_timeout) is 503 `database_unreachable` with Retry-After: 1 and
+// statement_timeout or ended by its lock_timeout) is 503 `database_unreachable` with Retry-After: 1 and
 // one log line without a stack. A client that went away is answered (to nobody)
 // without a log line. Anything else unexpected is a 500 that says nothing
 // about internals; the real error goes to the configured log.
@@ -24,7 +24,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
-import { isQueryCanceled, mapDbError } from '../../db/sqlState.js';
+import { isLockTimeout, isQueryCanceled, mapDbError } from '../../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../../db/transient.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
@@ -43,7 +43,7 @@ const CLIENT_CLOSED = 499 as ContentfulStatusCode;
 
 /** Whether a failure means the database did not answer, rather than that the request was wrong. */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  return isTransientDbError(err) || isQueryCanceled(err);
+  return isTransientDbError(err) || isQueryCanceled(err) || isLockTimeout(err);
 }
 
 /** The status and body a thrown error maps to; undefined for an unexpected one. */
