@@ -9,6 +9,7 @@
 // Nothing here runs at module scope and no session state is used, so it
 // works through a transaction-mode pooler.
 import pg from 'pg';
+import { keepIsoDateStyle } from '../db/isoDateStyle.js';
 import { appQueues } from '../app/appQueues.js';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
@@ -104,7 +105,10 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       connectionTimeoutMillis: Math.max(500, Math.min(TICK_CONNECT_TIMEOUT_MS, Math.floor(plan.budgetMs / 4))),
       keepAlive: true,
     });
-  if (!o.pool) pool.on('error', () => undefined);
+  if (!o.pool) {
+    pool.on('error', () => undefined);
+    keepIsoDateStyle(pool);
+  }
   try {
     const client = new Client({ pool, namespace: o.namespace, jobs: o.app.jobs });
     // Declared: of the declared slots, a tick fires only those its app (and sys config) declares.
