@@ -38,9 +38,9 @@ export function alertsSchedule(o: ResolvedAlertsOptions): ScheduleDefinition {
 
 /** Evaluates the rules once; returns the alerts that opened or resolved. */
 export async function evaluateAlerts(client: Client, thresholds: Record<string, Record<string, number>>, emitMetrics = false): Promise<AlertRecord[]> {
-  const changed = await client.protocol.evaluateAlerts(client.pool, client.namespace, thresholds);
+  const changed = await client.protocol.evaluateAlerts(client.calls, client.namespace, thresholds);
   if (emitMetrics) {
-    const open = await client.protocol.listAlerts(client.pool, client.namespace, 'open', 1000);
+    const open = await client.protocol.listAlerts(client.calls, client.namespace, 'open', 1000);
     for (const rule of Object.keys(thresholds)) {
       console.log(openAlertsEmfLine(client.namespace, rule, open.filter((a) => a.rule === rule).length));
     }

@@ -62,6 +62,14 @@ export class Client {
   readonly pool: pg.Pool;
   /** The pool as the client's own calls use it: each checkout and query bounded by `callTimeoutMs`. */
   private readonly db: GuardedDb;
+  /**
+   * The client's own bounded calls, for the modules that call the protocol
+   * on its behalf (Schedules, the built-in sys.* handlers): each checkout and
+   * query within `callTimeoutMs`, a stranded connection destroyed.
+   */
+  get calls(): Queryable {
+    return this.db;
+  }
   readonly admin: Admin;
   /** The outbox seen by an operator: list, retry, discard events. */
   readonly outbox: OutboxAdmin;

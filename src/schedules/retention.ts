@@ -84,7 +84,7 @@ export async function runRetention(client: Client, input: RetentionPayload, sign
   const payload = parseInput(retentionPayloadSchema, input, 'retention settings');
   const out: RetentionResult = { jobs: 0, workers: 0, batches: 0 };
   while (out.batches < payload.maxBatches && !signal?.aborted) {
-    const r = await client.protocol.retentionBatch(client.pool, client.namespace, payload.olderThanMs, payload.batchSize);
+    const r = await client.protocol.retentionBatch(client.calls, client.namespace, payload.olderThanMs, payload.batchSize);
     out.batches++;
     out.jobs += r.jobs;
     out.workers += r.workers;

@@ -38,20 +38,20 @@ export class Schedules {
     // The same definition given twice is stored once (one row may be upserted once per statement).
     const rows = [...new Map(list.map((d) => [d.name, d])).values()].map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
     await this.client.ready();
-    await this.client.protocol.upsertSchedules(this.client.pool, this.ns, rows);
-    const stored = new Map((await this.client.protocol.listSchedules(this.client.pool, this.ns)).map((r) => [r.name, r]));
+    await this.client.protocol.upsertSchedules(this.client.calls, this.ns, rows);
+    const stored = new Map((await this.client.protocol.listSchedules(this.client.calls, this.ns)).map((r) => [r.name, r]));
     return list.map((d) => stored.get(d.name)!);
   }
 
   async list(): Promise<ScheduleRecord[]> {
     await this.client.ready();
-    return this.client.protocol.listSchedules(this.client.pool, this.ns);
+    return this.client.protocol.listSchedules(this.client.calls, this.ns);
   }
 
   async get(name: string): Promise<ScheduleRecord> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
     await this.client.ready();
-    const r = await this.client.protocol.getSchedule(this.client.pool, this.ns, n);
+    const r = await this.client.protocol.getSchedule(this.client.calls, this.ns, n);
     if (!r) throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     return r;
   }
@@ -60,14 +60,14 @@ export class Schedules {
   async enable(name: string): Promise<ScheduleRecord> {
     const current = await this.get(name);
     const next = firstRunAfter(current, new Date());
-    await this.client.protocol.setScheduleEnabled(this.client.pool, this.ns, current.name, true, next);
+    await this.client.protocol.setScheduleEnabled(this.client.calls, this.ns, current.name, true, next);
     return this.get(name);
   }
 
   async disable(name: string): Promise<ScheduleRecord> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
     await this.client.ready();
-    if (!(await this.client.protocol.setScheduleEnabled(this.client.pool, this.ns, n, false, null))) {
+    if (!(await this.client.protocol.setScheduleEnabled(this.client.calls, this.ns, n, false, null))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     }
     return this.get(n);
@@ -77,7 +77,7 @@ export class Schedules {
   async delete(name: string): Promise<void> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
     await this.client.ready();
-    if (!(await this.client.protocol.deleteSchedule(this.client.pool, this.ns, n))) {
+    if (!(await this.client.protocol.deleteSchedule(this.client.calls, this.ns, n))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
     }
   }
