@@ -7,7 +7,7 @@ import pg from 'pg';
 import { ClientClosedError, ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import type { MigrateResult } from '../db/migrate.js';
 import { GuardedDb } from '../db/guardedDb.js';
-import { keepIsoDateStyle } from '../db/isoDateStyle.js';
+import { useIsoDateStyle } from '../db/isoDateStyle.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
@@ -100,11 +100,11 @@ export class Client {
         ...(o.queryTimeoutMs ? { query_timeout: o.queryTimeoutMs } : {}),
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,
+        onConnect: useIsoDateStyle,
       });
     // An idle client's connection can die (server restart, failover, pooler
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
-    if (this.ownsPool) keepIsoDateStyle(this.pool);
     this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, isClosed: () => this.closed });
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.db, this.namespace);

@@ -3,13 +3,15 @@
 // `SQL, DMY`, `German`, `Postgres`) every timestamp it reads becomes null, so
 // reads lost their dates and the schedule runner, seeing no database clock,
 // never fired a slot. Each pool workhorse makes therefore sets ISO on every
-// new connection, as a SET (a pooler such as PgBouncer refuses an `options`
-// startup parameter but carries a DateStyle set in a session).
+// new connection before lending it out (pg-pool's onConnect hook), as a SET:
+// a pooler such as PgBouncer refuses an `options` startup parameter but
+// carries a DateStyle set in a session.
 import type pg from 'pg';
 
-/** Queued before anything else on each new connection of `pool`; a failure shows on that connection's first query. */
-export function keepIsoDateStyle(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    client.query('set datestyle to iso').catch(() => undefined);
-  });
+/** How long the SET may take; a connection that does not answer it is not lent out. */
+const SET_TIMEOUT_MS = 10_000;
+
+/** pg-pool's onConnect hook: the connection is lent out once it uses ISO dates. */
+export async function useIsoDateStyle(client: pg.ClientBase): Promise<void> {
+  await client.query({ text: 'set datestyle to iso', query_timeout: SET_TIMEOUT_MS } as pg.QueryConfig);
 }
