@@ -7,6 +7,7 @@
 import pg from 'pg';
 import * as z from 'zod';
 import { databaseUrlSchema, loadTickEnv } from '../../config.js';
+import { GuardedDb } from '../../db/guardedDb.js';
 import { assertSchemaVersion } from '../../db/schemaCheck.js';
 import { queueNameSchema } from '../../names.js';
 import { loadAppModule } from '../../tick/appModule.js';
@@ -31,15 +32,17 @@ const flagsSchema = z.object({
   'skips-by-type': z.boolean().optional(),
 });
 
-/** How long the schema check may take to connect (at most the tick's budget). */
+/** How long the schema check may take to connect, and each of its queries (at most the tick's budget). */
 const CHECK_CONNECT_TIMEOUT_MS = 10_000;
 
 async function checkSchema(connectionString: string, budgetMs: number): Promise<void> {
-  // A server that never answers the startup must not hold the command past its budget.
-  const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: Math.min(CHECK_CONNECT_TIMEOUT_MS, budgetMs) });
+  // A server that never answers the startup, or a query waiting for a lock on workhorse.migrations,
+  // must not hold the command past its budget.
+  const boundMs = Math.min(CHECK_CONNECT_TIMEOUT_MS, budgetMs);
+  const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: boundMs });
   pool.on('error', () => undefined);
   try {
-    await assertSchemaVersion(pool);
+    await assertSchemaVersion(new GuardedDb(pool, { timeoutMs: boundMs }));
   } finally {
     await pool.end();
   }
