@@ -34,6 +34,7 @@ const flagsSchema = z.object({
 
 /** How long the schema check may take to connect, and each of its queries (at most the tick's budget). */
 const CHECK_CONNECT_TIMEOUT_MS = 10_000;
+const CHECK_BOUND_SLACK_MS = 500;
 
 async function checkSchema(connectionString: string, budgetMs: number): Promise<void> {
   // A server that never answers the startup, or a query waiting for a lock on workhorse.migrations,
@@ -42,7 +43,9 @@ async function checkSchema(connectionString: string, budgetMs: number): Promise<
   const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: boundMs });
   pool.on('error', () => undefined);
   try {
-    await assertSchemaVersion(new GuardedDb(pool, { timeoutMs: boundMs }));
+    // A little past the pool's own connect timeout, so a server that never answers the startup still
+    // fails as the pool says ("cannot reach the database: Connection terminated due to connection timeout").
+    await assertSchemaVersion(new GuardedDb(pool, { timeoutMs: boundMs + CHECK_BOUND_SLACK_MS }));
   } finally {
     await pool.end();
   }
