@@ -2,6 +2,9 @@
 // bad input the same way: a ValidationError (or ConfigError) naming each
 // offending path.
 import * as z from 'zod';
+// The class itself, not z.core: a reference to the z.core namespace keeps
+// all of zod's core (locales, JSON Schema) in every bundle.
+import { $ZodAsyncError } from 'zod/v4/core';
 import { ConfigError, ValidationError, type ValidationIssue } from './errors.js';
 
 export function toIssues(error: z.ZodError): ValidationIssue[] {
@@ -31,7 +34,7 @@ export function safeParseSync<S extends z.ZodType>(schema: S, value: unknown, wh
   try {
     return schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
   } catch (err) {
-    if (!(err instanceof z.core.$ZodAsyncError)) throw err;
+    if (!(err instanceof $ZodAsyncError)) throw err;
     const message = 'the schema is asynchronous (an async refine or transform), and workhorse parses synchronously: make it synchronous';
     throw Object.assign(new ConfigError(`cannot parse ${what}: ${message}`, [{ path: [], message }], { cause: err }), { retryable: false });
   }
