@@ -21,7 +21,15 @@ export class JobSuspension extends Error {
   }
 }
 
-/** Whether `err` is the control-flow signal of a durable wait (rethrow it). */
+/**
+ * Whether `err` is the control-flow signal of a durable wait (rethrow it).
+ * Whatever a handler threw: `instanceof` itself throws for a revoked Proxy
+ * (and runs a hostile Proxy's getPrototypeOf trap), which is no suspension.
+ */
 export function isSuspension(err: unknown): err is JobSuspension {
-  return err instanceof JobSuspension;
+  try {
+    return err instanceof JobSuspension;
+  } catch {
+    return false;
+  }
 }
