@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { storableText } from '../storable.js';
-import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
+import { isScheduleDefinition, scheduleNamespaceSchema, type ScheduleDefinition } from '../schedules/defineSchedule.js';
 import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
@@ -57,6 +57,12 @@ export const workerOptionsSchema = z
     scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1).optional(),
     /** At most this many missed cadences of one slot fire at once (the most recent). */
     scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
+    /**
+     * With scheduleNamespaces: schedules this worker stores at start and
+     * declares, as a tick does its app's (`schedules: app.schedules`): once no
+     * running worker or tick declares one, it stops firing.
+     */
+    schedules: z.array(z.custom<ScheduleDefinition>(isScheduleDefinition, 'a schedule must be a defineSchedule() value')).optional(),
     /** With the `sys` schedule namespace: sys.retention deletes terminal jobs older than this (as a tick's retentionMs). */
     retentionMs: retentionMsSchema.optional(),
     /** With the `sys` schedule namespace: sys.retention's cadence (as a tick's retentionEveryMs). */
@@ -94,6 +100,10 @@ export const workerOptionsSchema = z
   .refine((o) => o.alerts === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
     message: 'alerts are evaluated by the sys slots: add "sys" to scheduleNamespaces',
     path: ['alerts'],
+  })
+  .refine((o) => (o.schedules ?? []).every((s) => (o.scheduleNamespaces ?? []).includes(s.scheduleNamespace)), {
+    message: "a worker fires only the schedule namespaces it opts into: add each schedule's scheduleNamespace to scheduleNamespaces",
+    path: ['schedules'],
   });
 
 /** Listener-less idle polls back off up to this unless maxPollMs says otherwise. */
@@ -120,6 +130,8 @@ export interface ResolvedWorkerOptions {
   retryDelayMs: RetryDelay | undefined;
   scheduleNamespaces: string[] | undefined;
   scheduleCatchupLimit: number;
+  /** The schedules it stores and declares at start (with scheduleNamespaces). */
+  schedules: ScheduleDefinition[];
   /** sys.retention's settings (stored with the `sys` schedule namespace). */
   retention: { olderThanMs: number; everyMs: number };
   /** sys.outbox and sys.alerts configuration (used with the `sys` schedule namespace). */
@@ -145,6 +157,7 @@ export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): R
     retryDelayMs: o.retryDelayMs,
     scheduleNamespaces: o.scheduleNamespaces,
     scheduleCatchupLimit: o.scheduleCatchupLimit,
+    schedules: o.schedules ?? [],
     retention: { olderThanMs: o.retentionMs ?? DEFAULT_RETENTION_MS, everyMs: o.retentionEveryMs ?? DEFAULT_RETENTION_EVERY_MS },
     system: { outbox: o.outbox, alerts: o.alerts ? resolveAlertsOptions(o.alerts) : undefined },
   };

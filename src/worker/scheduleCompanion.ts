@@ -20,6 +20,7 @@ export async function startScheduleCompanion(
     {
       scheduleNamespaces: namespaces,
       scheduleCatchupLimit: options.scheduleCatchupLimit,
+      schedules: options.schedules,
       retention: options.retention,
       intervalMs: Math.min(5000, options.pollMs * 5),
       workerId: `${options.workerId}:schedules`,

@@ -1,0 +1,73 @@
+// A long-lived Worker given `schedules` stores and declares them at start,
+// as a tick does its app's, and fires them while it runs; a worker of a
+// build without them leaves them alone (a schedule removed from the app
+// stops firing once no running worker or tick declares it). Before, a
+// Worker took no schedules: an app run by long-lived workers alone had to
+// store its schedules some other way.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, createClient, defineJob, defineSchedule, Schedules, Worker, type Client } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+import { backdateSlot } from '../tick/support.js';
+
+const Digest = defineJob({ type: 'worker-schedules.digest', schema: z.object({ n: z.number() }) });
+const digest = defineSchedule({ name: 'worker.digest', job: Digest, payload: { n: 1 }, everyMs: 3_600_000 });
+
+let db: TestDatabase;
+let client: Client;
+const workers: Worker[] = [];
+const ran: number[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Digest], poolMax: 4 });
+});
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+});
+
+afterAll(async () => {
+  await client?.close();
+  await db?.drop();
+});
+
+function startWorker(options: ConstructorParameters<typeof Worker>[1]): Worker {
+  const w = new Worker(client, { pollMs: 50, ...options });
+  w.handle(Digest, async ({ n }) => {
+    ran.push(n);
+  });
+  workers.push(w);
+  void w.run();
+  return w;
+}
+
+const firedJobs = async () => (await db.pool.query("select id from workhorse.jobs where dedupe_key like 'slot:worker.digest:%'")).rowCount;
+
+describe('a Worker given schedules', () => {
+  it('stores them declared at start and fires them while it runs', async () => {
+    startWorker({ scheduleNamespaces: ['default'], schedules: [digest] });
+    const schedules = new Schedules(client);
+    await waitFor(async () => (await schedules.list()).find((s) => s.name === 'worker.digest')?.declared, (d) => d === true, { what: 'the slot stored' });
+    await backdateSlot(db.pool, 'worker.digest', 10);
+    await waitFor(() => ran.length, (n) => n === 1, { what: 'the digest to run' });
+    expect(await firedJobs()).toBe(1);
+  });
+
+  it('is left alone by a worker of a build without it', async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    startWorker({ scheduleNamespaces: ['default'] });
+    await backdateSlot(db.pool, 'worker.digest', 10);
+    // Several of its runner's passes (every 250 ms with pollMs 50).
+    await sleep(1_500);
+    expect(await firedJobs()).toBe(1);
+    expect(ran).toEqual([1]);
+  });
+
+  it('refuses schedules of a namespace it does not fire, and values that are not defineSchedule() values', () => {
+    expect(() => new Worker(client, { schedules: [digest] })).toThrow(ConfigError);
+    expect(() => new Worker(client, { scheduleNamespaces: ['other'], schedules: [digest] })).toThrow(/add each schedule's scheduleNamespace to scheduleNamespaces/);
+    expect(() => new Worker(client, { scheduleNamespaces: ['default'], schedules: [{ name: 'x' } as never] })).toThrow(/a schedule must be a defineSchedule\(\) value/);
+  });
+});
