@@ -22,13 +22,16 @@ export const retrySchema = z
   })
   .strict();
 
+/** A zod schema, as a job's payload schema or a signal wait's. */
+export const zodSchema = z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'schema must be a zod schema');
+
 export type RetryPolicy = z.output<typeof retrySchema>;
 export type RetryPolicyInput = z.input<typeof retrySchema>;
 
 const definitionSchema = z
   .object({
     type: jobTypeSchema,
-    schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'schema must be a zod schema'),
+    schema: zodSchema,
     queue: queueNameSchema.default('default'),
     priority: z.number().int().min(-32768).max(32767).default(0),
     retry: retrySchema.default({ maxAttempts: 25, backoff: { kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 } }),

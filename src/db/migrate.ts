@@ -21,7 +21,7 @@ import { GuardedDb } from './guardedDb.js';
 import { lockHolders } from './lockHolders.js';
 import { refuseNewerSchema } from './newerSchema.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
-import { SQLSTATE, sqlStateOf } from './sqlState.js';
+import { isLockTimeout, SQLSTATE, sqlStateOf } from './sqlState.js';
 import { isTransientDbError } from './transient.js';
 
 /** How long a migration waits for its connection (other migrators hold the lock, not the connection). */
@@ -35,8 +35,6 @@ const LOCK_RETRY_MS = 250;
 const LOCK_RETRY_MAX_MS = 4_000;
 /** The same advisory lock sql/bootstrap.sql takes (taken first here, so waiting for another migrator is not a lock timeout). */
 const MIGRATION_LOCK = '7700011999';
-/** SQLSTATE lock_not_available: the lock timeout ended the statement. */
-const LOCK_NOT_AVAILABLE = '55P03';
 
 export interface MigrateOptions {
   /** A pg Pool or a connection string. */
@@ -139,7 +137,7 @@ async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSche
     return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)) };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
-    if (sqlStateOf(err) === LOCK_NOT_AVAILABLE && !(err instanceof LockNotAvailable)) throw new LockNotAvailable('bootstrap.sql', { cause: err });
+    if (isLockTimeout(err) && !(err instanceof LockNotAvailable)) throw new LockNotAvailable('bootstrap.sql', { cause: err });
     throw err;
   }
 }
@@ -155,7 +153,7 @@ async function run(client: pg.PoolClient, f: SqlFile): Promise<void> {
   try {
     await client.query(f.sql);
   } catch (err) {
-    if (sqlStateOf(err) === LOCK_NOT_AVAILABLE) throw new LockNotAvailable(f.path, { cause: err });
+    if (isLockTimeout(err)) throw new LockNotAvailable(f.path, { cause: err });
     const message = `sql/${f.path} failed: ${(err as Error).message}`;
     if (sqlStateOf(err) === SQLSTATE.insufficientPrivilege) {
       throw new WorkhorseError(

@@ -25,10 +25,10 @@ export class HandlerRegistry {
 
   /** `options` is handleBatch's: only `maxBatch` (a typo such as `max` would leave the default of 50 in force). */
   addBatchHandler(job: JobDefinition | string, fn: BatchHandler<never>, options: unknown = {}): void {
-    const what = `handleBatch for "${typeof job === 'string' ? job : job?.type}"`;
-    const { maxBatch = 50 } = parseField(batchOptionsSchema, options, 'options', what);
+    const label = typeof job === 'string' ? job : job?.type;
+    const { maxBatch = 50 } = parseField(batchOptionsSchema, options, 'options', `handleBatch for "${label}"`);
     if (typeof maxBatch !== 'number' || !Number.isInteger(maxBatch) || maxBatch < 1) {
-      throw new ValidationError(`maxBatch for "${typeof job === 'string' ? job : job.type}" must be a positive integer`);
+      throw new ValidationError(`maxBatch for "${label}" must be a positive integer`);
     }
     this.add(job, fn, { batch: fn as BatchHandler, maxBatch });
   }

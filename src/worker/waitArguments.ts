@@ -5,10 +5,8 @@
 // ValidationError (which fails the job without retries, as every refused
 // wait does); the values themselves are checked where they are used.
 import * as z from 'zod';
-import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
+import { isJobDefinition, zodSchema, type JobDefinition } from '../client/defineJob.js';
 import { parseField } from '../validation.js';
-
-const zodSchema = z.custom<z.ZodType>((v) => typeof (v as { safeParse?: unknown } | null)?.safeParse === 'function', 'schema must be a zod schema');
 
 /** A key the call reads itself (and checks there, with its own message). */
 const any = z.unknown().optional();
