@@ -7,7 +7,7 @@ import pg from 'pg';
 import { ClientClosedError, ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import type { MigrateResult } from '../db/migrate.js';
 import { GuardedDb } from '../db/guardedDb.js';
-import { useIsoDateStyle } from '../db/isoDateStyle.js';
+import { prepareConnection } from '../db/connectionSetup.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
@@ -100,7 +100,7 @@ export class Client {
         ...(o.queryTimeoutMs ? { query_timeout: o.queryTimeoutMs } : {}),
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,
-        onConnect: useIsoDateStyle,
+        onConnect: prepareConnection,
       });
     // An idle client's connection can die (server restart, failover, pooler
     // timeout): the pool drops it; without a listener node would crash.

@@ -9,7 +9,7 @@
 // Nothing here runs at module scope and no session state is used, so it
 // works through a transaction-mode pooler.
 import pg from 'pg';
-import { useIsoDateStyle } from '../db/isoDateStyle.js';
+import { prepareConnection } from '../db/connectionSetup.js';
 import { appQueues } from '../app/appQueues.js';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
@@ -104,7 +104,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       // A tick does not wait for a dead database: it fails fast and the next tick tries again.
       connectionTimeoutMillis: Math.max(500, Math.min(TICK_CONNECT_TIMEOUT_MS, Math.floor(plan.budgetMs / 4))),
       keepAlive: true,
-      onConnect: useIsoDateStyle,
+      onConnect: prepareConnection,
     });
   if (!o.pool) pool.on('error', () => undefined);
   try {
