@@ -7,18 +7,32 @@ import type { EventBridgeClient, EventBridgeClientConfig } from '@aws-sdk/client
 import * as z from 'zod';
 import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
+import { awsEndpointSchema, awsRegionSchema } from './awsSinkOptions.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
+
+/** What PutEvents takes as EventBusName: a bus name or its ARN (EventBridge's own pattern for it). */
+const EVENT_BUS = /^(arn:aws[\w-]*:events:[a-z]{2}-[a-z]+-[\w-]+:[0-9]{12}:event-bus\/)?[/.\-_A-Za-z0-9]+$/;
 
 const eventBridgeSinkSchema = z
   .object({
-    eventBusName: z.string().min(1).max(1600),
-    source: z.string().min(1).max(256).default('workhorse'),
+    eventBusName: z
+      .string()
+      .min(1)
+      .max(1600)
+      .regex(EVENT_BUS, 'eventBusName must be an event bus name (letters, digits and "/", ".", "-", "_") or an event bus ARN'),
+    /** EventBridge refuses a custom event whose source starts with "aws.": that prefix is AWS's own. */
+    source: z
+      .string()
+      .min(1)
+      .max(256)
+      .refine((s) => !s.startsWith('aws.'), 'source must not start with "aws.": EventBridge keeps that prefix for AWS services')
+      .default('workhorse'),
     topics: sinkTopicsSchema.optional(),
     client: z
       .custom<EventBridgeClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'client must be an EventBridgeClient')
       .optional(),
-    region: z.string().min(1).optional(),
-    endpoint: z.string().url().optional(),
+    region: awsRegionSchema.optional(),
+    endpoint: awsEndpointSchema.optional(),
   })
   .strict();
 

@@ -6,17 +6,30 @@ import type { LambdaClient, LambdaClientConfig } from '@aws-sdk/client-lambda';
 import * as z from 'zod';
 import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
+import { awsEndpointSchema, awsRegionSchema } from './awsSinkOptions.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
+
+/**
+ * What Lambda's Invoke takes as FunctionName: a name, a partial ARN
+ * (account:function:name) or a full ARN, each with an optional version or
+ * alias (Lambda's own pattern for it).
+ */
+const FUNCTION_NAME =
+  /^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:)?(\d{12}:)?(function:)?([a-zA-Z0-9-_.]+)(:(\$LATEST|[a-zA-Z0-9-_]+))?$/;
 
 const lambdaSinkSchema = z
   .object({
-    functionName: z.string().min(1).max(256),
+    functionName: z
+      .string()
+      .min(1)
+      .max(170)
+      .regex(FUNCTION_NAME, 'functionName must be a Lambda function name (letters, digits, "-" and "_"), a partial ARN or an ARN, with an optional :version or :alias'),
     topics: sinkTopicsSchema.optional(),
     /** A client to invoke with; else one is built from `region`/`endpoint` and the environment. */
     client: z.custom<LambdaClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'client must be a LambdaClient').optional(),
-    region: z.string().min(1).optional(),
+    region: awsRegionSchema.optional(),
     /** A different Lambda endpoint (a local emulator). */
-    endpoint: z.string().url().optional(),
+    endpoint: awsEndpointSchema.optional(),
   })
   .strict();
 

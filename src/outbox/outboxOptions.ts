@@ -6,11 +6,27 @@ import * as z from 'zod';
 import { LIFECYCLE_EVENTS } from '../db/protocol/outbox.js';
 import { parseConfig } from '../validation.js';
 import { isSink, type Sink } from './sink.js';
+import { sinkTopicsSchema } from './sinkOptions.js';
+
+/**
+ * A sink: a builder's value, or a custom one. A custom sink's topics are
+ * held to the builders' grammar: an event no sink takes counts as
+ * delivered, so a topic that can never match ('order.paid ' with a space,
+ * an empty list) would mark every event delivered without sending it.
+ */
+const sinkSchema = z
+  .custom<Sink>(isSink, 'a sink must be a webhookSink(), lambdaSink() or eventBridgeSink() value, or an object with a name and deliver(event, signal)')
+  .superRefine((sink, ctx) => {
+    if (sink.topics === undefined) return;
+    const r = sinkTopicsSchema.safeParse(sink.topics);
+    if (r.success) return;
+    for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: ['topics', ...issue.path], message: issue.message });
+  });
 
 export const outboxOptionsSchema = z
   .object({
     /** Where events go; each takes the topics it names (all by default). */
-    sinks: z.array(z.custom<Sink>(isSink, 'a sink must be a webhookSink(), lambdaSink() or eventBridgeSink() value')).min(1),
+    sinks: z.array(sinkSchema).min(1),
     /** The sys.outbox cadence: a safety net under the wake-up that follows each commit. */
     everyMs: z.number().int().min(1000).max(86_400_000).default(60_000),
     /** Events one lease takes at most. */
@@ -24,6 +40,7 @@ export const outboxOptionsSchema = z
     backoff: z
       .object({ baseMs: z.number().int().min(0).max(3_600_000).default(1000), maxMs: z.number().int().min(0).max(86_400_000).default(300_000) })
       .strict()
+      .refine((b) => b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] })
       .default({ baseMs: 1000, maxMs: 300_000 }),
     /**
      * Job lifecycle events the settlements publish through the outbox, in

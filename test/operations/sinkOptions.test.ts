@@ -3,10 +3,15 @@
 // carries credentials (fetch refused every delivery to it), topics
 // that can never match a topic (they were kept, and the sink silently took
 // nothing), extra headers fetch refuses (they were kept, and every delivery
-// failed until the event was dead). A valid header still reaches the
+// failed until the event was dead), and the same for what the AWS sinks
+// would send (a region or function name the SDK refuses at every call, a
+// bus name PutEvents refuses, a source EventBridge keeps for AWS). A
+// custom sink's topics and the outbox backoff are checked the same way
+// when the outbox options are parsed. A valid header still reaches the
 // receiver, signed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { parseOutboxOptions } from '../../src/outbox/outboxOptions.js';
 import { eventBridgeSink } from '../../src/outbox/eventBridgeSink.js';
 import { lambdaSink } from '../../src/outbox/lambdaSink.js';
 import { webhookSink } from '../../src/outbox/webhookSink.js';
@@ -54,6 +59,74 @@ describe('sink options', () => {
 
   it.each([[{ 'a b': 'x' }], [{ 'x-key': 'a\r\nx-evil: 1' }], [{ 'x-key': 'a\u0000' }], [{ '': 'x' }]])('webhookSink refuses the headers %j', (headers) => {
     expect(configPath(() => webhookSink({ url: receiver.url, secret: SECRET, headers }))[0]).toBe('headers');
+  });
+
+  it.each([
+    [{ 'transfer-encoding': 'chunked' }],
+    [{ Expect: '100-continue' }],
+    [{ upgrade: 'websocket' }],
+    [{ 'keep-alive': 'timeout=5' }],
+    [{ 'content-length': '5' }],
+    [{ 'x-key': 'euro \u20ac' }],
+  ])('webhookSink refuses the headers %j, which fetch will not send', (headers) => {
+    const name = Object.keys(headers)[0]!;
+    expect(configPath(() => webhookSink({ url: receiver.url, secret: SECRET, headers }))).toEqual(['headers', name]);
+  });
+
+  it.each([[{ 'Content-Type': 'text/plain' }], [{ 'X-Workhorse-Signature': 'x' }]])('webhookSink refuses the headers %j, which it sets itself', (headers) => {
+    const name = Object.keys(headers)[0]!;
+    expect(configPath(() => webhookSink({ url: receiver.url, secret: SECRET, headers }))).toEqual(['headers', name]);
+  });
+
+  it.each(['http://127.0.0.1:6000/in', 'http://hooks.example.com:25/'])('webhookSink refuses url %j: a port fetch will not connect to', async (url) => {
+    expect(configPath(() => webhookSink({ url, secret: SECRET }))).toEqual(['url']);
+    // What each delivery would have met:
+    await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
+  });
+
+  it.each(['a b', 'f\n', 'x'.repeat(171), 'arn:aws:lambda:us-east-1:12:function:f'])('lambdaSink refuses functionName %j', (functionName) => {
+    expect(configPath(() => lambdaSink({ functionName }))).toEqual(['functionName']);
+  });
+
+  it.each(['my-fn', 'my_fn:prod', 'my-fn:$LATEST', '123456789012:function:my-fn', 'arn:aws:lambda:us-west-2:123456789012:function:my-fn:7'])(
+    'lambdaSink takes functionName %j',
+    (functionName) => {
+      expect(lambdaSink({ functionName }).name).toBe(`lambda ${functionName}`);
+    },
+  );
+
+  it('the AWS sinks refuse a region or an endpoint the SDK cannot build a request from', () => {
+    expect(configPath(() => lambdaSink({ functionName: 'f', region: 'not a region' }))).toEqual(['region']);
+    expect(configPath(() => eventBridgeSink({ eventBusName: 'b', region: '-us-east-1' }))).toEqual(['region']);
+    expect(configPath(() => lambdaSink({ functionName: 'f', endpoint: 'ftp://127.0.0.1/' }))).toEqual(['endpoint']);
+    expect(configPath(() => eventBridgeSink({ eventBusName: 'b', endpoint: 'mailto:a@b.c' }))).toEqual(['endpoint']);
+    expect(lambdaSink({ functionName: 'f', region: 'us-gov-west-1', endpoint: 'http://127.0.0.1:4566' }).name).toBe('lambda f');
+  });
+
+  it('eventBridgeSink refuses a bus name PutEvents refuses and a source starting with "aws."', () => {
+    expect(configPath(() => eventBridgeSink({ eventBusName: 'b\nc' }))).toEqual(['eventBusName']);
+    expect(configPath(() => eventBridgeSink({ eventBusName: 'my bus' }))).toEqual(['eventBusName']);
+    expect(configPath(() => eventBridgeSink({ eventBusName: 'b', source: 'aws.ec2' }))).toEqual(['source']);
+    expect(eventBridgeSink({ eventBusName: 'arn:aws:events:us-east-1:123456789012:event-bus/orders', source: 'com.acme' }).name).toBe(
+      'eventbridge arn:aws:events:us-east-1:123456789012:event-bus/orders',
+    );
+  });
+
+  it.each([[['order.paid ']], [[]], [['']]])('the outbox refuses a custom sink whose topics %j can never match', (topics) => {
+    const sink = { name: 'mine', topics, deliver: async () => undefined };
+    const path = configPath(() => parseOutboxOptions({ sinks: [sink] }));
+    expect(path.slice(0, 3)).toEqual(['sinks', 0, 'topics']);
+  });
+
+  it('the outbox takes a custom sink with valid topics, or none', () => {
+    const deliver = async () => undefined;
+    expect(parseOutboxOptions({ sinks: [{ name: 'a', topics: ['order.*'], deliver }, { name: 'b', deliver }] }).sinks).toHaveLength(2);
+  });
+
+  it('the outbox refuses a backoff whose baseMs exceeds its maxMs', () => {
+    const sinks = [webhookSink({ url: receiver.url, secret: SECRET })];
+    expect(configPath(() => parseOutboxOptions({ sinks, backoff: { baseMs: 10, maxMs: 1 } }))).toEqual(['backoff', 'baseMs']);
+    expect(parseOutboxOptions({ sinks, backoff: { baseMs: 5, maxMs: 5 } }).backoff).toEqual({ baseMs: 5, maxMs: 5 });
   });
 
   it('takes exact topics, prefixes and "*", and a valid header reaches the receiver signed', async () => {
