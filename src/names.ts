@@ -35,7 +35,7 @@ export const waitNameSchema = storableName(200);
  */
 export const MAX_STEP_NAME_BYTES = 2600;
 /** A step's name: a string PostgreSQL can store and index. */
-export const stepNameSchema = storableText(z.string()).refine(
+export const stepNameSchema = storableText(z.string().min(1, 'a step name must not be empty')).refine(
   (s) => Buffer.byteLength(s, 'utf8') <= MAX_STEP_NAME_BYTES,
   `a step name is at most ${MAX_STEP_NAME_BYTES} bytes of UTF-8 (it keys the step's record)`,
 );

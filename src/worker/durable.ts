@@ -12,7 +12,7 @@ import * as z from 'zod';
 import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
 import { ChildJobFailedError, ConflictError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
-import { keySchema, storableName, waitNameSchema } from '../names.js';
+import { jobIdStringSchema, keySchema, storableName, waitNameSchema } from '../names.js';
 import { storableDateSchema, storableText } from '../storable.js';
 import { describeIssues, parseField, safeParseSync, toIssues } from '../validation.js';
 import type pg from 'pg';
@@ -119,12 +119,22 @@ export function finalRefusal(err: unknown): unknown {
   return err instanceof ValidationError ? Object.assign(err, { retryable: false }) : err;
 }
 
+/**
+ * The most choices a decision offers, and the longest prompt. Both travel
+ * with every pending decision (GET /decisions, the dashboard, the
+ * workhorse.job.decision event, which a sink such as EventBridge caps at
+ * 256 KB), so they are bounded like a decision's comment (4,000 characters).
+ */
+export const MAX_DECISION_CHOICES = 100;
+export const MAX_DECISION_PROMPT = 4000;
+
 /** The choices of a decision: each one a person can pick, so none twice (a duplicate was a second, identical button). */
 const choicesSchema = z
   .array(storableName(200))
   .min(1, 'must not be empty')
+  .max(MAX_DECISION_CHOICES, `offers at most ${MAX_DECISION_CHOICES} choices`)
   .refine((c) => new Set(c).size === c.length, 'must not repeat a choice');
-const promptSchema = storableText(z.string()).optional();
+const promptSchema = storableText(z.string().max(MAX_DECISION_PROMPT)).optional();
 
 /** A wait's name; a ValidationError with the path ["name"] otherwise. */
 function checkName(what: string, name: unknown): void {
@@ -236,7 +246,7 @@ export async function join(
   const mode = o.mode ?? 'all';
   if (mode !== 'all' && mode !== 'any') throw new ValidationError(`join "${name}": mode is all or any`, [{ path: ['mode'], message: 'invalid mode' }]);
   const ids = (Array.isArray(children) ? children : []).map((c) => (typeof c === 'string' ? c : c?.id));
-  if (ids.length === 0 || ids.some((id) => typeof id !== 'string' || !/^[0-9]{1,19}$/.test(id))) {
+  if (ids.length === 0 || ids.some((id) => !jobIdStringSchema.safeParse(id).success)) {
     throw new ValidationError(`join "${name}": children must be a non-empty array of spawned children or job ids`, [
       { path: ['children'], message: 'invalid children' },
     ]);

@@ -2,7 +2,10 @@
 // once, without retries: a retry would run the same code on the same
 // payload and be refused the same way (it used to be retried until its
 // attempts ran out). A fault in the handler's own code is still retried.
-// A join of an id that is no job of the namespace (it resolved at once,
+// An empty step name, a join of an id past 2^63-1 (it reached PostgreSQL's
+// bigint check), and a decision with a prompt over 4,000 characters or more
+// than 100 choices (stored whole, and sent with every pending decision) are
+// refused the same way. A join of an id that is no job of the namespace (it resolved at once,
 // with no result for that id), of the job itself, or of a job that is not
 // its child (both waited forever: only a child's end wakes its parent) is
 // such a refusal too.
@@ -34,6 +37,10 @@ const CALLS: Record<string, (ctx: HandlerContext) => Promise<unknown>> = {
   joinSelf: (ctx) => ctx.join('kids', [ctx.job.id]),
   joinStranger: (ctx) => ctx.join('kids', [strangerId]),
   stepName: (ctx) => ctx.step('a\u0000b', () => 1),
+  stepEmptyName: (ctx) => ctx.step('', () => 1),
+  joinIdPastBigint: (ctx) => ctx.join('kids', ['9223372036854775808']),
+  decisionLongPrompt: (ctx) => ctx.waitForDecision('ship', { choices: ['yes'], prompt: 'p'.repeat(4001) }),
+  decisionTooManyChoices: (ctx) => ctx.waitForDecision('ship', { choices: Array.from({ length: 101 }, (_, i) => `c${i}`) }),
   txStepName: (ctx) => ctx.txStep('a\u0000b', async () => 1),
   // Not a refusal of workhorse's: the job's retry policy applies.
   ownError: async () => {
@@ -92,6 +99,12 @@ describe('a wait refused for its arguments', () => {
     expect(messages.get('joinUnknown')).toMatch(/job 987654321 not found in namespace "default"/);
     expect(messages.get('joinOtherNamespace')).toMatch(new RegExp(`job ${elsewhereId} not found in namespace "default"`));
     expect(messages.get('joinSelf')).toMatch(/cannot join itself/);
+    expect(messages.get('stepEmptyName')).toMatch(/must not be empty/);
+    expect(messages.get('joinIdPastBigint')).toMatch(/children/);
+    expect(messages.get('decisionLongPrompt')).toMatch(/prompt/);
+    expect(messages.get('decisionTooManyChoices')).toMatch(/at most 100 choices/);
+    // Nothing of the refused decisions was stored.
+    expect((await db.pool.query("select count(*)::int as n from workhorse.job_waits where kind = 'decision'")).rows[0].n).toBe(0);
     expect(messages.get('joinStranger')).toMatch(new RegExp(`job ${strangerId} is not a child of job ${ids.get('joinStranger')}`));
     // Nothing was spawned for the refused child.
     expect((await db.pool.query("select count(*)::int as n from workhorse.jobs where type = 'refused.child' and namespace = 'default'")).rows[0].n).toBe(0);
