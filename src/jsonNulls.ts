@@ -1,13 +1,17 @@
 // Values JSON.stringify writes as `null` without a word: NaN and ±Infinity
 // (JSON has no such numbers; over HTTP a literal like 1e400 parses to
-// Infinity) and an invalid Date (its toJSON answers null). A payload holding
-// one would be stored as something other than what was given, so the
-// boundaries refuse it, naming its path. Only encoded text that contains
-// `null` can hold one, so the walk runs only then.
+// Infinity), an invalid Date (its toJSON answers null), and an array item
+// that is undefined, a function or a symbol, or an empty slot of a sparse
+// array. A payload holding one would be stored as something other than
+// what was given, so the boundaries refuse it, naming its path. Only
+// encoded text that contains `null` can hold one, so the walk runs only
+// then. (An object's key whose value is undefined is left out of the JSON,
+// as an optional field is meant to be, and is not refused.)
 import type { ValidationIssue } from './errors.js';
 
 const NON_FINITE = 'must be a finite number (JSON has no NaN or Infinity: it would be stored as null)';
 const INVALID_DATE = 'must be a valid date (an invalid Date would be stored as null)';
+const NOT_JSON_ITEM = 'must be a JSON value (an array item that is undefined, a function or a symbol, or an empty slot, would be stored as null)';
 
 /** The first value of `value` that JSON.stringify turned into null although it was not null, or undefined. */
 export function silentNull(value: unknown, encoded: string): ValidationIssue | undefined {
@@ -23,7 +27,11 @@ export function silentNull(value: unknown, encoded: string): ValidationIssue | u
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path: item.path, message: NON_FINITE };
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: String(i), path: [...item.path, i] });
+      for (let i = v.length - 1; i >= 0; i--) {
+        const x: unknown = v[i];
+        if (!(i in v) || x === undefined || typeof x === 'function' || typeof x === 'symbol') return { path: [...item.path, i], message: NOT_JSON_ITEM };
+        stack.push({ value: x, key: String(i), path: [...item.path, i] });
+      }
     } else if (typeof v === 'object' && v !== null) {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {

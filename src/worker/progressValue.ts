@@ -1,11 +1,14 @@
 // A progress value is checked before it is sent: one JSON cannot hold (a
 // BigInt, a cycle) or jsonb refuses (a NUL or a lone surrogate in a string,
 // nesting deeper than MAX_JSON_DEPTH) would reach the handler as a bare
-// TypeError or as PostgreSQL's message without a path, and be retried.
+// TypeError or as PostgreSQL's message without a path, and be retried; one
+// JSON would store as null instead (NaN, an invalid Date: jsonNulls.ts) was
+// stored changed.
 // Each is a ValidationError naming the path instead, sent nowhere and not
 // retried: the same value is refused on every attempt, so a handler that
 // lets it propagate fails at once.
 import { ValidationError } from '../errors.js';
+import { silentNull } from '../jsonNulls.js';
 import { jsonProblem } from '../storable.js';
 
 function refused(jobId: string, reason: string, path: (string | number)[] = []): ValidationError {
@@ -22,6 +25,6 @@ export function assertStorableProgress(jobId: string, value: unknown): void {
     throw refused(jobId, err instanceof Error ? err.message : String(err));
   }
   if (text === undefined) throw refused(jobId, `a ${typeof value} is not JSON`);
-  const problem = jsonProblem(text);
+  const problem = jsonProblem(text) ?? silentNull(value, text);
   if (problem) throw refused(jobId, `${problem.path.length ? `at ${problem.path.join('.')}: ` : ''}it ${problem.message}`, problem.path);
 }

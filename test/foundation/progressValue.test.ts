@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, defineJob, ValidationError, Worker, type Client } from '../../src/index.js';
+import { assertStorableProgress } from '../../src/worker/progressValue.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -93,5 +94,24 @@ describe('a progress value the database cannot store', () => {
 
     const runs = await db.pool.query<{ n: number }>('select count(*)::int as n from progress_runs');
     expect(runs.rows[0]!.n).toBe(5);
+  });
+
+  it('refuses a value JSON would store as null (NaN, Infinity, an invalid Date, an empty array slot), naming its path', () => {
+    const pathOf = (v: unknown) => {
+      try {
+        assertStorableProgress('7', v);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ValidationError);
+        expect((err as { retryable?: unknown }).retryable).toBe(false);
+        return (err as ValidationError).issues[0]!.path;
+      }
+      return 'accepted';
+    };
+    expect(pathOf({ done: NaN })).toEqual(['done']);
+    expect(pathOf({ steps: [1, Infinity] })).toEqual(['steps', 1]);
+    expect(pathOf({ at: new Date(Number.NaN) })).toEqual(['at']);
+    expect(pathOf([1, , 3])).toEqual([1]);
+    expect(pathOf({ done: 3, of: null, note: undefined })).toBe('accepted');
+    expect(pathOf(undefined)).toBe('accepted');
   });
 });

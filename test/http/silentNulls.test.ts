@@ -2,8 +2,10 @@
 // Date) as null without a word. A payload holding one is refused at the
 // boundary, naming its path, instead of being stored as null: over HTTP,
 // where a number literal too large for a double (1e400) parses to Infinity,
-// and from the client's enqueue, publish and signal. A real null, and the
-// text "null", are still stored as given.
+// and from the client's enqueue, publish and signal. So is an array item
+// JSON.stringify writes as null: undefined, a function, a symbol, an empty
+// slot. A real null, the text "null" and an object key left undefined (an
+// optional field, left out) are still stored as given.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -83,6 +85,20 @@ describe('the client', () => {
     await refused(h.client.enqueueMany([{ job: StoreBlob, payload: { ok: 1 } }, { job: StoreBlob, payload: { n: -Infinity } }]), [1, 'n']);
     await refused(h.client.publish('order.paid', { total: NaN }), ['total']);
     await refused(h.client.signal('1', 'paid', { amount: Infinity }), ['amount']);
+  });
+
+  it('refuses an array item JSON would store as null, naming its path', async () => {
+    await refused(h.client.publish('order.paid', { lines: [1, , 3] }), ['lines', 1]);
+    await refused(h.client.publish('order.paid', [() => 1]), [0]);
+    await refused(h.client.publish('order.paid', { tags: ['a', Symbol('b')] }), ['tags', 1]);
+    await refused(h.client.enqueue(StoreBlob, { a: [undefined] }), ['a', 0]);
+    await refused(h.client.signal('1', 'paid', { list: [[1, undefined]] }), ['list', 0, 1]);
+  });
+
+  it('stores an object key left undefined as absent, as an optional field', async () => {
+    const { id } = await h.client.enqueue(StoreBlob, { n: 1, note: undefined });
+    expect((await h.client.getJob(id))!.payload).toEqual({ n: 1 });
+    await db.pool.query('truncate workhorse.jobs cascade');
   });
 
   it('stores a real null, the text "null" and a valid Date as given', async () => {
