@@ -4,12 +4,12 @@
 // every client call, each first asks client.ready(): a closed client is a
 // ClientClosedError and an unmigrated database a SchemaVersionError.
 import type { Client } from '../client/client.js';
-import { ConfigError, NotFoundError } from '../errors.js';
+import { ConfigError, NotFoundError, ValidationError } from '../errors.js';
 import type { ScheduledJob, ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
 import { refuseNameTwins } from './appSchedules.js';
 import { firstRunAfter } from './cadence.js';
-import { isScheduleDefinition, scheduleNameSchema, type ScheduleDefinition } from './defineSchedule.js';
+import { isScheduleDefinition, scheduleNameSchema, SYSTEM_PREFIX, type ScheduleDefinition } from './defineSchedule.js';
 import { toScheduleRow } from './scheduleRow.js';
 
 export type { ScheduledJob, ScheduleRecord };
@@ -73,9 +73,18 @@ export class Schedules {
     return this.get(n);
   }
 
-  /** Deletes a slot; jobs it already enqueued are left alone. */
+  /**
+   * Deletes a slot; jobs it already enqueued are left alone. A built-in
+   * `sys.*` slot is refused: the ticks and workers that fire the `sys`
+   * namespace store it at their start, so a delete only stopped it until
+   * the next one started. `disable` stops it for good.
+   */
   async delete(name: string): Promise<void> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
+    if (n.startsWith(SYSTEM_PREFIX)) {
+      const message = `"${n}" is a built-in slot, stored again by every tick and worker that fires the sys namespace; disable it instead`;
+      throw new ValidationError(`cannot delete schedule ${message}`, [{ path: [], message }]);
+    }
     await this.client.ready();
     if (!(await this.client.protocol.deleteSchedule(this.client.calls, this.ns, n))) {
       throw new NotFoundError(`schedule "${n}" not found in namespace "${this.ns}"`);
