@@ -3,6 +3,7 @@
 // when the client is made, only at each call, so a typo there made every
 // delivery fail and every event end dead; refused when the sink is built.
 import * as z from 'zod';
+import { isHttpUrl } from './sinkOptions.js';
 
 /**
  * A region: what the SDK puts in a host name (one DNS label: letters,
@@ -14,10 +15,4 @@ export const awsRegionSchema = z
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'region must be an AWS region name such as "us-east-1" (letters, digits and "-")');
 
 /** A different endpoint (a local emulator, a VPC endpoint): an http(s) URL. */
-export const awsEndpointSchema = z.string().refine((u) => {
-  try {
-    return /^https?:$/.test(new URL(u).protocol);
-  } catch {
-    return false;
-  }
-}, 'endpoint must be an http(s) URL');
+export const awsEndpointSchema = z.string().refine(isHttpUrl, 'endpoint must be an http(s) URL');

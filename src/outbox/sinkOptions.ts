@@ -14,7 +14,8 @@ export const sinkTopicsSchema = z
   .array(z.string().regex(TOPIC_PATTERN, 'a topic is 1-200 characters of letters, digits, "_", ".", ":", "/" or "-", or such a prefix ending in "*"'))
   .min(1);
 
-function httpUrl(u: string): boolean {
+/** Whether `u` parses as an http(s) URL. */
+export function isHttpUrl(u: string): boolean {
   try {
     return /^https?:$/.test(new URL(u).protocol);
   } catch {
@@ -46,12 +47,12 @@ function withoutCredentials(u: string): boolean {
 
 export const webhookUrlSchema = z
   .string()
-  .refine(httpUrl, 'url must be an http(s) URL')
+  .refine(isHttpUrl, 'url must be an http(s) URL')
   .refine(
-    (u) => !httpUrl(u) || withoutCredentials(u),
+    (u) => !isHttpUrl(u) || withoutCredentials(u),
     'url must not carry credentials (user:password@): fetch refuses such a URL, so every delivery would fail; send them in headers (e.g. authorization)',
   )
-  .refine((u) => !httpUrl(u) || allowedPort(u), 'url is on a port fetch refuses to connect to (its "bad ports", such as 25 or 6000), so every delivery would fail');
+  .refine((u) => !isHttpUrl(u) || allowedPort(u), 'url is on a port fetch refuses to connect to (its "bad ports", such as 25 or 6000), so every delivery would fail');
 
 /** Headers fetch will not send as given: every delivery with one fails. */
 const UNSENDABLE = new Set(['content-length', 'expect', 'keep-alive', 'transfer-encoding', 'upgrade']);
