@@ -25,7 +25,7 @@ export type { MigrateOptions, MigrateResult } from './db/migrate.js';
 export { SCHEMA_VERSION } from './db/schemaVersion.js';
 export { startEmbeddedPostgres } from './db/embedded.js';
 export type { EmbeddedPostgres, EmbeddedOptions } from './db/embedded.js';
-export type { JobRecord, JobStatus, ClaimedJob, WorkerRecord, QueueRecord, LeaseRecord } from './db/protocol.js';
+export type { JobError, JobRecord, JobStatus, ClaimedJob, WorkerRecord, QueueRecord, LeaseRecord } from './db/protocol.js';
 export { DEFAULT_HEARTBEAT_MS, LEASE_HEARTBEATS, DEAD_HEARTBEATS, HEARTBEATS_PER_GIVEN_LEASE, leaseMsFor, deadAfterMsFor } from './timing.js';
 export { workerTiming } from './workerTiming.js';
 export type { WorkerTiming } from './timing.js';

@@ -8,6 +8,20 @@ import type { WaitRecord } from './waits.js';
 export type JobStatus = 'ready' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
 export const JOB_STATUSES: readonly JobStatus[] = ['ready', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'];
 
+/**
+ * A job's last error as stored. Workhorse writes `{ name, message, code?,
+ * stack? }` for a handler's error and `{ name: 'LeaseExpired', message,
+ * attempt, worker }` when recovery ends an attempt; a client in another
+ * language may store other fields, so each is optional.
+ */
+export interface JobError {
+  name?: string;
+  message?: string;
+  code?: string;
+  stack?: string;
+  [field: string]: unknown;
+}
+
 export interface JobRecord {
   id: string;
   namespace: string;
@@ -25,7 +39,7 @@ export interface JobRecord {
   timeoutMs: number | null;
   execution: number;
   result: unknown;
-  lastError: unknown;
+  lastError: JobError | null;
   progress: unknown;
   createdAt: Date;
   updatedAt: Date;
