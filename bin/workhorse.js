@@ -1,17 +1,27 @@
 #!/usr/bin/env node
-// The `workhorse` executable: the compiled CLI in an installed package; in a
-// checkout (sources present, tsx installed) the TypeScript sources through
-// tsx, so an edit never runs against a stale dist/ build.
+// The `workhorse` executable. Installed as a dependency (run through a
+// node_modules path: `npx workhorse`, node_modules/.bin/workhorse, an npm
+// script) it runs the compiled CLI in dist/, the copy an application's
+// `import 'workhorse'` loads too, even when the package is a checkout
+// linked in with `npm install <dir>`: from the sources instead, the CLI's
+// classes (its Client, its errors) would not be the application's, and
+// `workhorse worker app.js` refused the application's own client. Run from
+// a checkout itself (`node bin/workhorse.js`), with tsx installed, it runs
+// the TypeScript sources, so an edit never runs against a stale dist/
+// build; without dist/ (a checkout not yet built) it does so in both cases.
 import { existsSync } from 'node:fs';
 
 const sources = new URL('../src/cli/main.ts', import.meta.url);
-const tsx = existsSync(sources) ? await import('tsx/esm/api').catch(() => undefined) : undefined;
+const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+const asDependency = /[\\/]node_modules[\\/]/.test(process.argv[1] ?? '');
+const fromSources = existsSync(sources) && !(asDependency && existsSync(compiled));
+const tsx = fromSources ? await import('tsx/esm/api').catch(() => undefined) : undefined;
 let mod;
 if (tsx) {
   tsx.register();
   mod = await import(sources.href);
 } else {
-  mod = await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
+  mod = await import(compiled.href);
 }
 // A reader that closed the pipe (`workhorse --help | head -1`) is not a crash.
 mod.ignoreClosedPipes();

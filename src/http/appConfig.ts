@@ -3,7 +3,8 @@
 // limits, the tick runner and the dashboard's session secret.
 import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
-import { Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
+import { notAClient } from '../client/notAClient.js';
 import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
 import { parseConfig } from '../validation.js';
@@ -17,7 +18,10 @@ const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${w
 
 const httpAppConfigSchema = z
   .object({
-    client: z.custom<Client>((v) => v instanceof Client, 'client must be a workhorse Client'),
+    client: z.custom<Client>().superRefine((v, ctx) => {
+      const wrong = notAClient(v);
+      if (wrong) ctx.addIssue({ code: 'custom', message: `client must be a workhorse Client: ${wrong}` });
+    }),
     /** Its job definitions are registered on the client: POST /jobs accepts exactly these types. */
     app: z
       .custom<WorkhorseApp>(isWorkhorseApp, 'app must be a defineApp() value')

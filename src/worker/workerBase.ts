@@ -6,7 +6,8 @@
 // Worker (worker.ts) adds that loop (run()) and the system worker.
 import { EventEmitter } from 'node:events';
 import * as z from 'zod';
-import { Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
+import { notAClient } from '../client/notAClient.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import { ConfigError, WorkerStoppedError } from '../errors.js';
 import { parseConfig, parseInput } from '../validation.js';
@@ -34,7 +35,8 @@ export class WorkerBase {
     readonly client: Client,
     options: WorkerOptions = {},
   ) {
-    if (!(client instanceof Client)) throw new ConfigError('a Worker needs the client createClient() returns as its first argument', [{ path: ['client'], message: 'not a Client' }]);
+    const wrong = notAClient(client);
+    if (wrong) throw new ConfigError(`a Worker needs a workhorse Client as its first argument: ${wrong}`, [{ path: ['client'], message: wrong }]);
     this.options = resolveWorkerOptions(parseConfig(workerOptionsSchema, options, 'worker options'));
     this.handlers = new HandlerRegistry(client);
     const wake = (reason: 'slot' | 'hint') => this.waiter.wake(reason);
