@@ -12,6 +12,7 @@ import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { fireClaimedSlots } from './fireSlots.js';
+import { refuseUnfiredSchedules } from './firedNamespaces.js';
 import { SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
 import { systemSchedules, type SystemSlotConfig } from './systemSchedules.js';
@@ -34,7 +35,8 @@ const runnerOptionsSchema = z
     workerId: workerIdSchema.optional(),
     onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((o, ctx) => refuseUnfiredSchedules(o.schedules, o.scheduleNamespaces, 'schedule runner', ctx));
 
 /**
  * Each statement of the runner (storing the schedules, a pass's claim and

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { isScheduleDefinition, scheduleNamespaceSchema, type ScheduleDefinition } from '../schedules/defineSchedule.js';
+import { refuseUnfiredSchedules } from '../schedules/firedNamespaces.js';
 import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
@@ -101,10 +102,7 @@ export const workerOptionsSchema = z
     message: 'alerts are evaluated by the sys slots: add "sys" to scheduleNamespaces',
     path: ['alerts'],
   })
-  .refine((o) => (o.schedules ?? []).every((s) => (o.scheduleNamespaces ?? []).includes(s.scheduleNamespace)), {
-    message: "a worker fires only the schedule namespaces it opts into: add each schedule's scheduleNamespace to scheduleNamespaces",
-    path: ['schedules'],
-  });
+  .superRefine((o, ctx) => refuseUnfiredSchedules(o.schedules, o.scheduleNamespaces, 'worker', ctx));
 
 /** Listener-less idle polls back off up to this unless maxPollMs says otherwise. */
 export const DEFAULT_MAX_POLL_MS = 5_000;

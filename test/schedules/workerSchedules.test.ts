@@ -6,7 +6,7 @@
 // store its schedules some other way.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, createClient, defineJob, defineSchedule, Schedules, Worker, type Client } from '../../src/index.js';
+import { ConfigError, createClient, defineJob, defineSchedule, ScheduleRunner, Schedules, Worker, type Client } from '../../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { backdateSlot } from '../tick/support.js';
@@ -67,7 +67,19 @@ describe('a Worker given schedules', () => {
 
   it('refuses schedules of a namespace it does not fire, and values that are not defineSchedule() values', () => {
     expect(() => new Worker(client, { schedules: [digest] })).toThrow(ConfigError);
-    expect(() => new Worker(client, { scheduleNamespaces: ['other'], schedules: [digest] })).toThrow(/add each schedule's scheduleNamespace to scheduleNamespaces/);
+    expect(() => new Worker(client, { scheduleNamespaces: ['other'], schedules: [digest] })).toThrow(
+      /schedule "worker\.digest" is in schedule namespace "default", which this worker does not fire: add "default" to scheduleNamespaces/,
+    );
+    // A ScheduleRunner stored such a schedule (declared) and never fired it; it is refused the same way.
+    let refused: unknown;
+    try {
+      new ScheduleRunner(client, { scheduleNamespaces: ['other', 'sys'], schedules: [digest] });
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).issues[0]!.path).toEqual(['schedules', 0, 'scheduleNamespace']);
+    expect((refused as Error).message).toMatch(/which this schedule runner does not fire: add "default"/);
     expect(() => new Worker(client, { scheduleNamespaces: ['default'], schedules: [{ name: 'x' } as never] })).toThrow(/a schedule must be a defineSchedule\(\) value/);
   });
 });
