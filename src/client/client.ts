@@ -180,7 +180,7 @@ export class Client {
     options?: EnqueueOptions & TxOption,
   ): Promise<EnqueueResult> {
     const item = { job, payload, options } as EnqueueManyItem;
-    const [r] = await this.enqueueMany([item], { tx: options?.tx });
+    const [r] = await this.enqueueItems([item], { tx: options?.tx }, false);
     return r!;
   }
 
@@ -196,6 +196,11 @@ export class Client {
     items: EnqueueManyItems<J>,
     opts: TxOption = {},
   ): Promise<EnqueueResult[]> {
+    return this.enqueueItems(items as readonly unknown[], opts, true);
+  }
+
+  /** enqueue and enqueueMany; `indexed`: a refused item's issue paths start with its index (enqueueMany's). */
+  private async enqueueItems(items: readonly unknown[], opts: TxOption, indexed: boolean): Promise<EnqueueResult[]> {
     if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
     const tx = parseInput(txSchema, opts?.tx, 'tx') ?? undefined;
     // Array.from: a hole of a sparse array is an item (undefined, refused by its index), not skipped by map.
@@ -205,7 +210,7 @@ export class Client {
         const { tx: _tx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;
         return buildJobInsert(this.resolve(item.job), item.payload, options, this.maxPayloadBytes);
       } catch (err) {
-        if (err instanceof ValidationError && items.length > 1) {
+        if (err instanceof ValidationError && indexed) {
           throw new ValidationError(`item ${i}: ${err.message}`, err.issues.map((x) => ({ ...x, path: [i, ...x.path] })));
         }
         throw err;

@@ -113,6 +113,17 @@ describe('bad input', () => {
     expect(err.issues[0]!.path).toEqual([2, 'to']);
   });
 
+  it('names the item of a one-item enqueueMany batch too (enqueue itself names no index)', async () => {
+    const err = (await client.enqueueMany([{ job: SendEmail, payload: { to: 'nope', subject: 'x' } }]).catch((e: unknown) => e)) as ValidationError;
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toContain('item 0');
+    expect(err.issues[0]!.path).toEqual([0, 'to']);
+    const odd = (await client.enqueueMany([{ job: SendEmail, payload: {}, extra: 1 } as never]).catch((e: unknown) => e)) as ValidationError;
+    expect(odd.issues[0]!.path[0]).toBe(0);
+    const single = (await client.enqueue(SendEmail, { to: 'nope', subject: 'x' }).catch((e: unknown) => e)) as ValidationError;
+    expect(single.issues[0]!.path).toEqual(['to']);
+  });
+
   it('rejects bad client options and job definitions with ConfigError', () => {
     expect(() => createClient({ connectionString: db.url, namespace: 'has space' })).toThrow(ConfigError);
     expect(() => createClient({} as never)).toThrow(ConfigError);
