@@ -31,7 +31,8 @@ const limitsSchema = z
   .object({
     concurrencyLimit: z.number().int().min(0).max(1_000_000).nullable().optional(),
     rateLimit: z.number().int().min(1).max(1_000_000).nullable().optional(),
-    ratePeriodMs: z.number().int().min(1).max(86_400_000).optional(),
+    /** The rate limit's period; it is not a limit, so null (like undefined) leaves it as it is. */
+    ratePeriodMs: z.number().int().min(1).max(86_400_000).nullable().optional(),
   })
   .strict();
 
@@ -88,7 +89,7 @@ export class Admin {
   async setQueueLimits(queue: string, limits: QueueLimits): Promise<void> {
     const name = parseInput(queueNameSchema, queue, 'queue name');
     const l = parseInput(limitsSchema, limits, 'queue limits');
-    await this.protocol.setQueue(this.db, this.ns, name, l);
+    await this.protocol.setQueue(this.db, this.ns, name, { ...l, ratePeriodMs: l.ratePeriodMs ?? undefined });
   }
 
   /**

@@ -175,8 +175,10 @@ describe('queue policy', () => {
     expect(await countJobs(db.pool, `queue = 'rated' and status = 'succeeded'`)).toBe(3);
     expect(await countJobs(db.pool, `queue = 'rated' and status = 'ready'`)).toBe(4);
 
-    // Clearing the limit lets the rest through.
-    await client.admin.setQueueLimits('rated', { rateLimit: null });
+    // Clearing the limit lets the rest through; a null period (not a limit) leaves the period as it was.
+    await client.admin.setQueueLimits('rated', { concurrencyLimit: null, rateLimit: null, ratePeriodMs: null });
+    const rated = (await client.admin.listQueues()).find((q) => q.name === 'rated');
+    expect([rated?.rateLimit, rated?.ratePeriodMs]).toEqual([null, 3_600_000]);
     await ws[0]!.runOnce();
     expect(await countJobs(db.pool, `queue = 'rated' and status = 'succeeded'`)).toBe(7);
   });
