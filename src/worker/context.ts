@@ -23,6 +23,7 @@ import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
 import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
+import { StepsInFlight } from './stepsInFlight.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
@@ -101,6 +102,8 @@ export class JobContext implements HandlerContext {
   private closing: Promise<void> = Promise.resolve();
   /** Spawns in flight by name (durable.spawn). */
   readonly spawning = new Map<string, Promise<string>>();
+  /** Plain steps started and not yet recorded: a suspension waits for them (stepsInFlight.ts). */
+  readonly steps = new StepsInFlight();
 
   constructor(
     readonly job: ClaimedJob,
@@ -134,7 +137,11 @@ export class JobContext implements HandlerContext {
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
-  async step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
+    return this.steps.track(this.runStep(name, fn));
+  }
+
+  private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
     checkStepName(name, 'step');
     this.assertLive(`step "${name}"`);
     await this.goingOn();
@@ -286,6 +293,11 @@ export class JobContext implements HandlerContext {
     while (this.deciding.size > 0) await Promise.all(this.deciding);
   }
 
+  /** Whether a wait of this run lost a race and is not closed yet, or may still (a wait not yet returned). */
+  get openLosers(): boolean {
+    return this.losers.size > 0 || this.deciding.size > 0;
+  }
+
   /** A context call that writes: counted, and the race losers the handler went on past are closed first. */
   goingOn(): Promise<void> {
     this.calls++;
@@ -294,8 +306,8 @@ export class JobContext implements HandlerContext {
 
   /**
    * Closes the waits that lost a race in this run (lose_waits_v1). Called
-   * before the handler's next step, wait or spawn, and before the run fails
-   * (once it succeeds its waits no longer matter). When it suspends, only
+   * before the handler's next step, wait or spawn, and before the run ends
+   * (a finished job keeps no wait open). When it suspends, only
    * the losers it had gone on past (`passedOnly`): the others were opened
    * beside the wait it suspends on (a Promise.all), and it waits on them too.
    */

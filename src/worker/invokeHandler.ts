@@ -112,8 +112,11 @@ class HandlerRun {
     if (ctx && suspension) {
       // Race losers the handler went on past are closed before it suspends;
       // the others were opened beside this wait (a Promise.all) and stay open.
+      // Steps still running beside the wait are recorded first, under the
+      // lease: the replay finds them recorded instead of running them again.
       void ctx
         .waitsDecided()
+        .then(() => ctx.steps.settled(this.abort))
         .then(() => ctx.closeLosers(true))
         .then(
           () => {
@@ -128,12 +131,17 @@ class HandlerRun {
       return;
     }
     // A failure: the waits the handler went on past are closed before the
-    // job is retried, so nothing that arrives meanwhile resolves them.
-    if (ctx && !outcome.ok) {
-      void ctx.closeLosers().then(
-        () => this.done(outcome),
-        () => this.done(outcome),
-      );
+    // job is retried, so nothing that arrives meanwhile resolves them; a
+    // success closes the race losers it returned past (a finished job keeps
+    // no wait open). Most runs have none and settle at once.
+    if (ctx && (!outcome.ok || ctx.openLosers)) {
+      void ctx
+        .waitsDecided()
+        .then(() => ctx.closeLosers())
+        .then(
+          () => this.done(outcome),
+          () => this.done(outcome),
+        );
       return;
     }
     this.done(outcome);

@@ -50,15 +50,15 @@ describe('waits opened together', () => {
       { what: 'every raced timer to fire', timeoutMs: 15_000 },
     );
     for (const j of jobs) expect(j!.result).toEqual({ by: 'timer' });
-    // The signal wait stays open and unresolved; the timer resolved once.
-    const waits = await db.pool.query<{ name: string; n: number; resolved: number }>(
-      `select name, count(*)::int as n, count(resolved_at)::int as resolved from workhorse.job_waits
-        where job_id = any($1::bigint[]) group by name order by name`,
+    // The timer resolved once; the signal wait that lost is closed as lost when the job finishes (no wait stays open).
+    const waits = await db.pool.query<{ name: string; n: number; resolved: number; lost: number }>(
+      `select name, count(*)::int as n, count(resolved_at)::int as resolved, count(*) filter (where outcome = 'lost')::int as lost
+         from workhorse.job_waits where job_id = any($1::bigint[]) group by name order by name`,
       [ids],
     );
     expect(waits.rows).toEqual([
-      { name: 'go', n: 12, resolved: 0 },
-      { name: 'timer', n: 12, resolved: 12 },
+      { name: 'go', n: 12, resolved: 12, lost: 12 },
+      { name: 'timer', n: 12, resolved: 12, lost: 0 },
     ]);
   });
 

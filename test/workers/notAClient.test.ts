@@ -33,6 +33,6 @@ describe('a Worker given no Client of this copy', () => {
   });
 
   it('the HTTP app says the same', () => {
-    expect(refusal(() => createApp({ client: new Client() as never })).message).toMatch(/another copy of workhorse/);
+    expect(refusal(() => createApp({ client: new Client() } as never)).message).toMatch(/another copy of workhorse/);
   });
 });

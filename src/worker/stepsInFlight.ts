@@ -1,0 +1,41 @@
+// The plain steps (ctx.step) of one run that have started and whose record
+// is not written yet. A handler may leave one running when a wait suspends
+// the job (`Promise.all([ctx.waitForSignal('a'), ctx.step('b', ...)])`, or a
+// step started before a wait and awaited after it): the suspension released
+// the lease under it, its record was refused, the body ran again on the
+// replay, and the refusal, which nobody awaited any more, ended the worker
+// process as an unhandled rejection. The suspension now waits for them (see
+// invokeHandler.ts), and every tracked step's rejection is handled here, so
+// one the handler no longer awaits cannot end the process.
+import type { JobAbort } from './jobAbort.js';
+
+export class StepsInFlight {
+  private readonly running = new Set<Promise<unknown>>();
+
+  /** Tracks `step` until it settles; returns it unchanged (the handler still sees its rejection). */
+  track<T>(step: Promise<T>): Promise<T> {
+    this.running.add(step);
+    const done = () => void this.running.delete(step);
+    step.then(done, done);
+    return step;
+  }
+
+  /**
+   * Settles once no tracked step is running, or once the job is aborted
+   * (its timeout, a lost lease, a hard stop): a step that never ends must
+   * not hold the job's lease for ever. Uses the abort's one hook: call it
+   * only after the run's own wait on the handler is over.
+   */
+  async settled(abort: JobAbort): Promise<void> {
+    if (this.running.size === 0 || abort.aborted) return;
+    await new Promise<void>((resolve) => {
+      abort.onAbort(() => resolve());
+      const next = (): void => {
+        if (this.running.size === 0) resolve();
+        else void Promise.allSettled([...this.running]).then(next);
+      };
+      next();
+    });
+    abort.onAbort(undefined);
+  }
+}
