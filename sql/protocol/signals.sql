@@ -32,6 +32,12 @@ begin
    where j.id = p_job_id and j.namespace = p_namespace for update;
   if not found then return 'not_found'; end if;
   if v_status in ('succeeded', 'failed', 'cancelled') then return 'ended'; end if;
+  -- The name is a wait of another kind (a sleep, a decision, a join): no
+  -- wait of it would ever take a signal, which kept it for ever.
+  if exists (select 1 from workhorse.job_waits w
+              where w.job_id = p_job_id and w.name = p_name and w.kind <> 'signal') then
+    return 'not_a_signal';
+  end if;
   -- A wait that resolved, or whose timeout passed by the database clock
   -- (it times out when the job resumes, however late a worker gets to it),
   -- takes no signal.
@@ -51,7 +57,7 @@ begin
   return 'kept';
 end $$;
 comment on function workhorse.signal_job_v1(text, bigint, text, jsonb) is
-  'Sends signal p_name with p_payload to a job. Returns delivered (the job was waiting for it: the wait is resolved, the job ready and its queue woken), kept (stored until the job''s wait of that name consumes it), duplicate (the job already received a signal of that name, or that wait already resolved or its timeout passed: nothing changes), ended (the job finished) or not_found.';
+  'Sends signal p_name with p_payload to a job. Returns delivered (the job was waiting for it: the wait is resolved, the job ready and its queue woken), kept (stored until the job''s wait of that name consumes it), duplicate (the job already received a signal of that name, or that wait already resolved or its timeout passed: nothing changes), not_a_signal (the job has a wait of that name that is a sleep, a decision or a join, which no signal resolves: nothing changes), ended (the job finished) or not_found.';
 
 create function workhorse.signal_key_v1(p_namespace text, p_key text, p_name text, p_payload jsonb)
 returns table (outcome text, job_id bigint) language plpgsql as $$

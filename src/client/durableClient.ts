@@ -58,6 +58,10 @@ export async function signal(d: DurableDeps, id: string | number, name: string, 
       throw new ConflictError(`job ${jobId} has ended; it takes no signals`);
     case 'duplicate':
       throw new ConflictError(`job ${jobId} already received signal "${n}" (or its wait already ended: timed out, or lost a race the job went on without it); a job takes one signal per name`);
+    case 'not_a_signal':
+      throw new ConflictError(
+        `job ${jobId}'s wait "${n}" is a sleep, a decision or a join, not a signal wait: no signal resolves it (a decision is made with client.decide)`,
+      );
     default:
       return { outcome, jobId };
   }

@@ -7,9 +7,10 @@ import { mapped } from '../sqlState.js';
 /**
  * delivered: the job was waiting for it and is ready now; kept: stored until
  * the wait consumes it; duplicate: refused, the name was already signalled
- * (or its wait resolved); ended: the job finished; not_found.
+ * (or its wait resolved); not_a_signal: the name is a sleep, decision or
+ * join wait of the job, which no signal resolves; ended: the job finished; not_found.
  */
-export type SignalOutcome = 'delivered' | 'kept' | 'duplicate' | 'ended' | 'not_found';
+export type SignalOutcome = 'delivered' | 'kept' | 'duplicate' | 'not_a_signal' | 'ended' | 'not_found';
 
 export function signalJob(db: Queryable, ns: string, jobId: string, name: string, payload: unknown): Promise<SignalOutcome> {
   return mapped({}, async () => {
@@ -29,7 +30,7 @@ export function signalKey(
   key: string,
   name: string,
   payload: unknown,
-): Promise<{ outcome: Exclude<SignalOutcome, 'ended' | 'not_found'>; jobId: string | null }> {
+): Promise<{ outcome: Exclude<SignalOutcome, 'not_a_signal' | 'ended' | 'not_found'>; jobId: string | null }> {
   return mapped({}, async () => {
     const r = await db.query<{ outcome: 'delivered' | 'kept' | 'duplicate'; job_id: string | null }>(
       'select * from workhorse.signal_key_v1($1, $2, $3, $4::jsonb)',
