@@ -38,7 +38,7 @@ begin
     select p_namespace, 'workhorse.job.cancelled', 'job:' || j.id,
            jsonb_build_object('event', 'cancelled', 'jobId', j.id::text, 'type', j.type, 'queue', j.queue,
                               'attempt', j.attempt, 'maxAttempts', j.max_attempts, 'wasRunning', v_lease.job_id is not null)
-      from workhorse.jobs j where j.id = p_job_id;
+      from workhorse.jobs j where j.id = p_job_id and j.type not like 'sys.%';
     perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
   end if;
   -- A parent joining this job learns it ended (its row locked after ours).

@@ -62,7 +62,7 @@ begin
     select p_namespace, 'workhorse.job.' || e.event, 'job:' || upd.id,
            workhorse.settlement_event_v1(e.event, upd.id, upd.type, upd.queue, upd.attempt, upd.max_attempts, upd.last_error)
       from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
-     where upd.counted and workhorse.publishes_lifecycle_v1(p_namespace, e.event)
+     where upd.counted and upd.type not like 'sys.%' and workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   ), notified as (
     select workhorse.notify_wake_v1(p_namespace, q.queue, 0)
       from (select distinct upd.queue from upd where upd.status = 'ready') q

@@ -47,7 +47,9 @@ $$;
 comment on function workhorse.drop_leases_v1(text, bigint[], bigint[]) is
   'Deletes the leases (job id, execution) of a settlement, a recovery pass or a deregistration, after their job rows are written (see complete_many_v1 for why last).';
 
--- Job lifecycle events: when the namespace asked for them
+-- Job lifecycle events: when the namespace asked for them (never for the
+-- built-in sys.* jobs: each sys.outbox pass would otherwise publish an event
+-- about itself, and the sinks would never be quiet)
 -- (workhorse.outbox_lifecycle, set by set_outbox_lifecycle_v1 in
 -- outbox.sql), a settlement publishes one outbox event per job in the same
 -- statement, payload { event, jobId, type, queue, attempt, maxAttempts,
@@ -120,7 +122,7 @@ begin
     insert into workhorse.outbox_events (namespace, topic, key, payload)
     select p_namespace, 'workhorse.job.succeeded', 'job:' || upd.id,
            workhorse.settlement_event_v1('succeeded', upd.id, upd.type, upd.queue, upd.attempt, upd.max_attempts, upd.result)
-      from upd where workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded')
+      from upd where upd.type not like 'sys.%' and workhorse.publishes_lifecycle_v1(p_namespace, 'succeeded')
   )
   select array_agg(upd.id), array_agg(upd.parent_id) filter (where upd.parent_id is not null)
     into v_ids, v_parents from upd;
@@ -197,7 +199,7 @@ begin
     select p_namespace, 'workhorse.job.' || e.event, 'job:' || upd.id,
            workhorse.settlement_event_v1(e.event, upd.id, upd.type, upd.queue, upd.attempt, upd.max_attempts, upd.error)
       from upd cross join lateral (select case when upd.status = 'failed' then 'dead' else 'failed' end as event) e
-     where workhorse.publishes_lifecycle_v1(p_namespace, e.event)
+     where upd.type not like 'sys.%' and workhorse.publishes_lifecycle_v1(p_namespace, e.event)
   )
   select array_agg(upd.id), array_agg(upd.status), array_agg(upd.run_at),
          array_agg(upd.parent_id) filter (where upd.parent_id is not null and upd.status = 'failed')

@@ -6,6 +6,8 @@
 // for is published when the wait opens (workhorse.job.decision), once;
 // an attempt ended by the recovery pass is a failure like a settled one;
 // an operator's cancel publishes workhorse.job.cancelled; turned off, none.
+// The built-in sys.* jobs publish none (each sys.outbox pass published an
+// event about itself, so the sinks were never quiet).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Client } from '../../src/client/client.js';
@@ -39,7 +41,7 @@ function start(lifecycle: ('succeeded' | 'failed' | 'dead' | 'decision')[]): () 
   const worker = new Worker(client, {
     pollMs: 50,
     scheduleNamespaces: ['sys'],
-    outbox: { sinks: [webhookSink({ url: r.url, secret: 'lc-secret', topics: ['workhorse.job.*'] })], lifecycle },
+    outbox: { sinks: [webhookSink({ url: r.url, secret: 'lc-secret', topics: ['workhorse.job.*'] })], lifecycle, everyMs: 1000 },
   });
   worker.handle(Ok, async (p) => ({ doubled: p.n * 2 }));
   worker.handle(Flaky, async () => {
@@ -74,6 +76,11 @@ it('publishes succeeded, failed and dead events of settlements, in order per job
     ]);
     expect(mine[1]!.payload).toMatchObject({ maxAttempts: 2, error: { message: 'always' } });
     expect(r.accepted().every((q) => q.signatureOk)).toBe(true);
+    // The built-in sys.* jobs that delivered them (sys.outbox) publish nothing about themselves.
+    const sysRan = async () => (await db.pool.query<{ n: number }>("select count(*)::int as n from workhorse.jobs where type like 'sys.%' and status = 'succeeded'")).rows[0]!.n;
+    await waitFor(sysRan, (n) => n >= 2, { what: 'two sys.outbox passes to succeed', timeoutMs: 10_000 });
+    const sysEvents = await db.pool.query<{ n: number }>("select count(*)::int as n from workhorse.outbox_events where payload->>'type' like 'sys.%'");
+    expect(sysEvents.rows[0]!.n).toBe(0);
   } finally {
     await stop();
   }
