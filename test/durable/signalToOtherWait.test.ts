@@ -6,35 +6,31 @@
 // with a ConflictError now (HTTP 409) and nothing is stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConflictError, createClient, defineJob, Worker, type Client } from '../../src/index.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { ConflictError, defineJob, type Client } from '../../src/index.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { startRunningWorker, type RunningWorker } from '../helpers/runningWorker.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Nap = defineJob({ type: 'dx.other.nap', schema: z.object({}) });
 const Ask = defineJob({ type: 'dx.other.ask', schema: z.object({}) });
 
+let fx: RunningWorker;
 let db: TestDatabase;
 let client: Client;
-let worker: Worker;
-let running: Promise<void>;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, jobs: [Nap, Ask], poolMax: 4 });
-  worker = new Worker(client, { workerId: 'other-waits', concurrency: 2, pollMs: 100 });
-  worker.handle(Nap, async (_p, ctx) => {
-    await ctx.sleep('nap', 3_600_000);
-    return 'rested';
+  fx = await startRunningWorker([Nap, Ask], { workerId: 'other-waits', concurrency: 2, pollMs: 100 }, (w) => {
+    w.handle(Nap, async (_p, ctx) => {
+      await ctx.sleep('nap', 3_600_000);
+      return 'rested';
+    });
+    w.handle(Ask, async (_p, ctx) => (await ctx.waitForDecision('ok', { choices: ['yes', 'no'] })).choice);
   });
-  worker.handle(Ask, async (_p, ctx) => (await ctx.waitForDecision('ok', { choices: ['yes', 'no'] })).choice);
-  running = worker.run();
+  ({ db, client } = fx);
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await running;
-  await client?.close();
-  await db?.drop();
+  await fx?.stop();
 });
 
 describe('a signal to a wait that is not a signal wait', () => {

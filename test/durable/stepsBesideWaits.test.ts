@@ -9,46 +9,42 @@
 // no wait open.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { defineJob, type Client } from '../../src/index.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { startRunningWorker, type RunningWorker } from '../helpers/runningWorker.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Beside = defineJob({ type: 'dx.steps.beside', schema: z.object({ shape: z.enum(['all', 'before']) }) });
 const Race = defineJob({ type: 'dx.steps.race', schema: z.object({}) });
 
+let fx: RunningWorker;
 let db: TestDatabase;
 let client: Client;
-let worker: Worker;
-let running: Promise<void>;
 const bodies = new Map<string, number>();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, jobs: [Beside, Race], poolMax: 4 });
-  worker = new Worker(client, { workerId: 'steps-beside', concurrency: 4, heartbeatMs: 500, pollMs: 100 });
   const charge = (id: string) => async () => {
     await sleep(400);
     bodies.set(id, (bodies.get(id) ?? 0) + 1);
     return 7;
   };
-  worker.handle(Beside, async ({ shape }, ctx) => {
-    if (shape === 'all') {
-      const [go, charged] = await Promise.all([ctx.waitForSignal<string>('go'), ctx.step('charge', charge(ctx.job.id))]);
-      return { go, charged };
-    }
-    const charging = ctx.step('charge', charge(ctx.job.id));
-    const go = await ctx.waitForSignal<string>('go');
-    return { go, charged: await charging };
+  fx = await startRunningWorker([Beside, Race], { workerId: 'steps-beside', concurrency: 4, heartbeatMs: 500, pollMs: 100 }, (w) => {
+    w.handle(Beside, async ({ shape }, ctx) => {
+      if (shape === 'all') {
+        const [go, charged] = await Promise.all([ctx.waitForSignal<string>('go'), ctx.step('charge', charge(ctx.job.id))]);
+        return { go, charged };
+      }
+      const charging = ctx.step('charge', charge(ctx.job.id));
+      const go = await ctx.waitForSignal<string>('go');
+      return { go, charged: await charging };
+    });
+    w.handle(Race, async (_p, ctx) => Promise.race([ctx.waitForSignal<string>('fast'), ctx.sleep('timer', 3_600_000).then(() => 'slept')]));
   });
-  worker.handle(Race, async (_p, ctx) => Promise.race([ctx.waitForSignal<string>('fast'), ctx.sleep('timer', 3_600_000).then(() => 'slept')]));
-  running = worker.run();
+  ({ db, client } = fx);
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await running;
-  await client?.close();
-  await db?.drop();
+  await fx?.stop();
 });
 
 describe('a step running when a wait suspends the job', () => {
