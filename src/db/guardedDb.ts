@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
+import { isReadOnlySession } from './sqlState.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 
 export interface GuardedDbOptions {
@@ -125,7 +126,7 @@ export class GuardedDb implements Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
   query(textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]): Promise<unknown> {
-    return this.withClient((client, broken) => boundedQuery(client, broken, this.boundMs(), textOrConfig, values));
+    return this.withClient((client, broken, discard) => boundedQuery(client, broken, discard, this.boundMs(), textOrConfig, values));
   }
 
   /**
@@ -136,7 +137,7 @@ export class GuardedDb implements Queryable {
     return this.withClient((client, broken, discard) => {
       const q = {
         query: (textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]) =>
-          boundedQuery(client, broken, this.boundMs(), textOrConfig, values),
+          boundedQuery(client, broken, discard, this.boundMs(), textOrConfig, values),
       } as Queryable;
       return fn(q, discard);
     });
@@ -146,11 +147,15 @@ export class GuardedDb implements Queryable {
 /**
  * One query on a held client, with no answer within `timeoutMs`: its socket
  * is destroyed (the query fails at once, the client goes back broken) and
- * the failure is a DatabaseUnavailableError.
+ * the failure is a DatabaseUnavailableError. A write its session refused as
+ * read-only (25006) has the client destroyed on release too: the session
+ * stays read-only for good, so a pool that lent it out again kept failing
+ * every write after the server took writes again.
  */
 async function boundedQuery(
   client: pg.PoolClient,
   broken: () => Error | undefined,
+  discard: (err: Error) => void,
   timeoutMs: number,
   textOrConfig: string | pg.QueryArrayConfig,
   values?: unknown[],
@@ -166,6 +171,7 @@ async function boundedQuery(
     if (timedOut) throw new DatabaseUnavailableError(`no answer from the database within ${timeoutMs} ms`, { cause: err });
     const cause = broken();
     if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
+    if (isReadOnlySession(err)) discard(err as Error);
     throw err;
   } finally {
     clearTimeout(timer);

@@ -25,6 +25,8 @@ export const SQLSTATE = {
   lockNotAvailable: '55P03',
   /** insufficient_privilege: the login may not do what the statement does (a runtime login running a migration). */
   insufficientPrivilege: '42501',
+  /** read_only_sql_transaction: the session is read-only (a standby, or default_transaction_read_only when it began). */
+  readOnly: '25006',
 } as const;
 
 /** What PostgreSQL says when a call reaches a database that was never migrated. */
@@ -40,6 +42,16 @@ export function sqlStateOf(err: unknown): string | undefined {
 /** A statement PostgreSQL cancelled (57014): not a fault of the connection, which stays usable. */
 export function isQueryCanceled(err: unknown): boolean {
   return sqlStateOf(err) === SQLSTATE.queryCanceled;
+}
+
+/**
+ * A write refused because the session is read-only (25006). The session
+ * stays so for its life (it reached a standby, or began while the database
+ * said default_transaction_read_only), whatever the server becomes: its
+ * connection is to be replaced, not reused.
+ */
+export function isReadOnlySession(err: unknown): boolean {
+  return sqlStateOf(err) === SQLSTATE.readOnly;
 }
 
 /** A statement a lock_timeout ended while it waited for a lock another session holds (55P03): the lock may end, the connection stays usable. */

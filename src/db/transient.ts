@@ -15,8 +15,9 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P03', // cannot_connect_now (starting up, in recovery)
   '53300', // too_many_connections
   // read_only_sql_transaction: a connection that reached a standby (the old
-  // primary after a switchover, a DNS name not yet moved by a failover). The
-  // pool drops a connection that failed, so the retry connects afresh.
+  // primary after a switchover, a DNS name not yet moved by a failover), or
+  // that began while the database was set read-only. GuardedDb destroys
+  // the connection it failed on, so the retry connects afresh.
   '25006',
   '40001', // serialization_failure
   '40P01', // deadlock_detected

@@ -6,7 +6,12 @@
 // database and every backend terminated, so the workers' new connections
 // are read-only; then the setting is reset and the backends terminated
 // again. The workers must wait it out like any other fault: alive, every
-// job done exactly once.
+// job done exactly once. Without the second termination, too: a session
+// that began read-only stays so for good, and a worker's pool used to lend
+// those connections out again after every failed write, so the workers
+// failed every heartbeat and settlement long after the database took
+// writes again; such a connection is destroyed now, and the retry connects
+// afresh.
 import { describe, expect, it } from 'vitest';
 import { onServer } from '../../certify/run.js';
 import { expectSurvived } from './expectSurvived.js';
@@ -35,6 +40,23 @@ describe('a read-only database', () => {
     });
     // Nothing could be written while the database refused writes.
     expect(during).toBe(0);
+    expectSurvived(r, jobs);
+  }, 240_000);
+
+  it('for 5 s, with nobody terminating the read-only sessions afterwards, still ends with every job done exactly once', async () => {
+    const jobs = 400;
+    const r = await runFaultScenario(faultCluster(), {
+      jobs,
+      pauseMs: 40,
+      inject: async (e) => {
+        await untilSucceeded(e, 50);
+        await onServer(e.cluster.url(), `alter database ${e.database} set default_transaction_read_only = on`);
+        await e.cluster.terminateBackends(e.database);
+        await sleep(5000);
+        // Writable again; the sessions opened meanwhile are left as they are.
+        await onServer(e.cluster.url(), `alter database ${e.database} reset default_transaction_read_only`);
+      },
+    });
     expectSurvived(r, jobs);
   }, 240_000);
 });

@@ -24,7 +24,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
-import { isLockTimeout, isQueryCanceled, mapDbError } from '../../db/sqlState.js';
+import { isLockTimeout, isQueryCanceled, isReadOnlySession, mapDbError } from '../../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../../db/transient.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
@@ -62,7 +62,11 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   // The server closed its database client (it is shutting down) while the request ran.
   if (err instanceof ClientClosedError) return { status: 503, body: { code: 'shutting_down', message: 'the server is shutting down; retry shortly' } };
   if (isDatabaseUnavailable(err)) {
-    return { status: 503, body: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } };
+    // A read-only session answered, and refused: say so (a failover in progress, a database set read-only).
+    const message = isReadOnlySession(err)
+      ? 'the database refused the write: it is read-only (a standby, or set read-only); retry shortly'
+      : 'the database did not answer; retry shortly';
+    return { status: 503, body: { code: 'database_unreachable', message } };
   }
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
