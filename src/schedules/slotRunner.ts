@@ -15,6 +15,7 @@ import { fireClaimedSlots } from './fireSlots.js';
 import { refuseUnfiredSchedules } from './firedNamespaces.js';
 import { SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
+import { logCarriedOn } from '../carriedOn.js';
 import { systemSchedules, type SystemSlotConfig } from './systemSchedules.js';
 
 const runnerOptionsSchema = z
@@ -133,6 +134,6 @@ export class SlotRunner {
 
   private report(err: unknown): void {
     if (this.o.onError) this.o.onError(err);
-    else console.error('[workhorse] schedule runner error:', err);
+    else logCarriedOn('[workhorse] schedule runner:', err);
   }
 }

@@ -1,10 +1,8 @@
 // How a worker reports a problem it carries on through: an `error` event
-// when someone listens, otherwise one log line. A database fault is a line
-// with its message (it is expected: the worker retries), and so is a
-// statement PostgreSQL cancelled; anything unexpected is printed whole.
+// when someone listens, otherwise a log line (src/carriedOn.ts: one line
+// for what it expects and retries, a bug printed whole).
 import type { EventEmitter } from 'node:events';
-import { isQueryCanceled } from '../db/sqlState.js';
-import { describeDbError, isTransientDbError } from '../db/transient.js';
+import { logCarriedOn } from '../carriedOn.js';
 import type { WorkerEvents } from './workerTypes.js';
 
 export function reportWorkerError(events: EventEmitter<WorkerEvents>, workerId: string, err: unknown, what?: string): void {
@@ -12,7 +10,5 @@ export function reportWorkerError(events: EventEmitter<WorkerEvents>, workerId: 
     events.emit('error', err);
     return;
   }
-  const prefix = `[workhorse] worker ${workerId}:`;
-  if (isTransientDbError(err) || isQueryCanceled(err)) console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}`);
-  else console.error(`${prefix} ${what ?? 'error'}:`, err);
+  logCarriedOn(`[workhorse] worker ${workerId}:`, err, what);
 }

@@ -1,0 +1,56 @@
+// A worker nobody listens to for `error` events logs what it carries on
+// through as one line: a database fault, anything PostgreSQL answered (a
+// refused login while a password is rotated, a lock timeout: each used to
+// be printed whole, some 35 to 80 lines, on every heartbeat retry), and
+// workhorse's own typed errors. A bug is still printed whole.
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WorkerNotRegisteredError } from '../../src/errors.js';
+import { reportWorkerError } from '../../src/worker/reportError.js';
+import type { WorkerEvents } from '../../src/worker/workerTypes.js';
+
+function pgError(message: string, code: string): Error {
+  const err = new pg.DatabaseError(message, message.length, 'error');
+  Object.assign(err, { severity: 'FATAL', code });
+  return err;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('reportWorkerError with no error listener', () => {
+  it.each([
+    ['a refused login', pgError('password authentication failed for user "wh"', '28P01'), /password authentication failed for user "wh" \(28P01\)$/],
+    ['a lock timeout', pgError('canceling statement due to lock timeout', '55P03'), /canceling statement due to lock timeout \(55P03\)$/],
+    ['a worker the registry dropped', new WorkerNotRegisteredError('w1', 'default'), /WorkerNotRegisteredError: /],
+  ])('logs %s as one line', (_what, err, line) => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    reportWorkerError(new EventEmitter<WorkerEvents>(), 'w1', err, 'heartbeat failed');
+    expect(log).toHaveBeenCalledTimes(1);
+    expect(log.mock.calls[0]).toHaveLength(1);
+    const text = String(log.mock.calls[0]![0]);
+    expect(text).toMatch(/^\[workhorse\] worker w1: heartbeat failed: /);
+    expect(text).toMatch(line);
+    expect(text).not.toContain('\n');
+  });
+
+  it('prints a bug whole, stack included', () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const bug = new TypeError('x is not a function');
+    reportWorkerError(new EventEmitter<WorkerEvents>(), 'w1', bug);
+    expect(log).toHaveBeenCalledWith('[workhorse] worker w1: error:', bug);
+  });
+
+  it('emits it instead when someone listens', () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const events = new EventEmitter<WorkerEvents>();
+    const seen: unknown[] = [];
+    events.on('error', (e) => seen.push(e));
+    const err = pgError('canceling statement due to lock timeout', '55P03');
+    reportWorkerError(events, 'w1', err);
+    expect(seen).toEqual([err]);
+    expect(log).not.toHaveBeenCalled();
+  });
+});
