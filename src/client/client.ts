@@ -8,6 +8,7 @@ import { ClientClosedError, ConfigError, ConflictError, NotFoundError, UnknownJo
 import type { MigrateResult } from '../db/migrate.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { prepareConnection } from '../db/connectionSetup.js';
+import { endPool, trackConnections } from '../db/poolEnd.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
 import { postgresProtocol, type AlertRecord, type Decision, type JobRecord, type PendingDecision, type Protocol, type Queryable } from '../db/protocol.js';
 import { OutboxAdmin } from '../outbox/outboxAdmin.js';
@@ -54,6 +55,11 @@ export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { 
 
 /** How long the client's own pool waits for a connection (a free one or a new one). */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * close() takes at most this long: half of it for the connections lent out
+ * to come back, then their sockets are destroyed (poolEnd.ts).
+ */
+export const CLOSE_BOUND_MS = 10_000;
 
 export class Client {
   /** The protocol calls every part of workhorse makes (the PostgreSQL provider). */
@@ -77,6 +83,8 @@ export class Client {
   /** Optional wake hints beside NOTIFY; the caller that made them closes them. */
   readonly wakeHints: WakeHints | undefined;
   private readonly ownsPool: boolean;
+  /** The connections of the pool it made (poolEnd.ts). */
+  private readonly connections: Set<pg.PoolClient>;
   private closing: Promise<void> | undefined;
   /** Set by close(): every later call is a ClientClosedError, its pool the client's or the caller's. */
   private closed = false;
@@ -105,6 +113,7 @@ export class Client {
     // An idle client's connection can die (server restart, failover, pooler
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
+    this.connections = this.ownsPool ? trackConnections(this.pool) : new Set();
     this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, isClosed: () => this.closed });
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.db, this.namespace);
@@ -319,7 +328,7 @@ export class Client {
   async close(): Promise<void> {
     this.closed = true;
     // Idempotent: a second close (two owners shutting down) waits for the first.
-    if (this.ownsPool) await (this.closing ??= this.pool.end());
+    if (this.ownsPool) await (this.closing ??= endPool(this.pool, this.connections, CLOSE_BOUND_MS / 2));
   }
 }
 

@@ -166,16 +166,18 @@ async function startProcess(
   );
   phase = 'running';
   const stopped = Promise.all(runs).then(async () => {
-    if (drainTimer) clearTimeout(drainTimer);
     phase = 'stopped';
     // The probes close whatever the adapter's close does: a throwing close
-    // must not keep the process alive on its probe server.
+    // must not keep the process alive on its probe server. The drain
+    // deadline holds until the close is done: closing against a hung server
+    // is part of the drain.
     try {
       await adapter.close();
     } catch (err) {
       failed = true;
       log(`[workhorse] closing the database resources failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
+      if (drainTimer) clearTimeout(drainTimer);
       await probes?.close().catch(() => undefined);
     }
     return failed ? ('failed' as const) : ('drained' as const);
