@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { parseConfig, safeParseSync } from '../validation.js';
 import { parseCron } from './cronFields.js';
-import { zoneClock } from './zoneClock.js';
+import { zoneClock, zoneName } from './zoneClock.js';
 
 /** Names of built-in slots start with this; user schedules may not. */
 export const SYSTEM_PREFIX = 'sys.';
@@ -141,7 +141,7 @@ function build(input: ScheduleInput, allowSystem: boolean): ScheduleDefinition {
     name: d.name,
     scheduleNamespace: d.scheduleNamespace,
     cron: d.cron ?? null,
-    timezone: d.timezone ?? null,
+    timezone: d.timezone === undefined ? null : zoneName(d.timezone),
     everyMs: d.everyMs ?? null,
     job: d.job,
     payload: d.payload ?? {},

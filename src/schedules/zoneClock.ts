@@ -83,3 +83,14 @@ export function changeBefore(clock: ZoneClock, from: number, to: number): number
   }
   return null;
 }
+
+/**
+ * A zone name as the runtime spells it, when the given one differs only in
+ * case ('europe/paris' is 'Europe/Paris'): the runtime takes either, and a
+ * stored slot, a list and the dashboard show the one spelling. An alias
+ * ('Asia/Calcutta') is kept as given. Call it on a name zoneClock accepts.
+ */
+export function zoneName(timeZone: string): string {
+  const spelled = new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+  return spelled.toLowerCase() === timeZone.toLowerCase() ? spelled : timeZone;
+}

@@ -20,7 +20,11 @@ export const MAX_RETRY_DELAY_MS = 2_147_483_647;
 export const workerOptionsSchema = z
   .object({
     /** Queues this worker claims from, rotated so none starves. */
-    queues: z.array(queueNameSchema).min(1).optional(),
+    queues: z
+      .array(queueNameSchema)
+      .min(1)
+      .refine((q) => new Set(q).size === q.length, 'must not name a queue twice')
+      .optional(),
     /** Shorthand for one queue. */
     queue: queueNameSchema.optional(),
     /** Simultaneous handlers in this worker. */

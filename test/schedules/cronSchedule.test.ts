@@ -105,6 +105,12 @@ describe('the syntax', () => {
   it('refuses an unknown time zone at definition', () => {
     expect(() => defineSchedule({ name: 'tz', job: 'x', cron: '0 3 * * *', timezone: 'Mars/Olympus' })).toThrow(/unknown time zone "Mars\/Olympus"/);
   });
+
+  it('stores a time zone given in another case as the runtime spells it, and an alias as given', () => {
+    expect(defineSchedule({ name: 'tz', job: 'x', cron: '0 3 * * *', timezone: 'europe/paris' }).timezone).toBe('Europe/Paris');
+    expect(defineSchedule({ name: 'tz', job: 'x', cron: '0 3 * * *', timezone: 'utc' }).timezone).toBe('UTC');
+    expect(defineSchedule({ name: 'tz', job: 'x', cron: '0 3 * * *', timezone: 'Asia/Calcutta' }).timezone).toBe('Asia/Calcutta');
+  });
 });
 
 describe('daylight-saving changes', () => {
