@@ -20,11 +20,7 @@ export const MAX_RETRY_DELAY_MS = 2_147_483_647;
 export const workerOptionsSchema = z
   .object({
     /** Queues this worker claims from, rotated so none starves. */
-    queues: z
-      .array(queueNameSchema)
-      .min(1)
-      .refine((q) => new Set(q).size === q.length, 'must not name a queue twice')
-      .optional(),
+    queues: z.array(queueNameSchema).min(1).optional(),
     /** Shorthand for one queue. */
     queue: queueNameSchema.optional(),
     /** Simultaneous handlers in this worker. */
@@ -143,7 +139,8 @@ export interface ResolvedWorkerOptions {
 export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): ResolvedWorkerOptions {
   const timing = deriveWorkerTiming(o);
   return {
-    queues: o.queues ?? [o.queue ?? 'default'],
+    // A queue named twice is claimed from once (each claim walked it twice).
+    queues: [...new Set(o.queues ?? [o.queue ?? 'default'])],
     concurrency: o.concurrency,
     prefetch: o.prefetch,
     heartbeatMs: timing.heartbeatMs,
