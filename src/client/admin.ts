@@ -89,7 +89,7 @@ export class Admin {
   async setQueueLimits(queue: string, limits: QueueLimits): Promise<void> {
     const name = parseInput(queueNameSchema, queue, 'queue name');
     const l = parseInput(limitsSchema, limits, 'queue limits');
-    await this.protocol.setQueue(this.db, this.ns, name, { ...l, ratePeriodMs: l.ratePeriodMs ?? undefined });
+    await this.protocol.setQueue(this.db, this.ns, name, l);
   }
 
   /**

@@ -15,9 +15,21 @@
 import { describe, expect, it } from 'vitest';
 import { onServer } from '../../certify/run.js';
 import { expectSurvived } from './expectSurvived.js';
-import { runFaultScenario, sleep, useFaultCluster, untilSucceeded } from './harness.js';
+import { runFaultScenario, sleep, useFaultCluster, untilSucceeded, type FaultEnv } from './harness.js';
 
 const faultCluster = useFaultCluster();
+
+/** Sets the scenario's database read-only and ends its sessions: every new session is read-only. */
+async function turnReadOnly(e: FaultEnv): Promise<void> {
+  await untilSucceeded(e, 50);
+  await onServer(e.cluster.url(), `alter database ${e.database} set default_transaction_read_only = on`);
+  await e.cluster.terminateBackends(e.database);
+}
+
+/** Writable again for sessions that begin from now on. */
+async function turnWritable(e: FaultEnv): Promise<void> {
+  await onServer(e.cluster.url(), `alter database ${e.database} reset default_transaction_read_only`);
+}
 
 describe('a read-only database', () => {
   it('for 8 s leaves every worker process alive and every job done exactly once', async () => {
@@ -27,14 +39,12 @@ describe('a read-only database', () => {
       jobs,
       pauseMs: 40,
       inject: async (e) => {
-        await untilSucceeded(e, 50);
-        await onServer(e.cluster.url(), `alter database ${e.database} set default_transaction_read_only = on`);
-        await e.cluster.terminateBackends(e.database);
+        await turnReadOnly(e);
         await sleep(1000);
         const before = await e.succeeded();
         await sleep(7000);
         during = (await e.succeeded()) - before;
-        await onServer(e.cluster.url(), `alter database ${e.database} reset default_transaction_read_only`);
+        await turnWritable(e);
         await e.cluster.terminateBackends(e.database);
       },
     });
@@ -49,12 +59,10 @@ describe('a read-only database', () => {
       jobs,
       pauseMs: 40,
       inject: async (e) => {
-        await untilSucceeded(e, 50);
-        await onServer(e.cluster.url(), `alter database ${e.database} set default_transaction_read_only = on`);
-        await e.cluster.terminateBackends(e.database);
+        await turnReadOnly(e);
         await sleep(5000);
         // Writable again; the sessions opened meanwhile are left as they are.
-        await onServer(e.cluster.url(), `alter database ${e.database} reset default_transaction_read_only`);
+        await turnWritable(e);
       },
     });
     expectSurvived(r, jobs);

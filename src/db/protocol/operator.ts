@@ -25,7 +25,8 @@ export interface QueuePolicyChange {
   concurrencyLimit?: number | null;
   /** null clears the limit. */
   rateLimit?: number | null;
-  ratePeriodMs?: number;
+  /** The rate limit's period; null, like undefined, leaves it as it is. */
+  ratePeriodMs?: number | null;
 }
 
 export function setQueue(db: Queryable, ns: string, queue: string, c: QueuePolicyChange): Promise<void> {
