@@ -56,9 +56,10 @@ export class PayloadTooLargeError extends WorkhorseError {
 export class UnsupportedMediaTypeError extends WorkhorseError {
   /** The Content-Type as sent (cut to 100 characters). */
   readonly contentType: string;
-  constructor(contentType: string) {
+  /** `message`: what else about the body cannot be read (its charset, its Content-Encoding), when the type itself is JSON. */
+  constructor(contentType: string, message?: string) {
     const shown = contentType.slice(0, 100);
-    super('unsupported_media_type', `request body must be JSON: send "Content-Type: application/json" (got ${JSON.stringify(shown)})`);
+    super('unsupported_media_type', message ?? `request body must be JSON: send "Content-Type: application/json" (got ${JSON.stringify(shown)})`);
     this.contentType = shown;
   }
 }

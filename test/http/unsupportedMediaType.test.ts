@@ -1,8 +1,9 @@
 // A route that reads a JSON body refuses a body declared as something else
 // (form data, text) with 415 `unsupported_media_type`, over a real socket,
 // after authentication and before anything runs. JSON is application/json or
-// any application/*+json, in any case, with parameters; a request without a
-// Content-Type is still accepted. The dashboard's own forms are not JSON and
+// any application/*+json, in any case, with parameters; a charset other than
+// UTF-8 and a compressed body (Content-Encoding) are refused the same way; a
+// request without a Content-Type is still accepted. The dashboard's own forms are not JSON and
 // do not go through this rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonMediaType } from '../../src/http/mediaType.js';
@@ -57,6 +58,29 @@ describe('a JSON route given a body that is not declared JSON', () => {
     });
   }
 
+  for (const contentType of ['application/json; charset=iso-8859-1', 'application/json;charset="latin1"', 'application/json; charset=utf-16']) {
+    it(`answers POST /jobs with Content-Type ${contentType} (not UTF-8) with 415 and writes nothing`, async () => {
+      const res = await post('/jobs', JOB, contentType, BEARER);
+      expect(res.status).toBe(415);
+      const e = ((await res.json()) as ErrorJson).error;
+      expect(e.code).toBe('unsupported_media_type');
+      expect(e.message).toContain('JSON in UTF-8');
+      expect(await countJobs(db)).toBe(0);
+    });
+  }
+
+  for (const encoding of ['gzip', 'br', 'GZIP, deflate']) {
+    it(`answers POST /jobs with Content-Encoding ${encoding} with 415 naming the coding, and writes nothing`, async () => {
+      const res = await post('/jobs', JOB, 'application/json', { ...BEARER, 'content-encoding': encoding });
+      expect(res.status).toBe(415);
+      const e = ((await res.json()) as ErrorJson).error;
+      expect(e.code).toBe('unsupported_media_type');
+      expect(e.message).toContain('must not be compressed');
+      expect(e.message).toContain(JSON.stringify(encoding.toLowerCase()));
+      expect(await countJobs(db)).toBe(0);
+    });
+  }
+
   it('refuses the other JSON routes the same way', async () => {
     const job = await h.client.enqueue('email.send', { to: 'ada@example.com', subject: 'hi' });
     for (const [path, body] of [
@@ -94,12 +118,17 @@ describe('a JSON route given a body that is not declared JSON', () => {
 });
 
 describe('a JSON route given a JSON body, or one without a Content-Type', () => {
-  for (const contentType of ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON;Charset=UTF-8', 'application/vnd.api+json', 'application/merge-patch+json', undefined]) {
+  for (const contentType of ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON;Charset=UTF-8', 'application/json; charset="utf8"', 'application/vnd.api+json', 'application/merge-patch+json', undefined]) {
     it(`accepts POST /jobs with ${contentType === undefined ? 'no Content-Type' : `Content-Type ${contentType}`}`, async () => {
       const res = await post('/jobs', JSON.stringify({ type: 'email.send', payload: { to: 'ada@example.com', subject: String(contentType) } }), contentType, BEARER);
       expect(res.status).toBe(201);
     });
   }
+
+  it('accepts Content-Encoding identity', async () => {
+    const res = await post('/jobs', JSON.stringify({ type: 'email.send', payload: { to: 'ada@example.com', subject: 'identity' } }), 'application/json', { ...BEARER, 'content-encoding': 'identity' });
+    expect(res.status).toBe(201);
+  });
 
   it('accepts a signed tick with a JSON Content-Type or none, with or without a body', async () => {
     h.tick.calls.length = 0;
