@@ -3,17 +3,22 @@
 // ValidationError (400) like any other bad input; an empty body reads as
 // `undefined` so the route's schema decides whether that is allowed. A POST
 // route that takes no body reads it too: none or `{}`, anything else is
-// refused as it would be on a route with a body, never ignored.
+// refused as it would be on a route with a body, never ignored. No POST
+// route takes a query parameter: one is a 400 naming it, before the body is
+// read (`POST /jobs/1/cancel?keepChildren=true` would otherwise cancel the
+// children it meant to keep).
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { ValidationError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import type { HttpEnv } from './env.js';
 import { requireJsonContentType } from './mediaType.js';
+import { noQuery } from './queryParams.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function readJson(c: Context<HttpEnv>): unknown {
+  parseInput(noQuery, readQuery(c), 'query: this route takes no query parameter (its input is the JSON body)');
   const bytes = c.get('rawBody');
   // A body-less request has nothing to misread, whatever it declares (curl -d '' sends form data).
   if (bytes.length === 0) return undefined;

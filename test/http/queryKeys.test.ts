@@ -1,7 +1,8 @@
 // Query parameters: `__proto__` is an unknown parameter like any other
 // (400 naming it), never silently ignored or turned into the query
 // object's prototype; repeated parameters are refused. A list route that
-// takes no parameter refuses any, over a real socket.
+// takes no parameter refuses any, over a real socket, and so does every
+// POST route (its input is the body): nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { buildHttp, TOKEN, withToken, type ErrorJson, type HttpHarness } from './helpers.js';
@@ -41,6 +42,35 @@ describe('query keys', () => {
       expect(json.error.code).toBe('validation_failed');
       expect(json.error.message).toContain('"name"');
       expect((await get('')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a POST route refuses any query parameter, naming it, and writes nothing', async () => {
+    const server = await startServer(h.app);
+    try {
+      const post = (path: string, body?: string) =>
+        fetch(`${server.url}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } });
+      const job = await h.client.enqueue('email.send', { to: 'ada@example.com', subject: 'q' });
+      for (const [path, body] of [
+        [`/jobs/${job.id}/cancel?keepChildren=true`, undefined],
+        ['/jobs?dedupeKey=k1', JSON.stringify({ type: 'email.send', payload: { to: 'ada@example.com', subject: 'q2' } })],
+        ['/queues/email/pause?reason=deploy', undefined],
+        [`/jobs/${job.id}/signals/paid?payload=1`, '{}'],
+        ['/outbox/discard?all=1', '{"ids":["1"]}'],
+      ] as const) {
+        const res = await post(path, body);
+        const json = (await res.json()) as ErrorJson;
+        expect(res.status, `${path} ${JSON.stringify(json)}`).toBe(400);
+        expect(json.error.code).toBe('validation_failed');
+        expect(json.error.message, path).toContain('takes no query parameter');
+        expect(json.error.message, path).toContain(`"${path.split('?')[1]!.split('=')[0]}"`);
+      }
+      expect((await h.client.getJob(job.id))!.status).toBe('ready');
+      expect((await h.client.admin.listJobs({ limit: 10 })).jobs).toHaveLength(1);
+      expect((await h.client.admin.listQueues()).find((q) => q.name === 'email')?.paused ?? false).toBe(false);
+      expect((await post(`/jobs/${job.id}/cancel`)).status).toBe(200);
     } finally {
       await server.close();
     }
