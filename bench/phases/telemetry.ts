@@ -8,13 +8,17 @@
 // of the per-round ratios (each round's two drains ran back to back, so a
 // change of the machine's load between rounds cancels out), and the spread
 // between the rounds without a provider (the noise floor a difference must
-// clear to mean anything).
+// clear to mean anything). PostgreSQL's CPU per job is read beside the
+// worker's: on a machine whose cores the server shares, a drain that runs
+// as fast as the CPU allows loses at least floor / (worker + server + floor)
+// to the SDK's own work, which is the best any integration can reach there.
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { createClient, defineJob, Worker } from '../../src/index.js';
+import { databaseCpuMs } from '../serverCpu.js';
 import { median } from '../stats.js';
 import { withDatabase, type PhaseContext } from './context.js';
 import { measureSdkFloor, type SdkFloor } from './telemetryFloor.js';
@@ -38,6 +42,9 @@ export interface TelemetryResult {
   /** This process's CPU (user + system) per job, median of the rounds, µs. */
   offCpuUs: number;
   onCpuUs: number;
+  /** The PostgreSQL backends' CPU per job, median of the rounds, µs (null when /proc cannot see them). */
+  offServerCpuUs: number | null;
+  onServerCpuUs: number | null;
   spansExported: number;
   /** One job's telemetry calls with no queue around it (telemetryFloor.ts), with the same providers. */
   sdkFloor: SdkFloor;
@@ -69,6 +76,9 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
     const onRates: number[] = [];
     const offCpu: number[] = [];
     const onCpu: number[] = [];
+    const offServer: number[] = [];
+    const onServer: number[] = [];
+    const serverCpuMs = () => databaseCpuMs(ctx.serverUrl, db.name);
     /** Runs `fn` with what a NodeSDK setup registers (mode on) or nothing (off). */
     const withProviders = async <T>(mode: Mode, fn: (flush: () => Promise<void>) => Promise<T>): Promise<T> => {
       let tracer: BasicTracerProvider | undefined;
@@ -93,7 +103,7 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
         await meter?.shutdown();
       }
     };
-    const drain = (mode: Mode) => withProviders(mode, () => drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch));
+    const drain = (mode: Mode) => withProviders(mode, () => drainOnce(client, jobs, ctx.flags.concurrency, ctx.flags.prefetch, serverCpuMs));
     try {
       for (const mode of ['off', 'on'] as const) {
         const { rate } = await drain(mode);
@@ -104,10 +114,12 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
       for (let round = 1; round <= rounds; round++) {
         const order = round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const);
         for (const mode of order) {
-          const { rate, cpuUs } = await drain(mode);
+          const { rate, cpuUs, serverCpuUs } = await drain(mode);
           (mode === 'on' ? onRates : offRates).push(rate);
           (mode === 'on' ? onCpu : offCpu).push(cpuUs);
-          ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job`);
+          if (serverCpuUs !== null) (mode === 'on' ? onServer : offServer).push(serverCpuUs);
+          const server = serverCpuUs === null ? '' : `, PostgreSQL ${serverCpuUs.toFixed(1)} µs`;
+          ctx.log(`telemetry round ${round}/${rounds}, provider ${mode}: ${Math.round(rate)} jobs/s, ${cpuUs.toFixed(1)} µs CPU per job${server}`);
         }
       }
     } finally {
@@ -131,14 +143,22 @@ export async function measureTelemetry(ctx: PhaseContext): Promise<TelemetryResu
       offSpread: (Math.max(...offRates) - Math.min(...offRates)) / offMedian,
       offCpuUs: median(offCpu),
       onCpuUs: median(onCpu),
+      offServerCpuUs: offServer.length === offRates.length ? median(offServer) : null,
+      onServerCpuUs: onServer.length === onRates.length ? median(onServer) : null,
       spansExported,
       sdkFloor,
     };
   });
 }
 
-/** Enqueues `jobs` no-op jobs, then drains them with one worker; returns jobs per second and this process's CPU per job. */
-async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, concurrency: number, prefetch: number): Promise<{ rate: number; cpuUs: number }> {
+/** Enqueues `jobs` no-op jobs, then drains them with one worker; returns jobs per second, and this process's and the server's CPU per job. */
+async function drainOnce(
+  client: ReturnType<typeof createClient>,
+  jobs: number,
+  concurrency: number,
+  prefetch: number,
+  serverCpuMs: () => Promise<number | null>,
+): Promise<{ rate: number; cpuUs: number; serverCpuUs: number | null }> {
   for (let i = 0; i < jobs; i += 1000) {
     await client.enqueueMany(Array.from({ length: Math.min(1000, jobs - i) }, () => ({ job: Noop, payload: {} })));
   }
@@ -150,16 +170,19 @@ async function drainOnce(client: ReturnType<typeof createClient>, jobs: number, 
   worker.events.on('settled', () => {
     if (++settled === jobs) resolveDone();
   });
+  const server0 = await serverCpuMs();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const run = worker.run();
   await done;
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const server1 = await serverCpuMs();
   await worker.stop();
   await run;
   await client.pool.query("delete from workhorse.jobs where type = 'bench.otel'");
-  return { rate: jobs / seconds, cpuUs: (cpu.user + cpu.system) / jobs };
+  const serverCpuUs = server0 === null || server1 === null ? null : ((server1 - server0) * 1000) / jobs;
+  return { rate: jobs / seconds, cpuUs: (cpu.user + cpu.system) / jobs, serverCpuUs };
 }
 
 export function telemetryLines(t: TelemetryResult): string[] {
@@ -172,8 +195,24 @@ export function telemetryLines(t: TelemetryResult): string[] {
     `  no provider: median ${Math.round(t.offMedian)} jobs/s (rounds ${r(t.offRates)}; spread ${(t.offSpread * 100).toFixed(1)} %)`,
     `  tracer + meter provider: median ${Math.round(t.onMedian)} jobs/s (rounds ${r(t.onRates)}); ${t.spansExported} spans exported`,
     `  cost of a registered provider: ${pct(1 - t.ratio)} % of the drain rate (medians); ${pct(1 - t.pairedRatio)} % round by round (median; rounds ${pct(1 - t.pairedRange[1])} to ${pct(1 - t.pairedRange[0])} %)`,
-    `  worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)`,
+    `  worker CPU per job ${t.offCpuUs.toFixed(1)} µs -> ${t.onCpuUs.toFixed(1)} µs (+${(t.onCpuUs - t.offCpuUs).toFixed(1)} µs)${
+      t.offServerCpuUs === null || t.onServerCpuUs === null ? '' : `; PostgreSQL CPU per job ${t.offServerCpuUs.toFixed(1)} µs -> ${t.onServerCpuUs.toFixed(1)} µs`
+    }`,
     `  one job's telemetry with no queue around it (its span, made active and ended, and two histogram records; nearly all SDK work): ${floor.toFixed(1)} µs (span ${t.sdkFloor.spanUs.toFixed(1)}, records ${t.sdkFloor.recordsUs.toFixed(1)}); what the queue around it adds: ${(t.onCpuUs - t.offCpuUs - floor).toFixed(1)} µs`,
-    `  that alone, added to the worker's CPU per job without a provider: ${pct(floor / (t.offCpuUs + floor))} % of a CPU-bound drain's rate`,
+    `  that alone, added to the worker's CPU per job without a provider: ${pct(floor / (t.offCpuUs + floor))} % of the rate of a drain bound by the worker's CPU`,
+    ...serverBound(t, floor, pct),
+  ];
+}
+
+/**
+ * The least a registered provider can cost on a machine whose cores the
+ * server shares with the worker: a drain as fast as the CPU allows does
+ * worker + server CPU per job, and the SDK's own work is added to it.
+ */
+function serverBound(t: TelemetryResult, floor: number, pct: (x: number) => string): string[] {
+  if (t.offServerCpuUs === null) return [];
+  const total = t.offCpuUs + t.offServerCpuUs;
+  return [
+    `  that alone, added to worker + PostgreSQL CPU per job without a provider (${total.toFixed(1)} µs, the cost of a drain bound by CPU the two share): ${pct(floor / (total + floor))} % of its rate, the least any integration can cost here`,
   ];
 }
