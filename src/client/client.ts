@@ -173,7 +173,9 @@ export class Client {
 
   private resolve(job: JobDefinition | string): JobDefinition {
     if (typeof job === 'string') return this.definition(job);
-    if (!this.definitions.has(job.type)) this.define(job);
+    // A definition of a type registered under another definition is refused, as at createClient:
+    // its queue, retry policy and schema would silently replace the registered ones for this job.
+    if (this.definitions.get(job.type) !== job) this.define(job);
     return job;
   }
 

@@ -28,16 +28,37 @@ export const zodSchema = z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'sch
 export type RetryPolicy = z.output<typeof retrySchema>;
 export type RetryPolicyInput = z.input<typeof retrySchema>;
 
+const prioritySchema = z.number().int().min(-32768).max(32767);
+const timeoutMsSchema = z.number().int().positive().max(2_147_483_647);
+
 const definitionSchema = z
   .object({
     type: jobTypeSchema,
     schema: zodSchema,
     queue: queueNameSchema.default('default'),
-    priority: z.number().int().min(-32768).max(32767).default(0),
+    priority: prioritySchema.default(0),
     retry: retrySchema.default({ maxAttempts: 25, backoff: { kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 } }),
-    timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
+    timeoutMs: timeoutMsSchema.optional(),
   })
   .strict();
+
+/** What defineJob returns, every field present: the check of a definition made another way (a spread copy, another copy of workhorse). */
+const completeDefinition = z.object({
+  type: jobTypeSchema,
+  schema: zodSchema,
+  queue: queueNameSchema,
+  priority: prioritySchema,
+  retry: z
+    .object({
+      maxAttempts: z.number().int().min(1).max(1000),
+      backoff: z.object({ kind: z.enum(['exponential', 'linear', 'fixed']), baseMs: z.number().int().min(0).max(2_147_483_647), maxMs: z.number().int().min(0).max(2_147_483_647) }),
+    })
+    .refine((r) => r.backoff.baseMs <= r.backoff.maxMs),
+  timeoutMs: timeoutMsSchema.optional(),
+});
+
+/** Definitions already checked (every defineJob value, and complete ones made another way). */
+const checked = new WeakSet<object>();
 
 export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   readonly type: string;
@@ -64,12 +85,28 @@ export type PayloadInput<D> = D extends JobDefinition<infer S> ? z.input<S> : ne
 /** Payload type a handler of the definition receives. */
 export type PayloadOutput<D> = D extends JobDefinition<infer S> ? z.output<S> : never;
 
-/** The one check that a value is a job definition: a type name and a zod schema. */
+/**
+ * The one check that a value is a job definition: what defineJob returns,
+ * or an object with every field it has (a type name, a zod schema, a queue,
+ * a priority, a retry policy). A hand-made `{ type, schema }` is not one:
+ * it would pass every constructor and fail at the first enqueue.
+ */
 export function isJobDefinition(v: unknown): v is JobDefinition {
-  return typeof v === 'object' && v !== null && typeof (v as JobDefinition).type === 'string' && (v as JobDefinition).schema instanceof z.ZodType;
+  if (typeof v !== 'object' || v === null) return false;
+  if (checked.has(v)) return true;
+  let ok: boolean;
+  try {
+    ok = completeDefinition.safeParse(v).success;
+  } catch {
+    ok = false; // a getter or proxy that throws
+  }
+  if (ok) checked.add(v);
+  return ok;
 }
 
 export function defineJob<S extends z.ZodType>(input: JobDefinitionInput<S>): JobDefinition<S> {
   const d = parseConfig(definitionSchema, input, `job definition${input?.type ? ` "${input.type}"` : ''}`);
-  return Object.freeze({ ...d, schema: input.schema }) as JobDefinition<S>;
+  const def = Object.freeze({ ...d, schema: input.schema }) as JobDefinition<S>;
+  checked.add(def);
+  return def;
 }

@@ -59,13 +59,14 @@ export function buildJobInsert(
   const o = parseInput(enqueueOptionsSchema, options ?? {}, `options for job type "${def.type}"`);
   refuseProtoKey(`job type "${def.type}"`, payload);
   const parsed = parseInput(def.schema, payload, `payload for job type "${def.type}"`);
+  refuseUndefined(`payload for job type "${def.type}"`, parsed);
   const { encoded, bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   assertStoredPayloadParses(def.schema, encoded, `payload for job type "${def.type}"`);
   const backoff = o.backoff ?? def.retry.backoff;
   const row: SizedJobInsert = {
     type: def.type,
     queue: o.queue ?? def.queue,
-    payload: parsed ?? null,
+    payload: parsed,
     priority: o.priority ?? def.priority,
     max_attempts: o.maxAttempts ?? def.retry.maxAttempts,
     backoff_kind: backoff.kind,
@@ -93,6 +94,18 @@ export function buildJobInsert(
 export function encodePayload(subject: string, payload: unknown, maxBytes: number): string {
   refuseProtoKey(subject, payload);
   return encodeSizedPayload(subject, payload, maxBytes).encoded;
+}
+
+/**
+ * A payload that is undefined (after its schema: one with a default fills
+ * it in) would be stored as null, not as what was given: a ValidationError,
+ * as over HTTP, where a missing payload is refused. Pass null (with a schema
+ * that takes it) or a value.
+ */
+export function refuseUndefined(what: string, payload: unknown): void {
+  if (payload !== undefined) return;
+  const message = 'is undefined, which would be stored as null: pass null (with a schema that takes it) or a value';
+  throw new ValidationError(`invalid ${what}: ${message}`, [{ path: [], message }]);
 }
 
 /** A `__proto__` key (src/protoKeys.ts) in a payload: a ValidationError naming its path. */

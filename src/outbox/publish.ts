@@ -3,7 +3,7 @@
 // transaction the event exists if and only if that transaction commits,
 // and the deliverers are woken at its commit (NOTIFY is transactional).
 import * as z from 'zod';
-import { encodePayload } from '../client/enqueueInput.js';
+import { encodePayload, refuseUndefined } from '../client/enqueueInput.js';
 import type { Protocol, Queryable } from '../db/protocol.js';
 import { storableName } from '../names.js';
 import { parseInput } from '../validation.js';
@@ -43,6 +43,7 @@ export async function publishEvent(
 ): Promise<PublishResult> {
   const t = parseInput(topicSchema, topic, 'topic');
   const o = parseInput(publishOptionsSchema, options, 'publish options');
+  refuseUndefined(`payload for topic "${t}"`, payload);
   const json = encodePayload(`topic "${t}"`, payload, maxPayloadBytes);
   const id = await protocol.publish(o.tx ?? pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);
   return { id };

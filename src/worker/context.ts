@@ -143,6 +143,7 @@ export class JobContext implements HandlerContext {
 
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
     checkStepName(name, 'step');
+    checkStepFn(fn, `step "${name}"`);
     this.assertLive(`step "${name}"`);
     await this.goingOn();
     const { db, namespace, protocol } = this.deps;
@@ -156,6 +157,7 @@ export class JobContext implements HandlerContext {
 
   async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
     checkStepName(name, 'transactional step');
+    checkStepFn(fn, `transactional step "${name}"`);
     this.assertLive(`transactional step "${name}"`);
     await this.goingOn();
     const { namespace, protocol } = this.deps;
@@ -381,4 +383,9 @@ function checkStepName(name: string, what: string): void {
   } catch (err) {
     throw durable.finalRefusal(err);
   }
+}
+
+/** A step's body that is not a function: refused without retries, like a bad name (it fails the same way every attempt). */
+function checkStepFn(fn: unknown, what: string): void {
+  if (typeof fn !== 'function') throw durable.finalRefusal(new ValidationError(`${what}: its body must be a function (got ${fn === null ? 'null' : typeof fn})`));
 }

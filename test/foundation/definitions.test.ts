@@ -8,13 +8,15 @@
 // createWorkhorseAdapter, and an undefined one (DATABASE_URL unset) is
 // named as such; new Worker refuses queue with queues and a first
 // argument that is not a client, client.define a value that is not a
-// definition. Each is a ConfigError naming the field.
+// definition (a hand-made { type, schema } included: only what defineJob
+// returns, or a complete copy of it, is one), and enqueue a second
+// definition of a registered type. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineApp } from '../../src/app/defineApp.js';
 import { createClient } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError, ValidationError } from '../../src/errors.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 import { runTick } from '../../src/tick/runTick.js';
 import { createWorkhorseAdapter } from '../../src/worker/adapter.js';
@@ -148,6 +150,51 @@ describe('new Worker', () => {
       expect(both.issues[0]!.path).toEqual(['queue']);
       expect(configError(() => new Worker({} as never)).message).toContain('createClient()');
       expect(new Worker(client, { queue: 'a' }).options.queues).toEqual(['a']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a hand-made { type, schema }', () => {
+  const lookAlike = { type: 'look', schema: z.object({ a: z.number() }) };
+
+  it('is not a definition anywhere one is taken (it passed every check, then failed the first enqueue with a TypeError)', async () => {
+    expect(configError(() => createClient({ connectionString: 'postgres://127.0.0.1/x', jobs: [lookAlike] as never })).issues[0]!.path).toEqual(['jobs', 0]);
+    expect(configError(() => defineApp({ jobs: [lookAlike] as never, configure })).issues[0]!.path).toEqual(['jobs', 0]);
+    configError(() => defineSchedule({ name: 's', everyMs: 60_000, job: lookAlike as never }));
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
+    try {
+      configError(() => client.define(lookAlike as never));
+      const worker = new Worker(client, { queue: 'a' });
+      expect(() => worker.handle(lookAlike as never, async () => null)).toThrow(/defineJob\(\) definition/);
+      const enqueued = await client.enqueue(lookAlike as never, { a: 1 } as never).catch((e: unknown) => e);
+      expect(enqueued).toBeInstanceOf(ValidationError);
+      expect((enqueued as ValidationError).message).toContain('defineJob() definition');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a complete copy of a definition (a spread with another queue) still is one', async () => {
+    const copy = { ...Ping, type: 'ping.copy', queue: 'elsewhere' };
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db', jobs: [copy] });
+    try {
+      expect(client.definition('ping.copy').queue).toBe('elsewhere');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('enqueue with another definition of a registered type', () => {
+  it('is a ConfigError, as at createClient, not a job stored with the other queue and retry policy', async () => {
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db', jobs: [Ping] });
+    try {
+      const other = defineJob({ type: 'ping', schema: z.object({}), queue: 'other-q', retry: { maxAttempts: 1 } });
+      const err = await client.enqueue(other, {}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).message).toContain('two different job definitions are named "ping"');
     } finally {
       await client.close();
     }

@@ -4,10 +4,14 @@
 // where a number literal too large for a double (1e400) parses to Infinity,
 // and from the client's enqueue, publish and signal. So is an array item
 // JSON.stringify writes as null: undefined, a function, a symbol, an empty
-// slot. A real null, the text "null" and an object key left undefined (an
-// optional field, left out) are still stored as given.
+// slot, or an item whose toJSON answers undefined; and a payload that is
+// undefined at enqueue or publish. A real null, the text "null" and an
+// object key left undefined (an optional field, left out) are still stored
+// as given.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { ValidationError } from '../../src/errors.js';
+import { defineJob } from '../../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { StoreBlob } from './fixtures/app.js';
 import { buildHttp, countJobs, TOKEN, type ErrorJson, type HttpHarness } from './helpers.js';
@@ -93,6 +97,21 @@ describe('the client', () => {
     await refused(h.client.publish('order.paid', { tags: ['a', Symbol('b')] }), ['tags', 1]);
     await refused(h.client.enqueue(StoreBlob, { a: [undefined] }), ['a', 0]);
     await refused(h.client.signal('1', 'paid', { list: [[1, undefined]] }), ['list', 0, 1]);
+    await refused(h.client.enqueue(StoreBlob, { a: [{ toJSON: () => undefined }] }), ['a', 0]);
+  });
+
+  it('refuses a payload that is undefined (stored as null) at enqueue and publish, as HTTP refuses a missing one', async () => {
+    const AnyPayload = defineJob({ type: 'any.payload', schema: z.any() });
+    await refused(h.client.enqueue(AnyPayload, undefined), []);
+    await refused(h.client.enqueueMany([{ job: AnyPayload, payload: 1 }, { job: AnyPayload, payload: undefined }]), [1]);
+    await refused(h.client.publish('order.paid', undefined), []);
+    // A schema whose default fills it in still takes none; a real null is stored as null.
+    const Defaulted = defineJob({ type: 'defaulted.payload', schema: z.object({ n: z.number() }).default({ n: 7 }) });
+    const a = await h.client.enqueue(Defaulted, undefined);
+    const b = await h.client.enqueue(AnyPayload, null);
+    expect((await h.client.getJob(a.id))!.payload).toEqual({ n: 7 });
+    expect((await h.client.getJob(b.id))!.payload).toBeNull();
+    await db.pool.query('truncate workhorse.jobs cascade');
   });
 
   it('stores an object key left undefined as absent, as an optional field', async () => {
