@@ -5,7 +5,10 @@
 // the API's one error shape, `{ error: { code, message } }`, with the
 // status Node would have used (431 for headers too large, 413 for chunk
 // extensions too large, 408 for a request timeout, 400 otherwise), and the
-// connection is closed, as Node closes it.
+// connection is closed, as Node closes it. The same goes for requests Node
+// parses but the adapter cannot turn into a fetch Request (a Host header
+// that is not a host, a backslash in the path, `OPTIONS *`): a 400 in the
+// same shape instead of the adapter's empty one.
 import type { Duplex } from 'node:stream';
 
 interface ClientErrorSource {
@@ -40,5 +43,14 @@ export function answerClientErrors(server: ClientErrorSource): void {
       return;
     }
     socket.end(clientErrorResponse(err));
+  });
+}
+
+/** The response to a request the Node adapter could not build (its RequestError), in the API's error shape. */
+export function requestErrorResponse(err: unknown): Response {
+  const detail = err instanceof Error && err.message ? ` (${err.message.slice(0, 200)})` : '';
+  return new Response(JSON.stringify({ error: { code: 'bad_request', message: `the request cannot be read${detail}` } }), {
+    status: 400,
+    headers: { 'content-type': 'application/json', connection: 'close' },
   });
 }

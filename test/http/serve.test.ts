@@ -94,6 +94,21 @@ describe('workhorse serve', () => {
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
   });
 
+  it('answers what the adapter cannot turn into a request (a bad Host, a backslash in the path, OPTIONS *) with a JSON 400, not an empty one', async () => {
+    for (const request of [
+      'GET /jobs HTTP/1.1\r\nHost: a b\r\n\r\n',
+      'GET /jobs HTTP/1.1\r\nHost: x:99999\r\n\r\n',
+      'GET /jobs\\1 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n',
+    ]) {
+      const got = await rawExchange(request);
+      expect(got, request).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(got, request).toMatch(/\r\ncontent-type: application\/json\r\n/i);
+      expect(got, request).toContain('"code":"bad_request"');
+    }
+    expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+  });
+
   it('exits 0 on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -5,11 +5,13 @@
 // answers 503 until it does); a schema of the wrong version stops it.
 // SIGTERM or SIGINT stops accepting connections, lets requests in flight
 // finish, closes the pools and exits 0.
-import { serve } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
 import { SchemaVersionError, WorkhorseError } from '../../errors.js';
-import { answerClientErrors } from '../../http/clientErrors.js';
+import { answerClientErrors, requestErrorResponse } from '../../http/clientErrors.js';
 import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { parseCommandLine } from '../args.js';
@@ -62,14 +64,17 @@ export function listenFailure(err: unknown, hostname: string, port: number): Err
   return new WorkhorseError('listen_failed', what, { cause: err });
 }
 
-function listen(service: HttpService, port: number, hostname: string, io: CliIo): Promise<ReturnType<typeof serve>> {
+/** The app on a Node HTTP server; requests Node or the adapter cannot read are answered in the API's error shape. */
+function listen(service: HttpService, port: number, hostname: string, io: CliIo): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const s = serve({ fetch: service.app.fetch, port, hostname }, (info) => {
+    const s = createServer(getRequestListener(service.app.fetch, { hostname, errorHandler: requestErrorResponse }));
+    answerClientErrors(s);
+    s.once('error', (err) => reject(listenFailure(err, hostname, port)));
+    s.listen(port, hostname, () => {
+      const info = s.address() as AddressInfo;
       io.out(`workhorse serve: listening on http://${info.address}:${info.port}`);
       resolve(s);
     });
-    answerClientErrors(s);
-    s.once('error', (err) => reject(listenFailure(err, hostname, port)));
   });
 }
 
