@@ -1,6 +1,7 @@
 // What the Lambda HTTP handler refuses before Hono's adapter sees it: an
 // event that is not an object (null, a string: the adapter throws a
-// TypeError on it), and a body marked base64 that is not (the adapter's
+// TypeError on it), one without a requestContext or a method (the adapter
+// ran it as a GET), headers it would throw on, and a body marked base64 that is not (the adapter's
 // decoder throws, and the answer is a plain-text 500). The adapter treats
 // any truthy `isBase64Encoded` (the string "true" included) as base64, so
 // the check does too. Anything else the adapter cannot turn into a request
@@ -27,11 +28,52 @@ function refused(message: string): RefusedEvent {
   };
 }
 
+interface LambdaEventShape {
+  requestContext?: unknown;
+  httpMethod?: unknown;
+  headers?: unknown;
+  multiValueHeaders?: unknown;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\r\n\0]/;
+
+/**
+ * What makes an event no HTTP request: no requestContext, or no method
+ * (requestContext.http.method for a function URL or an HTTP API, httpMethod
+ * for a REST API or an ALB: the adapter took a missing one for GET and ran
+ * the route), or headers the adapter would throw on (it logs the stack
+ * before answering). Undefined when none.
+ */
+function shapeProblem(e: LambdaEventShape): string | undefined {
+  const ctx = e.requestContext;
+  if (typeof ctx !== 'object' || ctx === null) return 'the event has no requestContext: it is not an HTTP event (a function URL, API Gateway or ALB event)';
+  const http = (ctx as { http?: { method?: unknown } }).http;
+  const method = http === undefined ? e.httpMethod : http?.method;
+  if (typeof method !== 'string' || !TOKEN.test(method)) {
+    return 'the event names no HTTP method (requestContext.http.method for a function URL or HTTP API, httpMethod for a REST API or ALB)';
+  }
+  for (const [field, multi] of [['headers', false], ['multiValueHeaders', true]] as const) {
+    const headers = e[field];
+    if (headers === undefined || headers === null) continue;
+    if (typeof headers !== 'object' || Array.isArray(headers)) return `the event's ${field} is not an object`;
+    for (const [name, value] of Object.entries(headers)) {
+      const values: unknown[] = multi ? (Array.isArray(value) ? value : [value]) : [value];
+      if (multi && !Array.isArray(value)) return `the event's multiValueHeaders["${name.slice(0, 100)}"] is not an array`;
+      if (!TOKEN.test(name)) return `the event has a header name that is not one (${JSON.stringify(name.slice(0, 100))})`;
+      if (values.some((v) => typeof v !== 'string' || BAD_VALUE.test(v))) return `the event's header "${name}" has a value that is not a header value`;
+    }
+  }
+  return undefined;
+}
+
 /** The answer to an event the adapter cannot read, or undefined when it can. */
 export function refusedEvent(event: unknown): RefusedEvent | undefined {
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
     return refused(`the event is ${event === null ? 'null' : Array.isArray(event) ? 'an array' : `a ${typeof event}`}, not an HTTP event (a function URL, API Gateway or ALB event)`);
   }
+  const shape = shapeProblem(event as LambdaEventShape);
+  if (shape) return refused(shape);
   const { body, isBase64Encoded } = event as { body?: unknown; isBase64Encoded?: unknown };
   if (isBase64Encoded && body && (typeof body !== 'string' || !BASE64.test(body.replace(/\s+/g, '')))) {
     return refused('the event body is marked isBase64Encoded but is not base64');

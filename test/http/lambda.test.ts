@@ -149,6 +149,12 @@ describe('handlers/http.ts', () => {
       ['a header name Headers refuses', { ...enqueue, headers: { ...enqueue.headers, 'bad name': 'x' } }],
       ['REST API multiValueHeaders that are not arrays', { httpMethod: 'POST', path: '/jobs', headers: auth, multiValueHeaders: { authorization: 'x' }, body: enqueue.body, isBase64Encoded: false }],
       ['REST API multiValueQueryStringParameters that are not arrays', { httpMethod: 'GET', path: '/jobs', headers: auth, multiValueQueryStringParameters: { limit: '5' }, body: null, isBase64Encoded: false }],
+      // No method: the adapter ran these as GETs (the job list answered 200).
+      ['an empty object', {}],
+      ['an empty requestContext', { requestContext: {} }],
+      ['a function URL event whose requestContext.http has no method', { ...enqueue, requestContext: { ...enqueue.requestContext, http: {} } }],
+      ['a REST API event with no httpMethod', { path: '/jobs', headers: auth, requestContext: {}, body: null, isBase64Encoded: false }],
+      ['a header value that is not a string', { ...enqueue, headers: { ...enqueue.headers, 'x-n': 5 } }],
     ];
     for (const [what, event] of events) {
       const res = (await handler(event as never, contextWithBudget(5000) as never)) as { statusCode: number; headers?: Record<string, string>; multiValueHeaders?: Record<string, string[]>; body: string };
