@@ -7,7 +7,8 @@
 // scope clicks a choice with a comment (which a live refresh keeps), and the database holds the choice,
 // the session's token name as `by`, and the job finished with it. A
 // read-only session sees the decisions without buttons and its POST is
-// refused with 403, changing nothing. Screenshots go to
+// refused with 403, changing nothing. A comment of 4,000 characters (the
+// API's limit) in any script goes through the form. Screenshots go to
 // .workhorse/screenshots/.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,6 +248,30 @@ describe('the durable-execution views in a browser', () => {
     const w = await db.pool.query('select resolved_at, value from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
     expect(w.rows[0]).toEqual({ resolved_at: null, value: null });
     expect(await waiting(id)).toBe(true);
+  });
+
+  it('takes a comment as long as the API takes (4,000 characters), in any script', async () => {
+    const { id } = await client.enqueue('order.approve', { order: 10 });
+    await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
+    const comment = 'é'.repeat(3998) + '😀';
+    const s = await session(DECIDE_TOKEN);
+    try {
+      const { page } = s;
+      await page.goto(`${d.url}/ui/decisions`);
+      const status = await page.evaluate(
+        async ([jobId, text]: [string, string]) => {
+          const csrf = document.querySelector('input[name="csrf"]').value as string;
+          const body = new URLSearchParams({ csrf, choice: 'ship', comment: text });
+          return (await fetch(`/ui/jobs/${jobId}/decisions/approve`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).status;
+        },
+        [id, comment] as [string, string],
+      );
+      expect(status).toBe(200);
+    } finally {
+      await s.context.close();
+    }
+    const w = await db.pool.query<{ value: { comment: string } }>('select value from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
+    expect(w.rows[0]!.value.comment).toBe(comment);
   });
 
   it('refuses a decision without the session\'s CSRF token, and a choice outside the choices with 400', async () => {

@@ -17,5 +17,9 @@ export interface UiSettings {
   forms: BodyReader;
 }
 
-/** Form bodies are a CSRF token and a few fields. */
-export const FORM_LIMITS = { maxBytes: 4096, maxConcurrent: 16, timeoutMs: 10_000 };
+/**
+ * Form bodies are a CSRF token and a few fields; the longest is a decision's
+ * comment, up to 4,000 characters as through the API, and a character may
+ * take 9 bytes URL-encoded (three UTF-8 bytes as %XX each).
+ */
+export const FORM_LIMITS = { maxBytes: 64 * 1024, maxConcurrent: 16, timeoutMs: 10_000 };
