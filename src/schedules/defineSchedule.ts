@@ -11,6 +11,7 @@ import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
 import { parseConfig, safeParseSync } from '../validation.js';
 import { parseCron } from './cronFields.js';
+import { cronSchedule } from './cronSchedule.js';
 import { zoneClock, zoneName } from './zoneClock.js';
 
 /** Names of built-in slots start with this; user schedules may not. */
@@ -33,6 +34,9 @@ const jobOptionsSchema = z
     timeoutMs: z.number().optional(),
   })
   .strict();
+
+/** 0001-01-01T00:00:00Z, the first instant a cron's year field can name. */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
 
 const definitionSchema = z
   .object({
@@ -71,6 +75,12 @@ const definitionSchema = z
     if (d.cron !== undefined) {
       try {
         parseCron(d.cron);
+        // A day no calendar has (30 February) would be a slot stored to fire in 9999. One whose
+        // years are past is accepted (it never fires again): refusing it would fail a deployed app
+        // at start-up once its year ended.
+        if (cronSchedule(d.cron, d.timezone ?? null).next(FIRST_INSTANT) === null) {
+          ctx.addIssue({ code: 'custom', path: ['cron'], message: `cron expression "${d.cron}" never fires: no date in any year matches it` });
+        }
       } catch (err) {
         ctx.addIssue({ code: 'custom', path: ['cron'], message: `invalid cron expression "${d.cron}": ${(err as Error).message}` });
       }

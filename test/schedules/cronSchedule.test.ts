@@ -102,6 +102,14 @@ describe('the syntax', () => {
     expect(() => defineSchedule({ name: 'bad', job: 'x', cron: expression })).toThrow(new RegExp(`invalid cron expression ".*": .*${why.source}`));
   });
 
+  it.each(['0 0 30 2 *', '0 0 31 4,6,9,11 *', '0 0 0 29 2 * 2025-2027'])('refuses %j at definition: no date in any year matches it (it was stored to fire in 9999)', (expression) => {
+    expect(() => defineSchedule({ name: 'never', job: 'x', cron: expression })).toThrow(`cron expression "${expression}" never fires: no date in any year matches it`);
+  });
+
+  it('accepts one whose years are past (a deployed app must not fail at start-up once its year ends)', () => {
+    expect(defineSchedule({ name: 'past', job: 'x', cron: '0 0 0 1 1 * 2020' }).cron).toBe('0 0 0 1 1 * 2020');
+  });
+
   it('refuses an unknown time zone at definition', () => {
     expect(() => defineSchedule({ name: 'tz', job: 'x', cron: '0 3 * * *', timezone: 'Mars/Olympus' })).toThrow(/unknown time zone "Mars\/Olympus"/);
   });
