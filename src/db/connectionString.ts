@@ -21,10 +21,12 @@ export function isPostgresUrl(s: string): boolean {
   }
 }
 
+/** `/dir db` or `socket:/dir?db=name`: a socket form names its directory (a bare `socket:` names none). */
 function isSocketForm(s: string): boolean {
   if (s.startsWith('/')) return true;
   try {
-    return new URL(s).protocol === 'socket:';
+    const u = new URL(s);
+    return u.protocol === 'socket:' && u.pathname.startsWith('/') && u.pathname.length > 1;
   } catch {
     return false;
   }

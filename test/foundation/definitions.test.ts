@@ -100,7 +100,7 @@ describe('createClient', () => {
 });
 
 describe('connection strings', () => {
-  it.each(['garbage', 'localhost:5432', 'mysql://u@h/db', 'postgres://h:99999/db'])('createClient, runTick and createWorkhorseAdapter refuse %j with a ConfigError', async (connectionString) => {
+  it.each(['garbage', 'localhost:5432', 'mysql://u@h/db', 'postgres://h:99999/db', 'socket:', 'socket:?db=app'])('createClient, runTick and createWorkhorseAdapter refuse %j with a ConfigError', async (connectionString) => {
     const client = configError(() => createClient({ connectionString }));
     expect(client.issues[0]!.path).toEqual(['connectionString']);
     expect(client.message).toContain('not a valid PostgreSQL URL');
