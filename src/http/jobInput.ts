@@ -73,14 +73,13 @@ function payloadIssues(client: Client, def: JobDefinition, type: string, payload
  * app module's, so an unknown one says so (the caller cannot fix it with
  * createClient, which is what the client's own error suggests).
  */
-function definitionOf(client: Client, type: string) {
+function definitionOf(client: Client, type: string, where: string) {
   if (client.hasDefinition(type)) return client.definition(type);
-  throw new UnknownJobTypeError(
-    type,
+  const fix =
     client.definedTypes.length === 0
       ? 'this server has no job types: start it with the app module that defines them (workhorse serve --app module.js, or WORKHORSE_APP)'
-      : 'this server accepts the job types of its app module (workhorse serve --app, or WORKHORSE_APP), and that module does not define it',
-  );
+      : 'this server accepts the job types of its app module (workhorse serve --app, or WORKHORSE_APP), and that module does not define it';
+  throw new UnknownJobTypeError(type, where ? `${fix} (at ${where})` : fix);
 }
 
 export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
@@ -89,7 +88,7 @@ export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
   const parsed: Item[] = batch ? parseInput(batchSchema, body, 'enqueue request').jobs : [parseInput(itemSchema, body, 'enqueue request')];
   const issues: ValidationIssue[] = [];
   const items = parsed.map((item, i): EnqueueManyItem => {
-    const def = definitionOf(client, item.type);
+    const def = definitionOf(client, item.type, batch ? `jobs.${i}.type` : '');
     const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
     issues.push(...payloadIssues(client, def, item.type, item.payload).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
     const { type, payload, ...options } = item;

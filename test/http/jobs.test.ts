@@ -109,6 +109,12 @@ describe('POST /jobs', () => {
     expect(e.message).toMatch(/app module/);
     expect(e.message).not.toMatch(/createClient/);
     expect(await countJobs(db)).toBe(0);
+    // In a batch, the item is named.
+    const jobs = [{ type: 'email.send', payload: { to: 'a@example.com', subject: 'x' } }, { type: 'sms.send', payload: {} }];
+    const batch = await errorOf(await withToken(h.app, 'POST', '/jobs', { jobs }), 400);
+    expect(batch.code).toBe('unknown_job_type');
+    expect(batch.message).toContain('(at jobs.1.type)');
+    expect(await countJobs(db)).toBe(0);
   });
 
   it('says a server started without an app module has no job types', async () => {
