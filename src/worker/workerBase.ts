@@ -19,8 +19,11 @@ import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, 
 import { Waiter } from './waiter.js';
 import type { RuntimeState, WorkerEvents } from './workerTypes.js';
 
-/** What stop() takes: `{ hard }` and nothing else. */
-const stopOptionsSchema = z.object({ hard: z.boolean().optional() }).strict();
+/** What stop() takes: `{ hard }` or `{ timeoutMs }` (a drain that turns hard when it passes), and nothing else. */
+const stopOptionsSchema = z
+  .object({ hard: z.boolean().optional(), timeoutMs: z.number().int().min(0).max(2_147_483_647).optional() })
+  .strict()
+  .refine((o) => !(o.hard && o.timeoutMs !== undefined), { message: 'give hard or timeoutMs, not both', path: ['timeoutMs'] });
 
 export class WorkerBase {
   readonly options: ResolvedWorkerOptions;
@@ -131,11 +134,23 @@ export class WorkerBase {
 
   /**
    * Drains and deregisters. With `{ hard: true }` it aborts every handler's
-   * signal at once instead of waiting, and leaves their leases to recovery.
+   * signal at once instead of waiting: each attempt ends as a
+   * WorkerStoppedError (retried with backoff), and what cannot be written
+   * (the database is down) is left to lease recovery. With `{ timeoutMs }`
+   * it drains for at most that long, then stops hard; deregistration
+   * against a hung server is bounded on its own (20 s).
    */
-  async stop(options: { hard?: boolean } = {}): Promise<void> {
+  async stop(options: { hard?: boolean; timeoutMs?: number } = {}): Promise<void> {
     // Checked before anything stops: a misspelt `hard` must not turn into a drain.
     options = parseInput(stopOptionsSchema, options, 'stop options');
+    if (options.timeoutMs !== undefined) {
+      const timer = setTimeout(() => void this.stop({ hard: true }).catch(() => undefined), options.timeoutMs);
+      try {
+        return await this.stop();
+      } finally {
+        clearTimeout(timer);
+      }
+    }
     this.stopping = true;
     this.core.close();
     const loop = this.stopLoop();

@@ -1,4 +1,5 @@
-// worker.stop() takes { hard?: boolean } and worker.run() an AbortSignal.
+// worker.stop() takes { hard?: boolean } or { timeoutMs } (a drain that
+// turns hard when it passes), and worker.run() an AbortSignal.
 // A misspelt option (`{ hrd: true }`) used to be ignored, so the hard stop
 // asked for silently became a drain that waits for every handler; a signal
 // that is not an AbortSignal threw a bare TypeError. Both are now a
@@ -13,13 +14,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Hang = defineJob({ type: 'sr.hang', schema: z.object({}) });
+const Quick = defineJob({ type: 'sr.quick', schema: z.object({}) });
 
 let db: TestDatabase;
 let client: Client;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, namespace: 'stop-run', jobs: [Hang] });
+  client = createClient({ connectionString: db.url, namespace: 'stop-run', jobs: [Hang, Quick] });
 });
 
 afterAll(async () => {
@@ -51,5 +53,31 @@ it('run() with something that is not an AbortSignal is a ValidationError and doe
   const err = await worker.run({ aborted: false } as unknown as AbortSignal).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ValidationError);
   expect(worker.runtimeState().running).toBe(false);
+  expect(await client.admin.listWorkers()).toEqual([]);
+});
+
+it('stop({ timeoutMs }) drains for that long, then stops hard: a handler that ignores its signal ends as a stopped attempt', async () => {
+  const worker = new Worker(client, { listen: false, concurrency: 2 });
+  let started = 0;
+  worker.handle(Hang, () => {
+    started++;
+    return new Promise(() => undefined); // never ends, ignores its signal
+  });
+  worker.handle(Quick, async () => {
+    started++;
+    await new Promise((r) => setTimeout(r, 50));
+    return 'done';
+  });
+  const hang = await client.enqueue(Hang, {});
+  const quick = await client.enqueue(Quick, {});
+  const run = worker.run();
+  await waitFor(() => started, (n) => n === 2, { what: 'both handlers to start' });
+  await expect(worker.stop({ hard: true, timeoutMs: 10 })).rejects.toBeInstanceOf(ValidationError);
+  await worker.stop({ timeoutMs: 300 });
+  await run;
+  expect((await client.getJob(quick.id))!.status).toBe('succeeded');
+  // Its lease stays until it expires and recovery returns the job.
+  // Its attempt ends as a hard stop ends one: a WorkerStoppedError, retried with backoff.
+  expect(await client.getJob(hang.id)).toMatchObject({ status: 'ready', attempt: 1, lastError: { code: 'worker_stopped' } });
   expect(await client.admin.listWorkers()).toEqual([]);
 });
