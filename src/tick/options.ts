@@ -57,8 +57,12 @@ export const tickOptionsSchema = z
     build: storableText(z.string().max(200)).default('unversioned'),
     /** Expired leases the start's recovery pass returns at most. */
     recoverLimit: z.number().int().min(0).max(100_000).default(100),
-    /** Schedule namespaces whose due slots this tick fires (`sys` = the built-in slots). */
-    scheduleNamespaces: z.array(scheduleNamespaceSchema).default(['default', 'sys']),
+    /**
+     * Schedule namespaces whose due slots this tick fires (`sys` = the built-in
+     * slots). Unset: `default`, `sys` and the namespace of every schedule of
+     * the app (firedNamespaces.ts), so an app's slots fire wherever it runs.
+     */
+    scheduleNamespaces: z.array(scheduleNamespaceSchema).optional(),
     /** At most this many missed cadences of one slot fire at once (the most recent). */
     scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
     /** Slots one tick leases at most. */

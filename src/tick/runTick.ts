@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
+import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
 import { parseAlertsOptions } from '../alerts/alertsOptions.js';
 import { parseOutboxOptions } from '../outbox/outboxOptions.js';
 import { deliverBeforeReturn } from './tickOutbox.js';
@@ -85,7 +86,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
   const o = parseConfig(tickOptionsSchema, options, 'tick options');
   const plan = planTick(o);
   const log = o.log ?? ((line: string, err?: unknown) => console.error(line, err ?? ''));
-  const withSystem = o.scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
+  const scheduleNamespaces = o.scheduleNamespaces ?? tickScheduleNamespaces(o.app.schedules);
+  const withSystem = scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
   const system: SystemSlotConfig = {
     outbox: o.app.outbox ? parseOutboxOptions(o.app.outbox, 'app outbox options') : undefined,
     alerts: o.app.alerts ? parseAlertsOptions(o.app.alerts, 'app alerts options', o.alertMetrics) : undefined,
@@ -146,7 +148,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
           heartbeatMs: plan.heartbeatMs,
           deadline: new Date(plan.deadline),
           recoverLimit: o.recoverLimit,
-          scheduleNamespaces: o.scheduleNamespaces,
+          scheduleNamespaces,
           schedules: rows,
           slotLimit: o.slotLimit,
           slotLeaseMs: SLOT_LEASE_MS,
