@@ -84,7 +84,9 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
     const e = parseInput(tickEventSchema, event ?? {}, 'tick event');
     parseInput(tickContextSchema, context, 'tick context');
     const tick = async () => {
-      const envOptions = await fromEnv();
+      // Options win over the environment: a pool given in code replaces DATABASE_URL (the IAM path), not clashes with it.
+      const { connectionString: envUrl, ...envRest } = await fromEnv();
+      const envOptions = options.pool === undefined && envUrl !== undefined ? { ...envRest, connectionString: envUrl } : envRest;
       const remainingMs = parseField(remainingSchema, context.getRemainingTimeInMillis(), 'getRemainingTimeInMillis()', 'tick context');
       const deadline = new Date(Date.now() + remainingMs);
       const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;
