@@ -7,6 +7,9 @@ import { parseConfig } from '../validation.js';
 import { Worker } from '../worker/worker.js';
 import { configureDemoWorker, demoJobs } from './jobs.js';
 
+/** How long a stopping demo worker drains before it stops hard. */
+const STOP_TIMEOUT_MS = 2_000;
+
 const argsSchema = z.object({
   connectionString: z.string(),
   namespace: z.string(),
@@ -21,7 +24,9 @@ export async function runDemoWorker(raw: string): Promise<void> {
   const client = createClient({ connectionString: a.connectionString, namespace: a.namespace, jobs: demoJobs, poolMax: 3 });
   const worker = new Worker(client, { workerId: a.workerId, build: a.build, heartbeatMs: a.heartbeatMs, concurrency: 1, pollMs: 200 });
   configureDemoWorker(worker, a.build, a.workMs);
-  const stop = () => void worker.stop();
+  // Bounded: a Ctrl-C stops the demo's database beside this worker, and a drain
+  // waiting on a settlement it can no longer write would outlive the demo.
+  const stop = () => void worker.stop({ timeoutMs: STOP_TIMEOUT_MS }).catch(() => undefined);
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   // The demo holds the other end of stdin: when it is gone, however it ended, drain and leave.
@@ -30,6 +35,8 @@ export async function runDemoWorker(raw: string): Promise<void> {
   (process.stdin as { unref?: () => void }).unref?.();
   await worker.run();
   await client.close();
+  // Nothing of the demo's is left to wait for (a pool connection to a stopped server, say).
+  process.exit(0);
 }
 
 await runDemoWorker(process.argv[2] ?? '{}');
