@@ -25,7 +25,7 @@ export async function existingQueue(client: Client, param: Record<string, string
   if (name === SYSTEM_QUEUE) return name;
   if (client.definedTypes.some((t) => client.definition(t).queue === name)) return name;
   if ((await client.admin.listQueues()).some((q) => q.name === name)) return name;
-  throw new NotFoundError(`queue "${name}" does not exist in namespace "${client.namespace}": it holds no jobs, has no policy and no job type uses it`);
+  throw new NotFoundError(`queue "${name}" does not exist in namespace "${client.namespace}": it holds no ready, running or waiting job (finished ones do not count), has no policy row, and no job type of this server's app uses it; client.admin.pauseQueue pauses any name in code`);
 }
 
 export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {
