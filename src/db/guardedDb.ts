@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
-import { isReadOnlySession } from './sqlState.js';
+import { isQueryCanceled, isReadOnlySession } from './sqlState.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 
 export interface GuardedDbOptions {
@@ -150,7 +150,12 @@ export class GuardedDb implements Queryable {
  * the failure is a DatabaseUnavailableError. A write its session refused as
  * read-only (25006) has the client destroyed on release too: the session
  * stays read-only for good, so a pool that lent it out again kept failing
- * every write after the server took writes again.
+ * every write after the server took writes again. So does a statement
+ * PostgreSQL cancelled (57014): the cancelling statement_timeout may be the
+ * session's own, taken from the database or role when it connected and kept
+ * for its life, so a pool that lent it out again failed every call long
+ * after the setting was reset; a fresh connection takes the setting as it is
+ * now (after a pg_cancel_backend, the cost is one reconnect).
  */
 async function boundedQuery(
   client: pg.PoolClient,
@@ -171,7 +176,7 @@ async function boundedQuery(
     if (timedOut) throw new DatabaseUnavailableError(`no answer from the database within ${timeoutMs} ms`, { cause: err });
     const cause = broken();
     if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
-    if (isReadOnlySession(err)) discard(err as Error);
+    if (isReadOnlySession(err) || isQueryCanceled(err)) discard(err as Error);
     throw err;
   } finally {
     clearTimeout(timer);

@@ -39,7 +39,11 @@ export function sqlStateOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;
 }
 
-/** A statement PostgreSQL cancelled (57014): not a fault of the connection, which stays usable. */
+/**
+ * A statement PostgreSQL cancelled (57014): a statement_timeout or a
+ * pg_cancel_backend. The connection still works, but a statement_timeout
+ * of its session stays what it was when it connected: guardedDb.ts replaces it.
+ */
 export function isQueryCanceled(err: unknown): boolean {
   return sqlStateOf(err) === SQLSTATE.queryCanceled;
 }
