@@ -182,6 +182,15 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       clearTimeout(hardTimer);
       await pass.fanout;
     }
+    // The database stopped answering while handlers ran (a hung server): the
+    // outcomes that could not be written are left to recovery, and the tick
+    // fails rather than report a summary of work it could not record.
+    const unsettled = pass.core.table.unsettledCount;
+    if (unsettled > 0) {
+      throw new DatabaseUnavailableError(
+        `the tick could not write the outcome of ${unsettled} job${unsettled === 1 ? '' : 's'} (the database stopped answering): their leases expire and recovery returns them`,
+      );
+    }
     if (withSystem && system.outbox) await deliverBeforeReturn(client, db, system.outbox, worker.workerId, plan.closeAt, log);
     if (o.reportBacklog) {
       const backlog = await client.protocol.countReady(db, o.namespace, queues, worker.types, null, BACKLOG_METRIC_CAP).catch(

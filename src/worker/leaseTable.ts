@@ -54,6 +54,8 @@ export class LeaseTable {
   private queue: Lease[] = [];
   private head = 0;
   private unsettled: LeaseRef[] = [];
+  /** How many settlements gave up in all (a tick that had any failed). */
+  unsettledCount = 0;
   running = 0;
   buffered = 0;
 
@@ -150,6 +152,7 @@ export class LeaseTable {
    * MAX_UNSETTLED are kept (older ones have expired by then anyway).
    */
   markUnsettled(lease: Lease): void {
+    this.unsettledCount++;
     this.unsettled.push({ id: lease.job.id, execution: lease.job.execution });
     if (this.unsettled.length > MAX_UNSETTLED) this.unsettled.splice(0, this.unsettled.length - MAX_UNSETTLED);
   }

@@ -5,12 +5,15 @@
 // a 10 s tick took over a minute to give up. Every call of a tick now ends
 // by its deadline (less an eighth of the safety margin): the tick fails
 // with DatabaseUnavailableError within its budget, and what it leased is
-// recovered by the next tick, each job done once.
+// recovered by the next tick, each job done once. A hang while its handlers
+// run (no claim in flight) fails it too, rather than a summary of outcomes
+// it could not write.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
 import { Client } from '../../src/client/client.js';
+import { DatabaseUnavailableError } from '../../src/errors.js';
 import { runTick } from '../../src/tick/runTick.js';
 import app, { SleepJob } from '../fixtures/tick-app.js';
 import { waitFor } from '../helpers/wait.js';
@@ -81,3 +84,34 @@ it('a tick whose server hangs mid-batch exits within its budget; the next tick f
     await client.close();
   }
 }, 240_000);
+
+it('a tick whose server hangs while its handlers run fails instead of reporting a summary of outcomes it could not write', async () => {
+  const url = cluster.url();
+  const client = new Client({ connectionString: url, jobs: [SleepJob] });
+  const direct = new pg.Pool({ connectionString: url, max: 1 });
+  direct.on('error', () => undefined);
+  try {
+    await client.migrate();
+    await direct.query('truncate workhorse.jobs cascade');
+    await client.enqueueMany(Array.from({ length: 5 }, () => ({ job: SleepJob, payload: { ms: 4_500 } })));
+    // Claims stop at 4 s; the handlers end at about 4.5 s, with the server hung since they started.
+    const ticking = runTick({ app, connectionString: url, deadline: new Date(Date.now() + 8_000), safetyMarginMs: 4_000, concurrency: 5, log: () => undefined }).then(
+      (summary) => summary,
+      (err: unknown) => err,
+    );
+    await waitFor(
+      async () => (await direct.query<{ n: number }>('select count(*)::int n from workhorse.job_runtime')).rows[0]!.n,
+      (n) => n === 5,
+      { what: 'the five jobs to be running', timeoutMs: 3_000, intervalMs: 20 },
+    );
+    cluster.freeze();
+    const outcome = await ticking;
+    cluster.thaw();
+    expect(outcome).toBeInstanceOf(DatabaseUnavailableError);
+    expect((outcome as Error).message).toMatch(/could not write the outcome of 5 jobs/);
+  } finally {
+    cluster.thaw();
+    await direct.end();
+    await client.close();
+  }
+}, 60_000);
