@@ -69,6 +69,12 @@ export class GuardedDb implements Queryable {
     return endBy === undefined ? timeoutMs : Math.max(1, Math.min(timeoutMs, Math.floor(endBy - Date.now())));
   }
 
+  /** How a bound that ran out is named: its milliseconds, or the end of the calls' time when that cut it (a tick's). */
+  private boundText(ms: number): string {
+    const { timeoutMs, endBy } = this.options;
+    return endBy !== undefined && ms < timeoutMs ? `before the end of its time for database calls (${ms} ms left)` : `within ${ms} ms`;
+  }
+
   /**
    * Checks a client out within the timeout. The error listener is attached
    * in pg's own callback, synchronously: a FATAL message that arrives in the
@@ -84,7 +90,7 @@ export class GuardedDb implements Queryable {
       const ms = this.boundMs();
       const timer = setTimeout(() => {
         late = true;
-        reject(new DatabaseUnavailableError(`no database connection within ${ms} ms`));
+        reject(new DatabaseUnavailableError(`no database connection ${this.boundText(ms)}`));
       }, ms);
       this.pool.connect((err, client) => {
         clearTimeout(timer);
