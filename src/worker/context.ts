@@ -6,7 +6,7 @@
 // are typed BatchContext: no waits (a batch cannot suspend one member).
 //
 // Database faults: a step's fenced read and its record are idempotent, so a
-// fault there is retried a few times before the handler sees it. A
+// fault there is retried while the job holds its lease (retried()). A
 // transactional step's connection that dies rejects the step with a
 // retryable DatabaseUnavailableError: its transaction rolled back (or, if
 // the commit went through unseen, the retry finds the step recorded), so the
@@ -14,7 +14,7 @@
 // stalled step cannot pin its lease: PostgreSQL ends a transaction left idle
 // for two heartbeats, or a statement running longer than the lease.
 import type pg from 'pg';
-import { retryTransient } from '../db/retryTransient.js';
+import { pause, retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import { DatabaseUnavailableError, StaleLeaseError, ValidationError, WaitLostError } from '../errors.js';
@@ -23,13 +23,12 @@ import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
 import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
+import { checkStepFn, checkStepName } from './stepArguments.js';
 import { StepsInFlight } from './stepsInFlight.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
-import { stepNameSchema } from '../names.js';
-import { parseField } from '../validation.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -63,8 +62,9 @@ export interface HandlerContext extends BatchContext, DurableContext {}
 
 export type { ContextDeps } from './contextDeps.js';
 
-/** Fenced, idempotent context writes are retried this many times on a database fault. */
-const CONTEXT_WRITE_ATTEMPTS = 4;
+/** A fenced, idempotent context write that met a database fault is tried again after this long, then with backoff up to the cap. */
+const CONTEXT_RETRY_FIRST_MS = 100;
+const CONTEXT_RETRY_MAX_MS = 2_000;
 
 /**
  * The context one handler receives. A class, so a job costs one small
@@ -354,9 +354,26 @@ export class JobContext implements HandlerContext {
     });
   }
 
-  /** Retries an idempotent fenced write on a database fault; a stale lease is never retried. */
-  retried<T>(fn: () => Promise<T>): Promise<T> {
-    return retryTransient(fn, { attempts: CONTEXT_WRITE_ATTEMPTS, baseMs: 100, maxMs: 1000 });
+  /**
+   * Retries an idempotent fenced write on a database fault for as long as
+   * the job holds its lease: an outage (a restart, a failover, a read-only
+   * spell, no free connection) is waited out, as settlements are, instead of
+   * failing the attempt (which used up an attempt, and failed a job of
+   * maxAttempts 1 for good). The wait ends when the job is aborted (its lease
+   * lost, its timeout, a hard stop, a tick's abort instant). A stale lease is
+   * never retried. The signal is taken only once a fault happened (making it
+   * costs a controller per job).
+   */
+  async retried<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransientDbError(err) || this.abort.aborted) throw err;
+      const signal = this.abort.signal;
+      await pause(CONTEXT_RETRY_FIRST_MS, signal);
+      if (signal.aborted) throw err;
+      return retryTransient(fn, { baseMs: CONTEXT_RETRY_FIRST_MS * 2, maxMs: CONTEXT_RETRY_MAX_MS, signal });
+    }
   }
 
   assertLive(what: string): void {
@@ -374,18 +391,4 @@ export function createContext(job: ClaimedJob, abort: JobAbort, deps: ContextDep
 /** A batch member's context: no durable waits (typed out, and refused if called anyway). */
 export function createBatchContext(job: ClaimedJob, abort: JobAbort, deps: ContextDeps): BatchContext {
   return new JobContext(job, abort, deps, false);
-}
-
-/** A step's name, refused without retries when PostgreSQL cannot store it (the same code would give it again). */
-function checkStepName(name: string, what: string): void {
-  try {
-    parseField(stepNameSchema, name, 'name', what);
-  } catch (err) {
-    throw durable.finalRefusal(err);
-  }
-}
-
-/** A step's body that is not a function: refused without retries, like a bad name (it fails the same way every attempt). */
-function checkStepFn(fn: unknown, what: string): void {
-  if (typeof fn !== 'function') throw durable.finalRefusal(new ValidationError(`${what}: its body must be a function (got ${fn === null ? 'null' : typeof fn})`));
 }
