@@ -136,9 +136,10 @@ export class WorkerCore {
     return this.executor.closed;
   }
 
-  /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases. */
+  /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases (and settlements piling up: claimBatching.ts). */
   get freeRoom(): number {
-    return freeRoom(this.s.options, this.table.running, this.table.buffered);
+    const { running, buffered, size } = this.table;
+    return freeRoom(this.s.options, running, buffered, size - running - buffered);
   }
 
   /** Checks the schema (once per client) and registers; concurrent calls share one. */
