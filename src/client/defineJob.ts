@@ -28,34 +28,24 @@ export const zodSchema = z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'sch
 export type RetryPolicy = z.output<typeof retrySchema>;
 export type RetryPolicyInput = z.input<typeof retrySchema>;
 
-const prioritySchema = z.number().int().min(-32768).max(32767);
-const timeoutMsSchema = z.number().int().positive().max(2_147_483_647);
-
 const definitionSchema = z
   .object({
     type: jobTypeSchema,
     schema: zodSchema,
     queue: queueNameSchema.default('default'),
-    priority: prioritySchema.default(0),
+    priority: z.number().int().min(-32768).max(32767).default(0),
     retry: retrySchema.default({ maxAttempts: 25, backoff: { kind: 'exponential', baseMs: 1000, maxMs: 3_600_000 } }),
-    timeoutMs: timeoutMsSchema.optional(),
+    timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
   })
   .strict();
 
-/** What defineJob returns, every field present: the check of a definition made another way (a spread copy, another copy of workhorse). */
-const completeDefinition = z.object({
-  type: jobTypeSchema,
-  schema: zodSchema,
-  queue: queueNameSchema,
-  priority: prioritySchema,
-  retry: z
-    .object({
-      maxAttempts: z.number().int().min(1).max(1000),
-      backoff: z.object({ kind: z.enum(['exponential', 'linear', 'fixed']), baseMs: z.number().int().min(0).max(2_147_483_647), maxMs: z.number().int().min(0).max(2_147_483_647) }),
-    })
-    .refine((r) => r.backoff.baseMs <= r.backoff.maxMs),
-  timeoutMs: timeoutMsSchema.optional(),
-});
+/** Whether `v` has every field defineJob fills in (a hand-made `{ type, schema }` has not; its values are checked by definitionSchema). */
+function hasEveryField(v: object): boolean {
+  const d = v as Record<string, unknown>;
+  const retry = d.retry as Record<string, unknown> | null | undefined;
+  const backoff = retry?.backoff as Record<string, unknown> | null | undefined;
+  return ['type', 'schema', 'queue', 'priority'].every((k) => k in d) && !!retry && 'maxAttempts' in retry && !!backoff && ['kind', 'baseMs', 'maxMs'].every((k) => k in backoff);
+}
 
 /** Definitions already checked (every defineJob value, and complete ones made another way). */
 const checked = new WeakSet<object>();
@@ -96,7 +86,7 @@ export function isJobDefinition(v: unknown): v is JobDefinition {
   if (checked.has(v)) return true;
   let ok: boolean;
   try {
-    ok = completeDefinition.safeParse(v).success;
+    ok = hasEveryField(v) && definitionSchema.safeParse(v).success;
   } catch {
     ok = false; // a getter or proxy that throws
   }
