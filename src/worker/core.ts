@@ -12,7 +12,7 @@ import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
-import { freeRoom, rotatedQueues } from './claimBatching.js';
+import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
@@ -103,6 +103,7 @@ export class WorkerCore {
       table: this.table,
       handlers: s.handlers,
       concurrency: options.concurrency,
+      settlingCap: settlingCap(options),
       contextDeps: {
         db: this.db,
         protocol: this.protocol,
@@ -138,8 +139,8 @@ export class WorkerCore {
 
   /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases (and settlements piling up: claimBatching.ts). */
   get freeRoom(): number {
-    const { running, buffered, size } = this.table;
-    return freeRoom(this.s.options, running, buffered, size - running - buffered);
+    const { running, buffered, settling } = this.table;
+    return freeRoom(this.s.options, running, buffered, settling);
   }
 
   /** Checks the schema (once per client) and registers; concurrent calls share one. */

@@ -18,6 +18,8 @@ export interface ExecutorDeps {
   table: LeaseTable;
   handlers: HandlerRegistry;
   concurrency: number;
+  /** Settlements in flight past which claims wait (claimBatching.ts): falling back under it frees room. */
+  settlingCap: number;
   contextDeps: ContextDeps;
   settleDeps: SettleDeps;
   /** A handler slot came free (the claim loop may want to claim). */
@@ -91,6 +93,8 @@ export class Executor {
       if (span) endJobSpan(span, settled?.status ?? 'unsettled', settled && 'error' in settled ? settled.error : undefined);
       if (!settled) table.markUnsettled(lease);
       table.remove(lease);
+      // Claims held back by settlements piling up may go on now.
+      if (table.settling === this.d.settlingCap) this.d.onSlotFree();
     });
   }
 }

@@ -63,6 +63,11 @@ export class LeaseTable {
     return this.byId.size;
   }
 
+  /** Leases whose handler finished and whose settlement is being written. */
+  get settling(): number {
+    return this.byId.size - this.running - this.buffered;
+  }
+
   get(id: string): Lease | undefined {
     return this.byId.get(id);
   }
