@@ -12,15 +12,15 @@ export interface Capacity {
 
 /**
  * Room left for claiming: running handlers and the local buffer count; jobs
- * whose handler finished and whose settlement is in flight count only past
- * settlingCap (their leases are still heartbeated). So claims overlap
- * settlements (a busy worker writes one batch while it claims the next),
- * but a worker whose settlements keep failing (a statement_timeout
- * cancelling them, an outage of writes) stops claiming at about three times
- * its capacity held, instead of running ever more jobs whose outcomes it
- * cannot write (a probe under a 3 ms statement_timeout held 1,508 leases at
- * concurrency 20). The executor wakes the claim loop when the settlements
- * fall back under the cap.
+ * whose handler finished and whose settlement is in flight do not (their
+ * leases are still heartbeated), so claims overlap settlements. While the
+ * settlement writes are failing (`settling` is given then: a
+ * statement_timeout cancelling them, an outage of writes), those count
+ * past settlingCap: the worker stops claiming at about three times its
+ * capacity held, instead of running ever more jobs whose outcomes it cannot
+ * write (a probe under a 3 ms statement_timeout held 1,508 leases at
+ * concurrency 20). The executor wakes the claim loop when they fall back
+ * under the cap.
  */
 export function freeRoom(c: Capacity, running: number, buffered: number, settling = 0): number {
   return c.concurrency + c.prefetch - running - buffered - Math.max(0, settling - settlingCap(c));

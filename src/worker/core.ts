@@ -137,10 +137,11 @@ export class WorkerCore {
     return this.executor.closed;
   }
 
-  /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases (and settlements piling up: claimBatching.ts). */
+  /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases (and settlements piling up while they fail: claimBatching.ts). */
   get freeRoom(): number {
     const { running, buffered, settling } = this.table;
-    return freeRoom(this.s.options, running, buffered, settling);
+    // Settlements in flight count only while their writes are failing: a healthy worker's lag is its batching.
+    return freeRoom(this.s.options, running, buffered, this.settler.failing ? settling : 0);
   }
 
   /** Checks the schema (once per client) and registers; concurrent calls share one. */

@@ -78,6 +78,8 @@ export class Settler {
   private failures: Pending<Failure>[] = [];
   private suspensions: Pending<Suspension>[] = [];
   private flushing: Promise<void> | undefined;
+  /** A write failed and is being retried, and none has gone through since: claims hold back (claimBatching.ts). */
+  failing = false;
   private readonly abandoned = new AbortController();
   private readonly cancelledRetryMs: number;
 
@@ -197,6 +199,13 @@ export class Settler {
       firstCancelled ??= now;
       return now - firstCancelled < this.cancelledRetryMs;
     };
-    return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, alsoRetry: withinWindow, onRetry: this.onRetry });
+    const onRetry = (err: unknown, delayMs: number): void => {
+      this.failing = true;
+      this.onRetry(err, delayMs);
+    };
+    return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, alsoRetry: withinWindow, onRetry }).then((r) => {
+      this.failing = false;
+      return r;
+    });
   }
 }

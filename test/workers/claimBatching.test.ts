@@ -1,7 +1,8 @@
-// The claim loop's room: running handlers and buffered leases count, and
-// jobs whose settlement is in flight count only past two capacities' worth.
-// Claims overlap a batch's settlement, but a worker whose settlements keep
-// failing stops claiming at about three times its capacity held (one under
+// The claim loop's room: running handlers and buffered leases count; jobs
+// whose settlement is in flight count (only while their writes are failing:
+// the core passes them then) past two capacities' worth. Claims overlap a
+// batch's settlement, but a worker whose settlements keep failing stops
+// claiming at about three times its capacity held (one under
 // a 3 ms statement_timeout held 1,508 leases at concurrency 20, running jobs
 // whose outcomes it could not write); the drains of the worker tests show
 // the loop claims again once settlements catch up.
