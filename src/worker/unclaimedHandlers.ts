@@ -4,12 +4,23 @@
 // 'email'` with a worker left at its default) waits forever on jobs that
 // stay `ready`, and a worker with no handlers claims nothing at all. Both
 // were silent; each is now one line when run() starts. A line, not an error:
-// an enqueue may override the queue, so such a worker can be deliberate.
+// an enqueue may override the queue, so such a worker can be deliberate. A
+// worker without handlers that fires schedule namespaces (one kept to
+// deliver the outbox and evaluate alerts) says nothing.
 import type { HandlerRegistry } from './handlerRegistry.js';
 
-export function unclaimedHandlerLines(handlers: HandlerRegistry, queues: readonly string[], workerId: string): string[] {
+export function unclaimedHandlerLines(
+  handlers: HandlerRegistry,
+  queues: readonly string[],
+  workerId: string,
+  scheduleNamespaces: readonly string[] | undefined,
+): string[] {
   const prefix = `[workhorse] worker ${workerId}:`;
-  if (handlers.size === 0) return [`${prefix} no handlers: it claims nothing (bind job types with worker.handle() before run())`];
+  if (handlers.size === 0) {
+    // One that fires schedules (the sys slots: outbox, alerts, retention) has work without handlers.
+    if (scheduleNamespaces?.length) return [];
+    return [`${prefix} no handlers: it claims nothing (bind job types with worker.handle() before run())`];
+  }
   const lines: string[] = [];
   for (const type of handlers.types) {
     const queue = handlers.get(type)?.def?.queue;

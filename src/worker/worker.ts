@@ -38,7 +38,7 @@ export class Worker extends WorkerBase {
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const { core, client, options, waiter, events } = this;
-    for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId)) console.warn(line);
+    for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId, options.scheduleNamespaces)) console.warn(line);
     const startSystem: SystemWorkerStarter = (id, pollMs, onError, system) => Worker.startSystemWorker(client, id, pollMs, onError, system);
     const startCompanion = () => startScheduleCompanion(client, options, (err) => core.emitError(err), startSystem);
     const loop = new RunLoop({ core, client, options, waiter, events, startCompanion });

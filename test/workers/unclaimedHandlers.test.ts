@@ -3,7 +3,7 @@
 // from (defineJob({ queue: 'email' }) with the worker left at its default
 // ['default']), or no handler at all. Both used to be silent while the jobs
 // stayed ready forever. A worker whose queues cover its handlers says
-// nothing.
+// nothing, and so does one without handlers that fires schedule namespaces.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -54,6 +54,11 @@ describe('a worker that can never run a handler', () => {
   it('says a worker without handlers claims nothing', async () => {
     const lines = await warningsOf(new Worker(client, { workerId: 'uh-empty', listen: false }));
     expect(lines).toEqual(['[workhorse] worker uh-empty: no handlers: it claims nothing (bind job types with worker.handle() before run())']);
+  });
+
+  it('says nothing without handlers when it fires schedule namespaces (a worker kept for the sys slots: outbox, alerts, retention)', async () => {
+    const lines = await warningsOf(new Worker(client, { workerId: 'uh-sys', listen: false, scheduleNamespaces: ['sys'] }));
+    expect(lines).toEqual([]);
   });
 
   it('says nothing when its queues cover its handlers (a type named by string with no definition included)', async () => {
