@@ -58,8 +58,8 @@ function shapeProblem(e: LambdaEventShape): string | undefined {
     if (headers === undefined || headers === null) continue;
     if (typeof headers !== 'object' || Array.isArray(headers)) return `the event's ${field} is not an object`;
     for (const [name, value] of Object.entries(headers)) {
-      const values: unknown[] = multi ? (Array.isArray(value) ? value : [value]) : [value];
       if (multi && !Array.isArray(value)) return `the event's multiValueHeaders["${name.slice(0, 100)}"] is not an array`;
+      const values: unknown[] = multi ? (value as unknown[]) : [value];
       if (!TOKEN.test(name)) return `the event has a header name that is not one (${JSON.stringify(name.slice(0, 100))})`;
       if (values.some((v) => typeof v !== 'string' || BAD_VALUE.test(v))) return `the event's header "${name}" has a value that is not a header value`;
     }

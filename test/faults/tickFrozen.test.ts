@@ -31,14 +31,26 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-it('a tick whose server hangs mid-batch exits within its budget; the next tick finishes every job once', async () => {
+/** The cluster migrated and holding just `count` jobs of `ms` each; `fn` gets its URL and a one-connection pool on it. Thawed after. */
+async function withJobs(count: number, ms: number, fn: (url: string, direct: pg.Pool) => Promise<void>): Promise<void> {
   const url = cluster.url();
   const client = new Client({ connectionString: url, jobs: [SleepJob] });
   const direct = new pg.Pool({ connectionString: url, max: 1 });
   direct.on('error', () => undefined);
   try {
     await client.migrate();
-    await client.enqueueMany(Array.from({ length: JOBS }, () => ({ job: SleepJob, payload: { ms: 200 } })));
+    await direct.query('truncate workhorse.jobs cascade');
+    await client.enqueueMany(Array.from({ length: count }, () => ({ job: SleepJob, payload: { ms } })));
+    await fn(url, direct);
+  } finally {
+    cluster.thaw();
+    await direct.end();
+    await client.close();
+  }
+}
+
+it('a tick whose server hangs mid-batch exits within its budget; the next tick finishes every job once', async () => {
+  await withJobs(JOBS, 200, async (url, direct) => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', 'tick', 'test/fixtures/tick-app.ts', '--budget-ms', String(BUDGET_MS), '--concurrency', '5'],
@@ -79,21 +91,11 @@ it('a tick whose server hangs mid-batch exits within its budget; the next tick f
       "select count(*)::int n from workhorse.job_attempts where outcome = 'succeeded' group by job_id having count(*) > 1",
     );
     expect(twice.rows).toEqual([]);
-  } finally {
-    await direct.end();
-    await client.close();
-  }
+  });
 }, 240_000);
 
 it('a tick whose server hangs while its handlers run fails instead of reporting a summary of outcomes it could not write', async () => {
-  const url = cluster.url();
-  const client = new Client({ connectionString: url, jobs: [SleepJob] });
-  const direct = new pg.Pool({ connectionString: url, max: 1 });
-  direct.on('error', () => undefined);
-  try {
-    await client.migrate();
-    await direct.query('truncate workhorse.jobs cascade');
-    await client.enqueueMany(Array.from({ length: 5 }, () => ({ job: SleepJob, payload: { ms: 4_500 } })));
+  await withJobs(5, 4_500, async (url, direct) => {
     // Claims stop at 4 s; the handlers end at about 4.5 s, with the server hung since they started.
     const ticking = runTick({ app, connectionString: url, deadline: new Date(Date.now() + 8_000), safetyMarginMs: 4_000, concurrency: 5, log: () => undefined }).then(
       (summary) => summary,
@@ -109,9 +111,5 @@ it('a tick whose server hangs while its handlers run fails instead of reporting 
     cluster.thaw();
     expect(outcome).toBeInstanceOf(DatabaseUnavailableError);
     expect((outcome as Error).message).toMatch(/could not write the outcome of 5 jobs/);
-  } finally {
-    cluster.thaw();
-    await direct.end();
-    await client.close();
-  }
+  });
 }, 60_000);
