@@ -5,7 +5,8 @@
 // and from the client's enqueue, publish and signal. So is an array item
 // JSON.stringify writes as null: undefined, a function, a symbol, an empty
 // slot, or an item whose toJSON answers undefined; and a payload that is
-// undefined at enqueue or publish. A real null, the text "null" and an
+// undefined at enqueue or publish, and a Map or Set with entries (written
+// as {}). A real null, the text "null" and an
 // object key left undefined (an optional field, left out) are still stored
 // as given.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,16 @@ describe('the client', () => {
     const b = await h.client.enqueue(AnyPayload, null);
     expect((await h.client.getJob(a.id))!.payload).toEqual({ n: 7 });
     expect((await h.client.getJob(b.id))!.payload).toBeNull();
+    await db.pool.query('truncate workhorse.jobs cascade');
+  });
+
+  it('refuses a Map or a Set that holds entries (JSON writes it as {}), naming its path; an empty one is stored as {}', async () => {
+    const AnyPayload = defineJob({ type: 'map.payload', schema: z.any() });
+    await refused(h.client.enqueue(AnyPayload, new Map([['a', 1]])), []);
+    await refused(h.client.enqueue(AnyPayload, { tags: new Set(['x']) }), ['tags']);
+    await refused(h.client.publish('order.paid', { lines: [{ byId: new Map([[1, 'a']]) }] }), ['lines', 0, 'byId']);
+    const { id } = await h.client.enqueue(AnyPayload, { seen: new Set(), n: {} });
+    expect((await h.client.getJob(id))!.payload).toEqual({ seen: {}, n: {} });
     await db.pool.query('truncate workhorse.jobs cascade');
   });
 
