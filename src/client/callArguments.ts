@@ -17,6 +17,9 @@ export const enqueueItemSchema = z
   })
   .strict();
 
+/** migrate's options: only lockTimeoutMs (its range is checked by the migrator); a typo such as `lockTimeout` would leave the default in force. */
+export const migrateOptionsSchema = z.object({ lockTimeoutMs: z.unknown().optional() }).strict();
+
 /** A `tx` must be something that runs queries (a pg client or pool). */
 export const txSchema = z
   .custom<Queryable>((v) => typeof v === 'object' && v !== null && typeof (v as Queryable).query === 'function', 'tx must be a pg client (or pool) with a query() method')

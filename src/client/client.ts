@@ -19,7 +19,7 @@ import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
-import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, txSchema } from './callArguments.js';
+import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, migrateOptionsSchema, txSchema } from './callArguments.js';
 import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
 import { enqueueChunked } from './enqueueChunks.js';
 import { buildJobInsert, type EnqueueOptions } from './enqueueInput.js';
@@ -153,8 +153,9 @@ export class Client {
    */
   async migrate(options: { lockTimeoutMs?: number } = {}): Promise<MigrateResult> {
     if (this.closed) throw new ClientClosedError();
+    const { lockTimeoutMs } = parseInput(migrateOptionsSchema, options ?? {}, 'migrate options');
     const { migrate } = await import('../db/migrate.js');
-    return migrate({ pool: this.pool, lockTimeoutMs: options?.lockTimeoutMs });
+    return migrate({ pool: this.pool, lockTimeoutMs: lockTimeoutMs as number | undefined });
   }
 
   /**

@@ -2,7 +2,8 @@
 // cancel's options (a truthy string or a typo must not decide whether the
 // children are cancelled, nor cancel at all), enqueueMany items that are not
 // { job, payload, options }, a `tx` that cannot run queries, outbox ids that
-// are not an array, and a recovery limit the database would have refused;
+// are not an array, a recovery limit the database would have refused and
+// migrate options it does not know;
 // and close() may be called twice, after which every call is a
 // ClientClosedError, whoever owns the pool.
 import pg from 'pg';
@@ -88,6 +89,13 @@ describe('bad client calls', () => {
       expect(err.message).toContain('recovery limit');
     }
     expect(await client.admin.recoverExpired(0)).toBe(0);
+  });
+
+  it('migrate refuses an unknown option (a typo left the 60 s default in force)', async () => {
+    const err = await refusal(client.migrate({ lockTimeout: 5000 } as never));
+    expect(err.message).toContain('lockTimeout');
+    await refusal(client.migrate('fast' as never));
+    expect((await client.migrate({ lockTimeoutMs: 5000 })).applied).toEqual([]);
   });
 });
 
