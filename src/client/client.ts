@@ -7,6 +7,7 @@ import pg from 'pg';
 import { ClientClosedError, ConfigError, ConflictError, NotFoundError, UnknownJobTypeError, ValidationError } from '../errors.js';
 import type { MigrateResult } from '../db/migrate.js';
 import { GuardedDb } from '../db/guardedDb.js';
+import { inOwnTransaction } from '../db/ownTransaction.js';
 import { prepareConnection } from '../db/connectionSetup.js';
 import { endPool, trackConnections } from '../db/poolEnd.js';
 import { assertSchemaVersion } from '../db/schemaCheck.js';
@@ -278,9 +279,9 @@ export class Client {
   async cancel(id: string | number, options: { keepChildren?: boolean } = {}): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
     const { keepChildren } = parseInput(cancelOptionsSchema, options, 'cancel options');
-    const status = await this.protocol.cancel(this.db, this.namespace, jobId, !keepChildren);
-    if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
-    return (await this.protocol.getJob(this.db, this.namespace, jobId))!;
+    const changed = await this.changedThenRead(jobId, (q) => this.protocol.cancel(q, this.namespace, jobId, !keepChildren));
+    if (changed === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
+    return changed.job;
   }
 
   /**
@@ -290,10 +291,29 @@ export class Client {
    */
   async retry(id: string | number): Promise<JobRecord> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
-    const status = await this.protocol.retry(this.db, this.namespace, jobId);
-    if (status === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
-    if (status !== 'ready') throw new ConflictError(`job ${jobId} is ${status}; only failed, cancelled or scheduled jobs can be retried`);
-    return (await this.protocol.getJob(this.db, this.namespace, jobId))!;
+    const changed = await this.changedThenRead(jobId, (q) => this.protocol.retry(q, this.namespace, jobId));
+    if (changed === null) throw new NotFoundError(`job ${jobId} not found in namespace "${this.namespace}"`);
+    if (changed.status !== 'ready') throw new ConflictError(`job ${jobId} is ${changed.status}; only failed, cancelled or scheduled jobs can be retried`);
+    return changed.job;
+  }
+
+  /**
+   * Runs an operator change and reads the job's record in one transaction:
+   * the change holds the row's lock until the commit, so the record is the
+   * state the change left, not one a concurrent cancel or retry made after
+   * it. Null when the job does not exist in this namespace.
+   */
+  private changedThenRead(jobId: string, change: (q: Queryable) => Promise<string | null>): Promise<{ status: string; job: JobRecord } | null> {
+    return this.db.withBoundedClient((conn, discard) =>
+      inOwnTransaction(
+        conn,
+        async (q) => {
+          const status = await change(q);
+          return status === null ? null : { status, job: (await this.protocol.getJob(q, this.namespace, jobId))! };
+        },
+        (e) => discard(e instanceof Error ? e : new Error(String(e))),
+      ),
+    );
   }
 
   /**

@@ -12,6 +12,7 @@
 // across two chunks returns the first job exactly as within one statement.
 import pg from 'pg';
 import type { Enqueued, Protocol, Queryable } from '../db/protocol.js';
+import { inOwnTransaction } from '../db/ownTransaction.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { PAYLOAD_BYTES, type SizedJobInsert } from './enqueueInput.js';
 
@@ -102,16 +103,4 @@ async function inTransaction(db: Queryable): Promise<boolean> {
   }
   await db.query('release savepoint workhorse_enqueue_chunks');
   return true;
-}
-
-async function inOwnTransaction<T>(conn: Queryable, run: (q: Queryable) => Promise<T>, onRollbackFailed?: (err: unknown) => void): Promise<T> {
-  await conn.query('begin');
-  try {
-    const results = await run(conn);
-    await conn.query('commit');
-    return results;
-  } catch (err) {
-    await conn.query('rollback').catch((e: unknown) => onRollbackFailed?.(e));
-    throw err;
-  }
 }

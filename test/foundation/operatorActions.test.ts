@@ -1,7 +1,8 @@
 // Foundation (6b): cancel and retry. Cancel ends a job that has not ended —
 // a running one loses its lease at once, so its handler is aborted and its
 // settlement refused. Retry gives a failed or cancelled job a fresh attempt
-// budget; a succeeded or running job cannot be retried.
+// budget; a succeeded or running job cannot be retried. Each answers with
+// the record its own change left, however calls race.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -119,5 +120,19 @@ describe('retry', () => {
     const before = await jobRow(db.pool, id);
     await expect(client.retry(id)).rejects.toBeInstanceOf(ConflictError);
     expect(await jobRow(db.pool, id)).toEqual(before);
+  });
+
+  it('answers cancels and retries racing on one job with the state each left: a cancel returns cancelled, a retry ready (each read its record after the other had changed it)', async () => {
+    const { id } = await client.enqueue(Task, { mode: 'ok' }, { delayMs: 3_600_000 });
+    const seen = { cancel: new Set<string>(), retry: new Set<string>() };
+    for (let round = 0; round < 15; round++) {
+      const calls = Array.from({ length: 3 }, () => [
+        client.cancel(id).then((j) => seen.cancel.add(j.status)),
+        client.retry(id).then((j) => seen.retry.add(j.status)),
+      ]).flat();
+      await Promise.all(calls);
+    }
+    expect([...seen.cancel]).toEqual(['cancelled']);
+    expect([...seen.retry]).toEqual(['ready']);
   });
 });
