@@ -22,6 +22,18 @@ export function oneStartTime(o: { runAt?: Date | undefined; delayMs?: number | u
 }
 export const ONE_START_TIME = { message: 'give runAt or delayMs, not both', path: ['delayMs'] };
 
+/**
+ * The dedupe keys recurring slots give the jobs of their cadences
+ * (`slot:<name>:<cadence>`, sql/protocol/schedules.sql). A job enqueued with
+ * one would take that cadence's place: the slot's own job would never be
+ * created. So no caller's key may start so.
+ */
+const SLOT_KEY_PREFIX = 'slot:';
+const dedupeKeySchema = keySchema.refine(
+  (k) => !k.startsWith(SLOT_KEY_PREFIX),
+  `must not start with "${SLOT_KEY_PREFIX}": recurring schedules key the job of each cadence so (slot:<name>:<cadence>), and a job holding such a key would take that cadence's place`,
+);
+
 export const enqueueOptionsSchema = z
   .object({
     queue: queueNameSchema.optional(),
@@ -33,7 +45,7 @@ export const enqueueOptionsSchema = z
     // Not retrySchema.shape.backoff: its default would always override the definition's policy.
     backoff: backoffSchema.optional(),
     concurrencyKey: keySchema.optional(),
-    dedupeKey: keySchema.optional(),
+    dedupeKey: dedupeKeySchema.optional(),
     timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
   })
   .strict()

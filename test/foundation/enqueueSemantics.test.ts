@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
+import { ValidationError } from '../../src/errors.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { countJobs, jobRow } from './support/rows.js';
@@ -77,6 +78,14 @@ describe('dedupe_key', () => {
     expect(res[1]!.created).toBe(true);
     expect(res[2]!.created).toBe(true);
     expect(await countJobs(db.pool)).toBe(3);
+  });
+
+  it('refuses a dedupe key in the slot: prefix that schedules key their cadences with (a job holding one took a cadence\'s place), writing nothing', async () => {
+    const err = await client.enqueue(Note, { label: 'x' }, { dedupeKey: 'slot:nightly:2026-12-06T02:00:00.000Z' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => i.path)).toContainEqual(['dedupeKey']);
+    expect(await countJobs(db.pool)).toBe(0);
+    expect((await client.enqueue(Note, { label: 'y' }, { dedupeKey: 'slots:are:fine' })).created).toBe(true);
   });
 
   it('keeps the dedupe key after the job ends, so a finished job still dedupes', async () => {

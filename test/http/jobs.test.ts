@@ -134,6 +134,8 @@ describe('POST /jobs', () => {
       [{ ...email, runAt: '2031-01-02T03:04:05Z', delayMs: 10 }, ['delayMs']],
       [{ ...email, runAt: 'tomorrow' }, ['runAt']],
       [{ ...email, priority: 1.5 }, ['priority']],
+      // A schedule's cadence key: the job would take that cadence's place.
+      [{ ...email, dedupeKey: 'slot:nightly:2026-12-06T02:00:00.000Z' }, ['dedupeKey']],
       [{ ...email, colour: 'red' }, []],
       [{ payload: {} }, ['type']],
       [{ jobs: [] }, ['jobs']],
