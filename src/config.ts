@@ -15,8 +15,8 @@ import { envInteger } from './envInteger.js';
 import { ConfigError } from './errors.js';
 import { parseConfig } from './validation.js';
 
-/** DATABASE_URL: a PostgreSQL connection URL (src/db/connectionString.ts says why). */
-export const databaseUrlSchema = z.string().min(1).refine(isPostgresUrl, POSTGRES_URL_MESSAGE).superRefine(refuseUnknownSslMode);
+/** DATABASE_URL: a PostgreSQL connection URL, trimmed (src/db/connectionString.ts says why). */
+export const databaseUrlSchema = z.string().trim().min(1).refine(isPostgresUrl, POSTGRES_URL_MESSAGE).superRefine(refuseUnknownSslMode);
 
 const envSchema = z.object({
   DATABASE_URL: databaseUrlSchema.optional(),

@@ -7,7 +7,10 @@
 // in an env file) is told so, once. An `sslmode` the driver does not know
 // (a typo such as `sslmode=requried`) is refused by name: the driver would
 // turn SSL on for it and fail with "The server does not support SSL
-// connections" or a certificate error.
+// connections" or a certificate error. Spaces and newlines around it (an
+// env file's quotes, a secret file's last line) are trimmed: the URL parser
+// ignores them, but the driver read " postgres://..." as a socket path and
+// connected to a host named "base".
 import * as z from 'zod';
 
 export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database';
@@ -52,9 +55,10 @@ export function refuseUnknownSslMode(s: string, ctx: z.RefinementCtx): void {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 }
 
-/** createClient's and the tick's `connectionString`. */
+/** createClient's and the tick's `connectionString`, trimmed (see the header). */
 export const connectionStringSchema = z
   .string()
+  .trim()
   .min(1, 'connectionString is empty (is DATABASE_URL set to nothing?)')
   .refine((s) => s === '' || isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`)
   .superRefine(refuseUnknownSslMode);

@@ -13,6 +13,8 @@
 // definition of a registered type. Each is a ConfigError naming the field.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { loadEnvConfig } from '../../src/config.js';
+import { createTestDatabase } from '../helpers/db.js';
 import { defineApp } from '../../src/app/defineApp.js';
 import { createClient } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
@@ -134,6 +136,22 @@ describe('connection strings', () => {
     expect(err.issues).toEqual([{ path: ['connectionString'], message: expect.stringMatching(/^sslmode "requried" is not one of disable, allow, prefer, require, verify-ca, verify-full, no-verify$/) }]);
     configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
     expect(await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e)).toBeInstanceOf(ConfigError);
+  });
+
+  it('trims spaces and newlines around one (the driver read " postgres://..." as a socket path and connected to a host named "base")', async () => {
+    const db = await createTestDatabase();
+    try {
+      const client = createClient({ connectionString: `  ${db.url}\n`, jobs: [] });
+      try {
+        expect(await client.getJob('1')).toBeNull();
+      } finally {
+        await client.close();
+      }
+      expect(loadEnvConfig({ DATABASE_URL: ` ${db.url} ` }).databaseUrl).toBe(db.url);
+      expect(configError(() => createClient({ connectionString: ' \n ' })).message).toContain('connectionString is empty');
+    } finally {
+      await db.drop();
+    }
   });
 
   it.each(['postgres://u@127.0.0.1:5432/db', 'postgresql://h/db', 'postgres://h/db?sslmode=verify-full', 'postgres://h/db?sslmode=no-verify', 'socket:/run/postgresql?db=app', '/run/postgresql app'])('accepts %j', async (connectionString) => {
