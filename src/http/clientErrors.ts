@@ -8,7 +8,10 @@
 // connection is closed, as Node closes it. The same goes for requests Node
 // parses but the adapter cannot turn into a fetch Request (a Host header
 // that is not a host, a backslash in the path, `OPTIONS *`): a 400 in the
-// same shape instead of the adapter's empty one.
+// same shape instead of the adapter's empty one; and an HTTP/1.1 request
+// with no Host header, which Node would refuse with an empty 400 itself
+// (the server is made with requireHostHeader off so that it reaches here).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 interface ClientErrorSource {
@@ -53,4 +56,13 @@ export function requestErrorResponse(err: unknown): Response {
     status: 400,
     headers: { 'content-type': 'application/json', connection: 'close' },
   });
+}
+
+/** Answers an HTTP/1.1 request without a Host header (RFC 9112: a 400) in the API's error shape; false when it has one. */
+export function refusedMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return false;
+  const body = JSON.stringify({ error: { code: 'bad_request', message: 'an HTTP/1.1 request must carry a Host header' } });
+  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
+  return true;
 }

@@ -94,8 +94,9 @@ describe('workhorse serve', () => {
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
   });
 
-  it('answers what the adapter cannot turn into a request (a bad Host, a backslash in the path, OPTIONS *) with a JSON 400, not an empty one', async () => {
+  it('answers what the adapter cannot turn into a request (a bad Host, a backslash in the path, OPTIONS *) or an HTTP/1.1 request without a Host with a JSON 400, not an empty one', async () => {
     for (const request of [
+      'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n',
       'GET /jobs HTTP/1.1\r\nHost: a b\r\n\r\n',
       'GET /jobs HTTP/1.1\r\nHost: x:99999\r\n\r\n',
       'GET /jobs\\1 HTTP/1.1\r\nHost: x\r\n\r\n',
@@ -107,6 +108,8 @@ describe('workhorse serve', () => {
       expect(got, request).toContain('"code":"bad_request"');
     }
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+    // HTTP/1.0 needs no Host.
+    expect(await rawExchange('GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 
   it('exits 0 on SIGTERM', async () => {

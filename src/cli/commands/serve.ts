@@ -11,7 +11,7 @@ import { getRequestListener } from '@hono/node-server';
 import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
 import { SchemaVersionError, WorkhorseError } from '../../errors.js';
-import { answerClientErrors, requestErrorResponse } from '../../http/clientErrors.js';
+import { answerClientErrors, refusedMissingHost, requestErrorResponse } from '../../http/clientErrors.js';
 import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { parseCommandLine } from '../args.js';
@@ -67,7 +67,10 @@ export function listenFailure(err: unknown, hostname: string, port: number): Err
 /** The app on a Node HTTP server; requests Node or the adapter cannot read are answered in the API's error shape. */
 function listen(service: HttpService, port: number, hostname: string, io: CliIo): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const s = createServer(getRequestListener(service.app.fetch, { hostname, errorHandler: requestErrorResponse }));
+    const listener = getRequestListener(service.app.fetch, { hostname, errorHandler: requestErrorResponse });
+    const s = createServer({ requireHostHeader: false }, (req, res) => {
+      if (!refusedMissingHost(req, res)) void listener(req, res);
+    });
     answerClientErrors(s);
     s.once('error', (err) => reject(listenFailure(err, hostname, port)));
     s.listen(port, hostname, () => {
