@@ -190,6 +190,9 @@ describe('GET /jobs and /jobs/:id', () => {
     expect(missing).toEqual({ code: 'not_found', message: 'job 999999999 not found' });
     const bad = await errorOf(await withToken(h.app, 'GET', '/jobs/abc'), 400);
     expect(bad.issues!.map((i) => i.path)).toEqual([['id']]);
+    // It takes no query parameter, as the list routes take none they do not know.
+    const query = await errorOf(await withToken(h.app, 'GET', `/jobs/${id}?x=1`), 400);
+    expect(query.issues!.map((i) => i.message).join()).toMatch(/Unrecognized key/);
   });
 
   it('lists with filters and pages with a keyset cursor', async () => {

@@ -10,7 +10,7 @@ import { readJson, readNoBody, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
 import { parseEnqueueBody } from '../jobInput.js';
 import { pathParams } from '../pathParams.js';
-import { cursorParam, limitParam } from '../queryParams.js';
+import { cursorParam, limitParam, noQuery } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const idParams = z.object({ id: jobIdStringSchema });
@@ -45,6 +45,7 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
 
   r.get('/:id', d.guard('read'), async (c) => {
     const { id } = parseInput(idParams, pathParams(c), 'path');
+    parseInput(noQuery, readQuery(c), 'query');
     const job = await client.getJob(id);
     if (!job) throw new NotFoundError(`job ${id} not found`);
     return c.json(job);
