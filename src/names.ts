@@ -45,10 +45,10 @@ export const handlerTypeSchema = storableText(z.string().min(1));
 /** A job id as the API hands it out: a decimal string from 1 to 2^63-1. */
 export const jobIdStringSchema = bigintIdString('a job id');
 /** A job id as callers pass it: that string, or a safe integer. */
-export const jobIdSchema = z.union([
-  jobIdStringSchema,
-  z.number().int().positive().max(Number.MAX_SAFE_INTEGER, 'a numeric job id must be a safe integer; pass larger ids as strings'),
-]);
+export const jobIdSchema = z.union(
+  [jobIdStringSchema, z.number().int().positive().max(Number.MAX_SAFE_INTEGER, 'a numeric job id must be a safe integer; pass larger ids as strings')],
+  { error: 'a job id is a positive integer: a string of digits ("42") or a safe integer' },
+);
 
 /** The default worker id embeds host and pid, plus a few random bytes per incarnation. */
 export function defaultWorkerId(): string {

@@ -40,19 +40,21 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A valid Date PostgreSQL can store: the years 1 to 9999 (UTC). */
 export const storableDateSchema = z
-  .date({ message: 'must be a valid date' })
+  .date({ error: (iss) => (typeof iss.input === 'string' ? 'must be a Date, not a string (pass new Date(text))' : 'must be a valid date') })
   .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, 'must be between the years 0001 and 9999');
+
+const POSITIVE_DIGITS = /^[1-9][0-9]*$/;
 
 /** True for anything but digits over the bigint range (the regex reports other shapes). */
 function fitsBigint(s: string): boolean {
-  return !/^[0-9]{1,19}$/.test(s) || BigInt(s) <= MAX_BIGINT;
+  return !POSITIVE_DIGITS.test(s) || (s.length <= 19 && BigInt(s) <= MAX_BIGINT);
 }
 
 /** A positive bigint id in decimal, as the database hands it out: 1 to 2^63-1. */
 export function bigintIdString(what: string): z.ZodType<string, string> {
   return z
     .string()
-    .regex(/^[1-9][0-9]{0,18}$/, `${what} is a positive integer`)
+    .regex(POSITIVE_DIGITS, `${what} is a positive integer`)
     .refine(fitsBigint, `${what} is at most 2^63-1 (${MAX_BIGINT})`);
 }
 

@@ -88,6 +88,10 @@ describe('cancel', () => {
     await expect(client.cancel('999999')).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.retry('999999')).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.cancel('not-a-number')).rejects.toBeInstanceOf(ValidationError);
+    // Each says what an id is, not zod's bare "Invalid input".
+    await expect(client.getJob(1.5)).rejects.toThrow(/a job id is a positive integer: a string of digits/);
+    await expect(client.getJob(null as never)).rejects.toThrow(/a job id is a positive integer: a string of digits/);
+    await expect(client.cancel('99999999999999999999')).rejects.toThrow(/a job id is at most 2\^63-1/);
   });
 });
 

@@ -39,5 +39,7 @@ describe('issue paths relative to the body', () => {
   it('outbox ids', async () => {
     expect(await issuePaths('POST', '/outbox/retry', '{"ids":["1","abc"]}')).toEqual([['ids', 1]]);
     expect(await issuePaths('POST', '/outbox/discard', '{"ids":[1,"9223372036854775808"]}')).toEqual([['ids', 1]]);
+    const res = await withToken(h.app, 'POST', '/outbox/retry', { ids: [1.5] });
+    expect(((await res.json()) as ErrorJson).error.message).toMatch(/an event id is a positive integer/);
   });
 });

@@ -19,7 +19,10 @@ const listQuery = z
   .strict();
 
 /** Ids as strings or whole numbers, each checked here so an issue's path is relative to the body (`["ids", 2]`). */
-const eventId = z.union([z.string(), z.number().int()]).transform(String).pipe(bigintIdString('event id'));
+const eventId = z
+  .union([z.string(), z.number().int()], { error: 'an event id is a positive integer: a string of digits or a whole number' })
+  .transform(String)
+  .pipe(bigintIdString('event id'));
 const idsBody = z.object({ ids: z.array(eventId).min(1).max(1000) }).strict();
 
 export function outboxRoutes(d: RouteDeps): Hono<HttpEnv> {
