@@ -188,6 +188,20 @@ describe('acting', () => {
     expect(await paused('reports')).toBe(false);
   });
 
+  it('refuses a form whose percent-escapes are not UTF-8 with 400 (they were read as U+FFFD), changing nothing', async () => {
+    const cookie = await sessionCookie(d.url, ADMIN_TOKEN);
+    const csrf = await csrfOf(d.url, cookie);
+    const res = await fetch(`${d.url}/ui/queues/reports/pause`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...FORM, origin: d.url, cookie },
+      body: `csrf=${encodeURIComponent(csrf)}&comment=%ff%fe`,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('not valid UTF-8');
+    expect(await paused('reports')).toBe(false);
+  });
+
   it('refuses every action of a read-only session (403) and of no credentials (401), changing nothing', async () => {
     const cookie = await sessionCookie(d.url, READ_TOKEN);
     const csrf = await csrfOf(d.url, cookie);

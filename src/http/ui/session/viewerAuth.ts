@@ -80,11 +80,22 @@ export async function readForm(c: Context<UiEnv>, s: UiSettings): Promise<Respon
   if (type !== 'application/x-www-form-urlencoded') {
     throw new ValidationError('expected a form (application/x-www-form-urlencoded)', [{ path: [], message: `content type ${type || 'missing'}` }]);
   }
+  let text: string;
   try {
-    return new URLSearchParams(decoder.decode(bytes));
+    text = decoder.decode(bytes);
   } catch {
     throw new ValidationError('the form is not valid UTF-8', [{ path: [], message: 'invalid UTF-8' }]);
   }
+  // URLSearchParams turns a percent-escape that is not UTF-8 (%ff) into U+FFFD
+  // without a word; decodeURIComponent refuses it.
+  for (const part of text.split('&')) {
+    try {
+      decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      throw new ValidationError('the form is not valid UTF-8', [{ path: [], message: `a percent-escape in "${part.slice(0, 40)}" is not UTF-8` }]);
+    }
+  }
+  return new URLSearchParams(text);
 }
 
 /**
