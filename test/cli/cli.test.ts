@@ -287,6 +287,12 @@ describe('workhorse serve that cannot listen', () => {
     expect(line).not.toMatch(/database/);
   });
 
+  it('demo --ui --host of another machine is the same bad flag value, exit 2 (it was exit 1)', async () => {
+    const r = await runCli(['demo', '--ui', '--host', '192.0.2.1', '--port', '0'], cliEnv({ DATABASE_URL: migrated.url }), undefined, 30_000);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^workhorse demo: --host "192\.0\.2\.1" is not an address of this machine \(cannot listen on /);
+  });
+
   it('a port in use names the address, exit 1', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));

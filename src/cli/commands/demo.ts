@@ -9,6 +9,7 @@ import { resolveDatabase } from '../../db/resolveDatabase.js';
 import { startDemoDashboard, type DemoDashboard } from '../../demo/dashboard.js';
 import { demoNamespace, runDemo } from '../../demo/scenario.js';
 import { parseCommandLine } from '../args.js';
+import { listenFailure } from '../listenFailure.js';
 import type { Command, CliIo } from '../command.js';
 import { UsageError } from '../usageError.js';
 import { wholeNumberFlag } from '../wholeNumberFlag.js';
@@ -69,7 +70,11 @@ export const demoCommand: Command = {
       const namespace = demoNamespace();
       if (flags.ui) {
         await migrate({ connectionString: db.connectionString });
-        dashboard = await startDemoDashboard({ connectionString: db.connectionString, namespace, host: flags.host ?? '127.0.0.1', port: flags.port ?? 8080 });
+        const host = flags.host ?? '127.0.0.1';
+        const port = flags.port ?? 8080;
+        dashboard = await startDemoDashboard({ connectionString: db.connectionString, namespace, host, port }).catch((err: unknown) => {
+          throw listenFailure(err, host, port);
+        });
         io.out(`dashboard: ${dashboard.url}`);
         io.out(`sign in with the token: ${dashboard.token}`);
         if (paceMs > 0) {

@@ -17,6 +17,7 @@ import { loadAppModule } from '../../tick/appModule.js';
 import { parseCommandLine } from '../args.js';
 import type { Command, CliIo } from '../command.js';
 import { describeFailure } from '../failure.js';
+import { listenFailure } from '../listenFailure.js';
 import { UsageError } from '../usageError.js';
 import { loadUserModule } from '../userModule.js';
 
@@ -51,17 +52,6 @@ async function checkDatabase(service: HttpService, io: CliIo): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A --host this machine cannot bind (no such name, not one of its addresses): the flag is wrong, exit 2. */
-const BAD_HOST_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EADDRNOTAVAIL']);
-
-/** Why the server could not listen, naming the address (never "cannot reach the database"). */
-export function listenFailure(err: unknown, hostname: string, port: number): Error {
-  const code = (err as { code?: unknown } | null)?.code;
-  const what = `cannot listen on ${hostname}:${port}: ${err instanceof Error ? err.message : String(err)}`;
-  if (typeof code === 'string' && BAD_HOST_CODES.has(code)) return new UsageError(`--host ${JSON.stringify(hostname)} is not an address of this machine (${what})`);
-  return new WorkhorseError('listen_failed', what, { cause: err });
 }
 
 /** The app on a Node HTTP server; requests Node or the adapter cannot read are answered in the API's error shape. */
