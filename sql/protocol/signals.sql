@@ -78,8 +78,15 @@ begin
      order by w.started_at, w.job_id limit 1;
     exit when v_job is null;
     select j.status into v_status from workhorse.jobs j where j.id = v_job for update;
-    exit when v_status not in ('succeeded', 'failed', 'cancelled');
-    -- It ended while we waited for its row: look again.
+    -- Still going, and its wait still open: another signal to the key,
+    -- sent at the same moment, may have taken that wait while we waited for
+    -- the row (this one would have been kept for a wait that no longer
+    -- takes it, and the key would refuse every signal after it).
+    exit when v_status not in ('succeeded', 'failed', 'cancelled')
+      and exists (select 1 from workhorse.job_waits w
+                   where w.job_id = v_job and w.name = p_name and w.key = p_key and w.resolved_at is null
+                     and (w.wake_at is null or w.wake_at > now()));
+    -- It ended, or its wait was taken, while we waited for its row: look again.
     v_job := null;
     v_status := null;
   end loop;

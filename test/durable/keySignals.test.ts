@@ -3,7 +3,8 @@
 // a race of its key wait against a sleep, leaves that wait unresolved. The
 // next signal to the key goes to a job still waiting on it, not to the
 // ended one, where it would be kept for no wait and make the key refuse the
-// signals after it.
+// signals after it. Signals sent to a key at the same moment each go to a
+// job still waiting on it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -61,5 +62,21 @@ describe('a signal by key', () => {
     await waiting(live);
     expect(await client.signalKey('order:2', 'paid', 20)).toEqual({ outcome: 'delivered', jobId: live });
     expect((await succeeded(live))!.result).toEqual({ paid: 20 });
+  });
+
+  it('gives signals sent at the same moment one waiting job each (the second was kept for the job the first had taken, and the key refused the rest)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { id } = await client.enqueue(Paid, { key: 'order:3' });
+      await waiting(id);
+      ids.push(id);
+    }
+    const sent = await Promise.all([1, 2, 3].map((n) => client.signalKey('order:3', 'paid', n)));
+    expect(sent.map((s) => s.outcome)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(new Set(sent.map((s) => s.jobId))).toEqual(new Set(ids));
+    const results = await Promise.all(ids.map(async (id) => ((await succeeded(id))!.result as { paid: number }).paid));
+    expect(results.sort()).toEqual([1, 2, 3]);
+    // Nothing is left kept on the key: the next signal is kept for the next wait, not refused.
+    expect(await client.signalKey('order:3', 'paid', 4)).toEqual({ outcome: 'kept', jobId: null });
   });
 });
