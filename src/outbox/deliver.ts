@@ -8,7 +8,12 @@
 // are leased again once its lease ends: delivered at least once, never lost.
 // The lease and the settlement are each bounded by the lease (a hung server
 // cannot hold a pass, and whoever waits for it, forever; an unrecorded
-// settlement is delivered again after the lease).
+// settlement is delivered again after the lease). So is each delivery: a
+// sink that has not answered when too little of the lease is left to record
+// the outcome has failed (the event is tried again with backoff and can go
+// dead), and one that has not answered when the pass is stopped leaves its
+// event released: a sink that never answers and ignores its signal holds
+// neither the event's attempts nor the worker's stop.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
@@ -94,7 +99,7 @@ async function deliverBatch(
         return;
       }
       try {
-        await deliverOne(namespace, e, o, signal);
+        await deliverOne(namespace, e, o, signal, leaseEndsAt - LEASE_MARGIN_MS);
         s.delivered.push(e.id);
       } catch (err) {
         // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
@@ -112,7 +117,7 @@ async function deliverBatch(
   return s;
 }
 
-async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOptions, signal: AbortSignal): Promise<void> {
+async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOptions, signal: AbortSignal, answerBy: number): Promise<void> {
   const event: OutboxEvent = {
     id: e.id,
     namespace,
@@ -124,7 +129,40 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
   };
   const sinks = o.sinks.filter((k) => sinkTakes(k, e.topic));
   // A sink that throws before it returns a promise fails like one that rejects; whatever it threw is read guarded.
-  const results = await Promise.allSettled(sinks.map(async (k) => k.deliver(event, signal)));
+  const answered = sinks.map(() => false);
+  const deliveries = Promise.allSettled(
+    sinks.map(async (k, i) => {
+      try {
+        return await k.deliver(event, signal);
+      } finally {
+        answered[i] = true;
+      }
+    }),
+  );
+  const waitMs = Math.max(0, answerBy - Date.now());
+  const results = await answerWithin(deliveries, signal, waitMs, () => {
+    const silent = sinks.filter((_, i) => !answered[i]).map((k) => k.name);
+    return new Error(`${silent.join(', ')}: no answer within ${waitMs} ms (the outbox lease ends: the outcome must be recorded before it does)`);
+  });
   const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${errorToJson(r.reason).message}`] : []));
   if (failures.length > 0) throw new Error(failures.join('; '));
+}
+
+/** `p`, or a rejection once `signal` aborts (its reason) or `ms` pass (`late()`), whichever comes first. */
+function answerWithin<T>(p: Promise<T>, signal: AbortSignal, ms: number, late: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => done(() => reject(late())), ms);
+    const onAbort = () => done(() => reject(signal.reason));
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      settle();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => done(() => resolve(v)),
+      (err: unknown) => done(() => reject(err)),
+    );
+  });
 }

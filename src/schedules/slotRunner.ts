@@ -57,7 +57,7 @@ export type SystemWorkerStarter = (
   pollMs: number,
   onError: (err: unknown) => void,
   system: SystemSlotConfig,
-) => { stop(): Promise<void> };
+) => { stop(hard?: boolean): Promise<void> };
 
 export class SlotRunner {
   private readonly o: z.output<typeof runnerOptionsSchema>;
@@ -67,7 +67,7 @@ export class SlotRunner {
   private stopped = false;
   /** The slots this runner stored at start: of the declared slots, the only ones it fires. */
   private declared: string[] = [];
-  private systemWorker: { stop(): Promise<void> } | undefined;
+  private systemWorker: { stop(hard?: boolean): Promise<void> } | undefined;
   private readonly db: GuardedDb;
 
   constructor(
@@ -114,12 +114,12 @@ export class SlotRunner {
     );
   }
 
-  /** Stops the loop; waits for a pass in flight (bounded by its calls') while the system worker drains. */
-  async stop(): Promise<void> {
+  /** Stops the loop; waits for a pass in flight (bounded by its calls') while the system worker drains (`hard`: stops hard). */
+  async stop(hard = false): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await Promise.all([this.pass, this.systemWorker?.stop()]);
+    await Promise.all([this.pass, this.systemWorker?.stop(hard)]);
   }
 
   private schedule(delayMs: number): void {

@@ -36,7 +36,8 @@ const CLAIM_BACKOFF_MAX_MS = 5_000;
 
 /** Something that runs beside the loop while it runs (the schedule runner). */
 export interface Companion {
-  stop(): Promise<void>;
+  /** Stops it: `hard` as the worker's own stop (called again with true when a drain turns hard). */
+  stop(hard?: boolean): Promise<void>;
 }
 
 export interface RunLoopSetup {
@@ -67,6 +68,8 @@ export class RunLoop {
   private readonly listeners: WakeSubscription[] = [];
   private refresher: RegistryRefresher | undefined;
   private companion: Companion | undefined;
+  /** The worker is stopping hard: so does the companion. */
+  private hard = false;
   private claimFailures = 0;
   /** Consecutive empty safety polls (the listener-less backoff). */
   private emptyPolls = 0;
@@ -83,8 +86,12 @@ export class RunLoop {
 
   constructor(private readonly s: RunLoopSetup) {}
 
-  /** Ends the loop: no new claims; run() then drains and deregisters. */
-  stop(): void {
+  /** Ends the loop: no new claims; run() then drains and deregisters. `hard`: the companion stops hard too, now if it is stopping already. */
+  stop(hard = false): void {
+    if (hard && !this.hard) {
+      this.hard = true;
+      if (this.halt.signal.aborted) void this.companion?.stop(true).catch(() => undefined);
+    }
     this.halt.abort();
     this.s.waiter.wake();
   }
@@ -129,7 +136,7 @@ export class RunLoop {
       // The companion (slot runner, system worker) stops beside this worker, not before it: against a
       // hung server each waits out its own shutdown bound, and one after the other doubled the stop.
       const stopped = await Promise.allSettled([
-        this.companion?.stop(),
+        this.companion?.stop(this.hard),
         (async () => {
           await Promise.all(this.listeners.map((l) => l.close()));
           await this.refresher?.stop();

@@ -21,6 +21,9 @@ export type { BatchHandler } from './invokeBatch.js';
 export type { JobOutcome } from './settleJob.js';
 export type { RuntimeState, WorkerEvents } from './workerTypes.js';
 
+/** The longest a stopping system worker waits for a sys.* job to finish before it aborts it (a sink that never answers held the stop for ever). */
+const SYSTEM_DRAIN_MS = 5_000;
+
 export class Worker extends WorkerBase {
   private loop: RunLoop | undefined;
   private running: Promise<void> | undefined;
@@ -52,8 +55,8 @@ export class Worker extends WorkerBase {
     return Boolean(this.loop?.alive);
   }
 
-  protected override stopLoop(): Promise<void> | undefined {
-    this.loop?.stop();
+  protected override stopLoop(hard: boolean): Promise<void> | undefined {
+    this.loop?.stop(hard);
     return this.running;
   }
 
@@ -69,6 +72,8 @@ export class Worker extends WorkerBase {
     const run = worker.run();
     const pump = system.outbox ? new OutboxPump(client, system.outbox, `${workerId}:pump`, onError) : undefined;
     pump?.start();
-    return { stop: () => Promise.all([pump?.stop(), worker.stop().then(() => run)]).then(() => undefined) };
+    // Its jobs can be run again: a stop drains them for at most SYSTEM_DRAIN_MS, and a hard one aborts them at once.
+    const stop = (hard?: boolean) => worker.stop(hard ? { hard: true } : { timeoutMs: SYSTEM_DRAIN_MS }).then(() => run);
+    return { stop: (hard) => Promise.all([pump?.stop(), stop(hard)]).then(() => undefined) };
   }
 }

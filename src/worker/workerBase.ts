@@ -153,7 +153,7 @@ export class WorkerBase {
     }
     this.stopping = true;
     this.core.close();
-    const loop = this.stopLoop();
+    const loop = this.stopLoop(options.hard === true);
     this.waiter.wake();
     if (options.hard) {
       this.core.abandon();
@@ -169,8 +169,8 @@ export class WorkerBase {
     return false;
   }
 
-  /** Tells the subclass's loop to stop; returns its run() promise, which drains and deregisters. */
-  protected stopLoop(): Promise<void> | undefined {
+  /** Tells the subclass's loop to stop (`hard`: its companions too); returns its run() promise, which drains and deregisters. */
+  protected stopLoop(_hard: boolean): Promise<void> | undefined {
     return undefined;
   }
 }

@@ -2,7 +2,10 @@
 // object String() cannot convert, an Error whose message holds a NUL, an
 // error thrown before `deliver` returns its promise): the
 // event is recorded as failed with a readable last_error, the other events
-// of the pass are recorded delivered, and the worker goes on.
+// of the pass are recorded delivered, and the worker goes on. A sink that
+// never answers and ignores its signal fails its event once too little of
+// the lease is left (it can go dead), and holds neither a stop nor a hard
+// stop of the worker (it held both for ever).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { Worker } from '../../src/worker/worker.js';
@@ -67,6 +70,59 @@ describe('a sink that throws odd values', () => {
     } finally {
       await worker.stop();
       await run;
+    }
+  });
+});
+
+describe('a sink that never answers and ignores its signal', () => {
+  const silentSink: Sink = { name: 'silent', deliver: () => new Promise<void>(() => undefined) };
+
+  it('fails its event when too little of the lease is left to record an answer, so it goes dead', async () => {
+    const worker = new Worker(client, {
+      pollMs: 100,
+      scheduleNamespaces: ['sys'],
+      outbox: { sinks: [silentSink], leaseMs: 5000, maxAttempts: 1 },
+    });
+    const run = worker.run();
+    try {
+      const { id } = await client.publish('silent.one', {});
+      const row = await waitFor(
+        async () => (await db.pool.query<{ state: string; message: string | null }>("select state, last_error->>'message' as message from workhorse.outbox_events where id = $1", [id])).rows[0],
+        (r) => r?.state === 'dead',
+        { what: 'the event to go dead', timeoutMs: 15_000 },
+      );
+      expect(row!.message).toMatch(/^silent: no answer within \d+ ms \(the outbox lease ends/);
+    } finally {
+      await worker.stop();
+      await run;
+    }
+  });
+
+  it.each([[{ hard: true }], [{ timeoutMs: 500 }], [{}]] as const)('does not hold worker.stop(%j) while the sys.outbox job waits for it', async (options) => {
+    // A database of its own: the job a hard stop aborted is retried with backoff, and holds its slot's gate meanwhile.
+    const own = await createTestDatabase();
+    const ownClient = new Client({ connectionString: own.url });
+    try {
+      const worker = new Worker(ownClient, {
+        pollMs: 100,
+        scheduleNamespaces: ['sys'],
+        outbox: { sinks: [silentSink], leaseMs: 60_000, everyMs: 1000 },
+      });
+      const run = worker.run();
+      await ownClient.publish('silent.stop', {});
+      // The sys.outbox job (not only the pump) is running a delivery to the silent sink.
+      await waitFor(
+        async () => (await own.pool.query("select count(*)::int n from workhorse.jobs j join workhorse.job_runtime r on r.job_id = j.id where j.type = 'sys.outbox'")).rows[0].n,
+        (n) => n > 0,
+        { what: 'a sys.outbox job to hold a lease', timeoutMs: 15_000 },
+      );
+      const started = Date.now();
+      await Promise.all([worker.stop(options), run]);
+      // A graceful stop gives the system worker's job 5 s, then aborts it.
+      expect(Date.now() - started).toBeLessThan(12_000);
+    } finally {
+      await ownClient.close();
+      await own.drop();
     }
   });
 });
