@@ -11,7 +11,7 @@
 import * as z from 'zod';
 import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
-import { ChildJobFailedError, ConflictError, DecisionTimeoutError, SignalTimeoutError, ValidationError, type ChildOutcome } from '../errors.js';
+import { ChildJobFailedError, ConflictError, DecisionTimeoutError, SignalTimeoutError, UnknownJobTypeError, ValidationError, type ChildOutcome } from '../errors.js';
 import { jobIdStringSchema, keySchema, storableName, waitNameSchema } from '../names.js';
 import { storableDateSchema, storableText } from '../storable.js';
 import { describeIssues, parseField, safeParseSync, toIssues } from '../validation.js';
@@ -114,9 +114,9 @@ export function refusedFinally<T>(p: Promise<T>): Promise<T> {
   });
 }
 
-/** `err`, marked not retryable when it is a ValidationError. */
+/** `err`, marked not retryable when it is a ValidationError or names a job type this build does not know (a spawn of a typo). */
 export function finalRefusal(err: unknown): unknown {
-  return err instanceof ValidationError ? Object.assign(err, { retryable: false }) : err;
+  return err instanceof ValidationError || err instanceof UnknownJobTypeError ? Object.assign(err, { retryable: false }) : err;
 }
 
 /**

@@ -4,7 +4,8 @@
 // schema that is not a zod schema, or a job that is no defineJob() value,
 // failed later with a TypeError that was retried; a decision's choices could
 // repeat one (a second, identical button). Each is a ValidationError naming
-// the option now, failing the job on its first attempt.
+// the option now, failing the job on its first attempt; so is a spawn of a
+// job type name this build does not know (an UnknownJobTypeError).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineJob, Worker, type Client, type HandlerContext } from '../../src/index.js';
@@ -18,7 +19,7 @@ const Probe = defineJob({
   retry: { maxAttempts: 3, backoff: { kind: 'fixed', baseMs: 1 } },
 });
 
-const CALLS: Record<string, [(ctx: HandlerContext) => Promise<unknown>, RegExp]> = {
+const CALLS: Record<string, [(ctx: HandlerContext) => Promise<unknown>, RegExp, string?]> = {
   signalTypo: [(ctx) => ctx.waitForSignal('paid', { timeout: 50 } as never), /invalid waitForSignal "paid": options: Unrecognized key: "timeout"/],
   signalSchema: [(ctx) => ctx.waitForSignal('paid', { schema: { parse: () => 1 } } as never), /options\.schema: schema must be a zod schema/],
   decisionTypo: [(ctx) => ctx.waitForDecision('ship', { choices: ['yes'], timeout: 50 } as never), /invalid waitForDecision "ship": options: Unrecognized key: "timeout"/],
@@ -29,6 +30,8 @@ const CALLS: Record<string, [(ctx: HandlerContext) => Promise<unknown>, RegExp]>
   ],
   spawnNotDefinition: [(ctx) => ctx.spawn('kid', { type: 'args.child' } as never, {} as never), /invalid spawn "kid": job: job must be a job type name or a defineJob\(\) definition/],
   spawnDetached: [(ctx) => ctx.spawn('kid', Child, {}, { detached: 'yes' } as never), /invalid spawn "kid": options\.detached: Invalid input: expected boolean/],
+  // A type name this build does not know: every retry would be refused the same way (it was retried 25 times).
+  spawnUnknown: [(ctx) => ctx.spawn('kid', 'args.nope' as never, {} as never), /unknown job type "args\.nope"/, 'UnknownJobTypeError'],
 };
 
 let db: TestDatabase;
@@ -59,7 +62,7 @@ describe('durable call arguments of the wrong shape', () => {
     await run;
     [...ids.keys()].forEach((call, i) => {
       const j = jobs[i]!;
-      expect([j.status, j.attempt, (j.lastError as { name: string }).name], call).toEqual(['failed', 1, 'ValidationError']);
+      expect([j.status, j.attempt, (j.lastError as { name: string }).name], call).toEqual(['failed', 1, CALLS[call]![2] ?? 'ValidationError']);
       expect((j.lastError as { message: string }).message, call).toMatch(CALLS[call]![1]);
     });
     // Only joinTypo's own child exists: the refused spawns wrote nothing.
