@@ -168,7 +168,7 @@ begin
     select p_namespace, 'workhorse.job.decision', 'job:' || j.id,
            jsonb_build_object('event', 'decision', 'jobId', j.id::text, 'type', j.type, 'queue', j.queue,
                               'name', p_name, 'choices', to_jsonb(p_choices), 'prompt', p_prompt,
-                              'timeoutAt', w.wake_at)
+                              'timeoutAt', workhorse.json_time_v1(w.wake_at))
       from workhorse.jobs j, workhorse.job_waits w
      where j.id = p_job_id and w.job_id = p_job_id and w.name = p_name;
     perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');

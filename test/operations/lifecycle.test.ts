@@ -48,7 +48,7 @@ function start(lifecycle: ('succeeded' | 'failed' | 'dead' | 'decision')[]): () 
     throw new Error('always');
   });
   worker.handle(Approval, async (p, ctx) => {
-    const d = await ctx.waitForDecision('approve', { choices: ['ship', 'hold'], prompt: `ship order ${p.order}?` });
+    const d = await ctx.waitForDecision('approve', { choices: ['ship', 'hold'], prompt: `ship order ${p.order}?`, timeoutMs: 3_600_000 });
     return { choice: d.choice };
   });
   const run = worker.run();
@@ -101,6 +101,8 @@ it('publishes a decision a job waits for when the wait opens, once, however ofte
       key: `job:${id}`,
       payload: { event: 'decision', jobId: id, type: 'lc.approval', name: 'approve', choices: ['ship', 'hold'], prompt: 'ship order 7?' },
     });
+    // Written as toISOString writes times, like the envelope's publishedAt (it was PostgreSQL's text form).
+    expect(events[0]!.payload.timeoutAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     // Deciding resumes the job; the replay reaches the same wait, resolved, and publishes nothing new.
     await client.decide(id, 'approve', { choice: 'ship', by: 'ops' });
     await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the job to finish' });
