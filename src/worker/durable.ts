@@ -246,10 +246,15 @@ export async function join(
   const mode = o.mode ?? 'all';
   if (mode !== 'all' && mode !== 'any') throw new ValidationError(`join "${name}": mode is all or any`, [{ path: ['mode'], message: 'invalid mode' }]);
   const ids = (Array.isArray(children) ? children : []).map((c) => (typeof c === 'string' ? c : c?.id));
-  if (ids.length === 0 || ids.some((id) => !jobIdStringSchema.safeParse(id).success)) {
+  if (ids.length === 0) {
     throw new ValidationError(`join "${name}": children must be a non-empty array of spawned children or job ids`, [
       { path: ['children'], message: 'invalid children' },
     ]);
+  }
+  const bad = ids.findIndex((id) => !jobIdStringSchema.safeParse(id).success);
+  if (bad >= 0) {
+    const message = `${JSON.stringify(children[bad]) ?? String(children[bad])} is not a spawned child (what spawn returned) or a job id (a string of digits, at most 2^63-1)`;
+    throw new ValidationError(`join "${name}": children.${bad}: ${message}`, [{ path: ['children', bad], message }]);
   }
   const w = await ctx.openWait(name, { kind: 'join', children: ids as string[], mode });
   const outcomes = w.value as ChildOutcome[];

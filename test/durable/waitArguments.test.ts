@@ -30,6 +30,9 @@ const CALLS: Record<string, [(ctx: HandlerContext) => Promise<unknown>, RegExp, 
   ],
   spawnNotDefinition: [(ctx) => ctx.spawn('kid', { type: 'args.child' } as never, {} as never), /invalid spawn "kid": job: job must be a job type name or a defineJob\(\) definition/],
   spawnDetached: [(ctx) => ctx.spawn('kid', Child, {}, { detached: 'yes' } as never), /invalid spawn "kid": options\.detached: Invalid input: expected boolean/],
+  joinEmpty: [(ctx) => ctx.join('kids', []), /invalid join|join "kids": children must be a non-empty array/],
+  joinNumber: [(ctx) => ctx.join('kids', ['5', 123 as never]), /join "kids": children\.1: 123 is not a spawned child \(what spawn returned\) or a job id/],
+  joinHuge: [(ctx) => ctx.join('kids', ['9223372036854775808']), /join "kids": children\.0: "9223372036854775808" is not a spawned child/],
   // A type name this build does not know: every retry would be refused the same way (it was retried 25 times).
   spawnUnknown: [(ctx) => ctx.spawn('kid', 'args.nope' as never, {} as never), /unknown job type "args\.nope"/, 'UnknownJobTypeError'],
 };
