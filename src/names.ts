@@ -25,8 +25,21 @@ export function storableName(max: number): z.ZodString {
 
 export const keySchema = storableName(512);
 export const workerIdSchema = storableName(200);
+
+/**
+ * Names the HTTP API takes in a path (POST /signals/:key/:name,
+ * /jobs/:id/signals/:name, /jobs/:id/decisions/:name) cannot be "." or "..":
+ * a URL resolves those segments away, even percent-encoded (/signals/../paid
+ * is /paid), so such a wait could never be signalled or decided over HTTP.
+ */
+function notDotSegment(schema: z.ZodString): z.ZodString {
+  return schema.refine((s) => s !== '.' && s !== '..', 'must not be "." or "..": a URL path cannot carry it (it resolves away)');
+}
+
 /** A durable wait's name (sleep, signal, decision, spawn, join), as a handler and a sender give it. */
-export const waitNameSchema = storableName(200);
+export const waitNameSchema = notDotSegment(storableName(200));
+/** The key a signal wait chooses and a signal by key names. */
+export const signalKeySchema = notDotSegment(storableName(512));
 /**
  * The longest step name, in bytes of UTF-8. A step is keyed by (job id,
  * name) in a b-tree, whose rows hold at most 2704 bytes: a longer name that

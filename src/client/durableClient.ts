@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import type { Decision, PendingDecision, Protocol, Queryable } from '../db/protocol.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { jobIdSchema, keySchema, queueNameSchema, jobTypeSchema, storableName, waitNameSchema } from '../names.js';
+import { jobIdSchema, signalKeySchema, queueNameSchema, jobTypeSchema, storableName, waitNameSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { encodePayload } from './enqueueInput.js';
@@ -68,7 +68,7 @@ export async function signal(d: DurableDeps, id: string | number, name: string, 
 }
 
 export async function signalKey(d: DurableDeps, key: string, name: string, payload: unknown): Promise<SignalResult> {
-  const k = parseInput(keySchema, key, 'signal key');
+  const k = parseInput(signalKeySchema, key, 'signal key');
   const n = parseInput(waitNameSchema, name, 'signal name');
   const r = await d.protocol.signalKey(d.db, d.namespace, k, n, payloadJson(n, payload, d.maxPayloadBytes));
   if (r.outcome === 'duplicate') {

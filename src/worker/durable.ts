@@ -12,7 +12,7 @@ import * as z from 'zod';
 import type { JobDefinition, PayloadInput } from '../client/defineJob.js';
 import type { EnqueueOptions } from '../client/enqueueInput.js';
 import { ChildJobFailedError, ConflictError, DecisionTimeoutError, SignalTimeoutError, UnknownJobTypeError, ValidationError, type ChildOutcome } from '../errors.js';
-import { jobIdStringSchema, keySchema, storableName, waitNameSchema } from '../names.js';
+import { jobIdStringSchema, signalKeySchema, storableName, waitNameSchema } from '../names.js';
 import { storableDateSchema, storableText } from '../storable.js';
 import { describeIssues, parseField, safeParseSync, toIssues } from '../validation.js';
 import type pg from 'pg';
@@ -165,7 +165,7 @@ export async function waitForSignal<T>(ctx: WaitHost, name: string, o: SignalWai
   checkName('waitForSignal', name);
   checkSignalOptions(name, o);
   if (o.timeoutMs !== undefined) checkMs(`waitForSignal "${name}"`, o.timeoutMs, 'timeoutMs');
-  if (o.key !== undefined) parseField(keySchema, o.key, 'key', `waitForSignal "${name}"`);
+  if (o.key !== undefined) parseField(signalKeySchema, o.key, 'key', `waitForSignal "${name}"`);
   const w = await ctx.openWait(name, { kind: 'signal', wakeInMs: o.timeoutMs ?? null, key: o.key ?? null });
   if (w.outcome === 'timeout') throw new SignalTimeoutError(ctx.job.id, name);
   if (!o.schema) return w.value as T;

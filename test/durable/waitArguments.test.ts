@@ -3,7 +3,8 @@
 // waitForSignal('paid', { timeout: 50 }) waited with no timeout at all; a
 // schema that is not a zod schema, or a job that is no defineJob() value,
 // failed later with a TypeError that was retried; a decision's choices could
-// repeat one (a second, identical button). Each is a ValidationError naming
+// repeat one (a second, identical button); a signal key or wait name of "."
+// or ".." (no URL path can carry it). Each is a ValidationError naming
 // the option now, failing the job on its first attempt; so is a spawn of a
 // job type name this build does not know (an UnknownJobTypeError).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,9 @@ const CALLS: Record<string, [(ctx: HandlerContext) => Promise<unknown>, RegExp, 
   joinEmpty: [(ctx) => ctx.join('kids', []), /invalid join|join "kids": children must be a non-empty array/],
   joinNumber: [(ctx) => ctx.join('kids', ['5', 123 as never]), /join "kids": children\.1: 123 is not a spawned child \(what spawn returned\) or a job id/],
   joinHuge: [(ctx) => ctx.join('kids', ['9223372036854775808']), /join "kids": children\.0: "9223372036854775808" is not a spawned child/],
+  // A URL path cannot carry "." or "..": no HTTP call could signal such a wait.
+  signalDotKey: [(ctx) => ctx.waitForSignal('paid', { key: '..' }), /invalid waitForSignal "paid": key: must not be "\." or "\.\."/],
+  dotName: [(ctx) => ctx.waitForDecision('.', { choices: ['yes'] }), /name: must not be "\." or "\.\."/],
   // A type name this build does not know: every retry would be refused the same way (it was retried 25 times).
   spawnUnknown: [(ctx) => ctx.spawn('kid', 'args.nope' as never, {} as never), /unknown job type "args\.nope"/, 'UnknownJobTypeError'],
 };

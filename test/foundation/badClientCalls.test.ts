@@ -91,6 +91,14 @@ describe('bad client calls', () => {
     expect(await client.admin.recoverExpired(0)).toBe(0);
   });
 
+  it('signalKey and signal refuse a key or name of "." or ".." (a URL path resolves them away: HTTP could never send it)', async () => {
+    for (const bad of ['.', '..']) {
+      expect((await refusal(client.signalKey(bad, 'paid', 1))).message).toMatch(/must not be "\." or "\.\."/);
+      expect((await refusal(client.signalKey('order:1', bad, 1))).message).toMatch(/must not be "\." or "\.\."/);
+      expect((await refusal(client.signal('1', bad, 1))).message).toMatch(/must not be "\." or "\.\."/);
+    }
+  });
+
   it('migrate refuses an unknown option (a typo left the 60 s default in force)', async () => {
     const err = await refusal(client.migrate({ lockTimeout: 5000 } as never));
     expect(err.message).toContain('lockTimeout');

@@ -9,7 +9,7 @@ import type { Client } from '../../client/client.js';
 import { decisionInputSchema } from '../../client/durableClient.js';
 import { encodePayload } from '../../client/enqueueInput.js';
 import { ValidationError } from '../../errors.js';
-import { jobIdStringSchema, jobTypeSchema, keySchema, queueNameSchema, waitNameSchema } from '../../names.js';
+import { jobIdStringSchema, jobTypeSchema, queueNameSchema, signalKeySchema, waitNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
@@ -17,7 +17,7 @@ import { pathParams } from '../pathParams.js';
 import type { RouteDeps } from './deps.js';
 
 const jobWaitParams = z.object({ id: jobIdStringSchema, name: waitNameSchema });
-const keyParams = z.object({ key: keySchema, name: waitNameSchema });
+const keyParams = z.object({ key: signalKeySchema, name: waitNameSchema });
 /** The body is `{ payload }`; none (or an empty body) sends a null payload. */
 const signalBody = z.object({ payload: z.unknown().optional() }).strict().optional();
 const decisionBody = decisionInputSchema.extend({ by: decisionInputSchema.shape.by.optional() });
