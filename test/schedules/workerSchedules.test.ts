@@ -55,6 +55,17 @@ describe('a Worker given schedules', () => {
     expect(await firedJobs()).toBe(1);
   });
 
+  it("runs the sys.* jobs on a system worker that beats at the worker's heartbeat (it beat every 45 s: its calls waited out a 180 s lease on a frozen connection)", async () => {
+    const w = startWorker({ scheduleNamespaces: ['sys'], heartbeatMs: 2000, workerId: 'beats-2s' });
+    const rows = await waitFor(
+      async () => (await db.pool.query<{ worker_id: string; heartbeat_ms: number }>("select id as worker_id, heartbeat_ms from workhorse.worker_registry where id like 'beats-2s%' and state = 'active'")).rows,
+      (rs) => rs.some((r) => r.worker_id.endsWith(':sys')),
+      { what: 'the system worker to register' },
+    );
+    expect(rows.map((r) => r.heartbeat_ms)).toEqual(rows.map(() => 2000));
+    await w.stop();
+  });
+
   it('is left alone by a worker of a build without it', async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
     startWorker({ scheduleNamespaces: ['default'] });
