@@ -10,8 +10,10 @@
 // between the rounds without a provider (the noise floor a difference must
 // clear to mean anything). PostgreSQL's CPU per job is read beside the
 // worker's: on a machine whose cores the server shares, a drain that runs
-// as fast as the CPU allows loses at least floor / (worker + server + floor)
-// to the SDK's own work, which is the best any integration can reach there.
+// as fast as the CPU allows loses floor / (worker + server + floor) to the
+// SDK's own work wherever it runs. A drain bound partly by the claim's round
+// trip can lose less: the worker writes most of that work while it waits
+// for a claim (src/telemetry/telemetryBacklog.ts).
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
@@ -205,14 +207,14 @@ export function telemetryLines(t: TelemetryResult): string[] {
 }
 
 /**
- * The least a registered provider can cost on a machine whose cores the
- * server shares with the worker: a drain as fast as the CPU allows does
- * worker + server CPU per job, and the SDK's own work is added to it.
+ * What a registered provider costs a drain as fast as the CPU allows, on a
+ * machine whose cores the server shares with the worker: it does worker +
+ * server CPU per job, and the SDK's own work is added to it.
  */
 function serverBound(t: TelemetryResult, floor: number, pct: (x: number) => string): string[] {
   if (t.offServerCpuUs === null) return [];
   const total = t.offCpuUs + t.offServerCpuUs;
   return [
-    `  that alone, added to worker + PostgreSQL CPU per job without a provider (${total.toFixed(1)} µs, the cost of a drain bound by CPU the two share): ${pct(floor / (total + floor))} % of its rate, the least any integration can cost here`,
+    `  that alone, added to worker + PostgreSQL CPU per job without a provider (${total.toFixed(1)} µs, the cost of a drain bound by CPU the two share): ${pct(floor / (total + floor))} % of its rate (a drain bound partly by the claim's round trip, whose wait the worker fills with this work, can lose less)`,
   ];
 }

@@ -1,6 +1,6 @@
 // The telemetry a worker emits for one job attempt, with no queue around it:
-// workhorse's own span and metric calls (startJobSpan, the span made active
-// as for the handler, endJobSpan; the queue-lag and duration records), in a
+// workhorse's own span and metric calls (a JobSpan made active as for the
+// handler, then started and ended; the queue-lag and duration records), in a
 // loop, with the providers the telemetry phase registers. Nearly all of it is
 // the OpenTelemetry SDK's work. The drain's added CPU per job minus this is
 // what the queue around it adds (spans living across the settlement round
@@ -8,7 +8,7 @@
 // inside workhorse can remove while a span per attempt and two records are
 // emitted.
 import type { ClaimedJob } from '../../src/db/protocol.js';
-import { endJobSpan, startJobSpan, withJobSpan } from '../../src/telemetry/jobSpans.js';
+import { JobSpan, withJobSpan } from '../../src/telemetry/jobSpans.js';
 import { attrsOf, meters } from '../../src/telemetry/telemetry.js';
 import { median } from '../stats.js';
 
@@ -34,9 +34,9 @@ export async function measureSdkFloor(jobs: number, type: string, queue: string,
   };
   const spans = (n: number) => {
     for (let i = 0; i < n; i++) {
-      const { span, ctx } = startJobSpan(job);
-      withJobSpan(ctx, () => i);
-      endJobSpan(span, 'succeeded');
+      const span = new JobSpan(job);
+      withJobSpan(span, () => i);
+      span.end('succeeded', undefined, performance.now());
     }
   };
   const records = (n: number) => {

@@ -23,6 +23,7 @@ import { deliverBeforeReturn } from './tickOutbox.js';
 import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
 import { systemSchedules, type SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { toScheduleRow } from '../schedules/scheduleRow.js';
+import { flushTelemetry } from '../telemetry/telemetryBacklog.js';
 import { getTracer, meters, SpanKind, SpanStatusCode, tracingOn } from '../telemetry/telemetry.js';
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
@@ -53,6 +54,7 @@ export function runTick(options: TickOptions): Promise<TickSummary> {
 }
 
 function recordTimeLeft(summary: TickSummary): TickSummary {
+  flushTelemetry();
   meters().tickTimeLeft.record(summary.msLeft);
   return summary;
 }

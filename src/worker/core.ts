@@ -24,6 +24,8 @@ import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
 import { SettledCounts } from '../telemetry/settledCounts.js';
 import { meters } from '../telemetry/telemetry.js';
+import { currentTraceContext } from '../telemetry/traceContext.js';
+import { flushTelemetry, flushWhileClaiming } from '../telemetry/telemetryBacklog.js';
 
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
@@ -112,8 +114,13 @@ export class WorkerCore {
         deadline: s.deadline,
         txIdleTimeoutMs: 2 * options.heartbeatMs,
         txStatementTimeoutMs: this.leaseMs,
-        childRow: (job, payload, opts) =>
-          buildJobInsert(typeof job === 'string' ? client.definition(job) : job, payload, opts, client.maxPayloadBytes),
+        childRow: (job, payload, opts) => {
+          const row = buildJobInsert(typeof job === 'string' ? client.definition(job) : job, payload, opts, client.maxPayloadBytes);
+          // A child carries its parent attempt's span (the active one) as an enqueue carries the caller's.
+          const traceContext = currentTraceContext();
+          if (traceContext) row.trace_context = traceContext;
+          return row;
+        },
       },
       settleDeps: {
         settler: this.settler,
@@ -226,6 +233,8 @@ export class WorkerCore {
       // rest wait in the buffer and are marked by a heartbeat.
       start: Math.max(0, this.s.options.concurrency - this.table.running - this.table.buffered),
     });
+    // The SDK's work for the jobs before runs during the claim's round trip.
+    flushWhileClaiming();
     // shutdown() waits for an in-flight claim, so what it returns is admitted
     // (and, when stopping, handed back by deregister) rather than orphaned.
     this.claimInFlight = claiming.catch(() => undefined);
@@ -280,6 +289,7 @@ export class WorkerCore {
     await settledWithin(this.heartbeat.stop(), Math.min(DEREGISTER_CALL_TIMEOUT_MS, deadline - Date.now()));
     await settledWithin(this.claimInFlight, Math.max(0, deadline - Date.now()));
     this.settledCounts.flush();
+    flushTelemetry();
     if (!this.registered) return;
     this.registered = false;
     const unstarted = this.table.takeBuffered();

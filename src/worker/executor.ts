@@ -4,8 +4,8 @@
 // rather than an async function or a promise chain per job: nothing per job
 // stays suspended across the handler and the settlement round trip, and no
 // promise is made per job beyond the handler's own.
-import type { Context } from '@opentelemetry/api';
-import { endJobSpan, startJobSpan } from '../telemetry/jobSpans.js';
+import { JobSpan } from '../telemetry/jobSpans.js';
+import { endSpanLater, recordLater } from '../telemetry/telemetryBacklog.js';
 import { attrsOf, meters, tracingOn } from '../telemetry/telemetry.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
@@ -46,13 +46,8 @@ export class Executor {
         this.runBatch(lease, entry as HandlerEntry & { batch: BatchHandler }, tracing);
         continue;
       }
-      let active: Context | undefined;
-      if (tracing) {
-        const traced = startJobSpan(lease.job);
-        lease.span = traced.span;
-        active = traced.ctx;
-      }
-      invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, (outcome) => this.afterHandler(lease, outcome), active);
+      if (tracing) lease.span = new JobSpan(lease.job);
+      invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, (outcome) => this.afterHandler(lease, outcome), lease.span);
     }
   }
 
@@ -61,7 +56,7 @@ export class Executor {
     const m = meters();
     if (!m.on) return;
     lease.startedMs = performance.now();
-    m.queueLag.record(Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
+    recordLater(m.queueLag, Math.max(0, Date.now() - lease.job.runAt.getTime()), attrsOf(lease.job.type));
   }
 
   /** `first` and the buffered leases of its type that fit, in one batch call. */
@@ -70,7 +65,7 @@ export class Executor {
     const mates = this.d.table.startMatesOf(first.job.type, room - 1);
     for (const m of mates) this.started(m);
     const group = [first, ...mates];
-    if (tracing) for (const l of group) l.span = startJobSpan(l.job).span;
+    if (tracing) for (const l of group) l.span = new JobSpan(l.job);
     invokeBatch(group, entry, this.d.contextDeps).then(
       (outcomes) => group.forEach((lease, i) => this.afterHandler(lease, outcomes[i]!)),
       (error: unknown) => group.forEach((lease) => this.afterHandler(lease, { ok: false, error })),
@@ -84,13 +79,15 @@ export class Executor {
     // until the settlement is written.
     this.fill();
     this.d.onSlotFree();
-    const m = meters();
-    if (m.on && lease.startedMs >= 0) m.duration.record(performance.now() - lease.startedMs, attrsOf(lease.job.type, outcome.ok ? 'succeeded' : 'failed'));
+    // The handler's run time, recorded under what the attempt became (retried and suspended are not failures).
+    const ranMs = lease.startedMs >= 0 ? performance.now() - lease.startedMs : -1;
     const lost = lease.lost ? { reason: lease.abort.reason } : null;
     const span = lease.span;
     // The span ends once the settlement is written, with what it became.
     settleJob(lease.job, outcome, lost, settleDeps, (settled) => {
-      if (span) endJobSpan(span, settled?.status ?? 'unsettled', settled && 'error' in settled ? settled.error : undefined);
+      const status = settled?.status ?? 'unsettled';
+      if (ranMs >= 0) recordLater(meters().duration, ranMs, attrsOf(lease.job.type, status));
+      if (span) endSpanLater(span, status, settled && 'error' in settled ? settled.error : undefined, performance.now());
       if (!settled) table.markUnsettled(lease);
       table.remove(lease);
       // Claims held back by settlements piling up may go on now.

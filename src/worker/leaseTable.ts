@@ -9,7 +9,7 @@
 // the new lease supersedes the old, which leaves the table at once and is
 // reported to `onSuperseded` to be aborted; its late writes meet the fence.
 import type { ClaimedJob, HeldLease, LeaseRef } from '../db/protocol.js';
-import type { Span } from '@opentelemetry/api';
+import type { JobSpan } from '../telemetry/jobSpans.js';
 import { JobAbort } from './jobAbort.js';
 
 export type LeaseState = 'buffered' | 'running' | 'settling';
@@ -24,7 +24,7 @@ export class Lease {
   /** When the handler started (performance.now()), for the duration metric; -1 if no meter provider was registered then. */
   startedMs = -1;
   /** The attempt's span, when a tracer provider is registered. */
-  span: Span | undefined = undefined;
+  span: JobSpan | undefined = undefined;
   private finished = false;
   private waiters: (() => void)[] | undefined;
 

@@ -3,7 +3,8 @@
 // trace context is stored); with one, a job's span is the child of the span
 // that enqueued it, the handler's spans nest under it, failures carry the
 // error, a tick has its span, and the counters and histograms are recorded;
-// consecutive jobs with different parents each get their own.
+// consecutive jobs with different parents each get their own. A span no
+// handler reads is started late (jobSpans.ts) with the attempt's own times.
 import { context, createTraceState, metrics, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
@@ -13,6 +14,8 @@ import * as z from 'zod';
 import { defineApp } from '../../src/app/defineApp.js';
 import { Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
+import type { ClaimedJob } from '../../src/db/protocol.js';
+import { JobSpan, withJobSpan } from '../../src/telemetry/jobSpans.js';
 import { tracingOn } from '../../src/telemetry/telemetry.js';
 import { contextFrom } from '../../src/telemetry/traceContext.js';
 import { runTick } from '../../src/tick/runTick.js';
@@ -30,13 +33,16 @@ class TestReader extends MetricReader {
 
 const Ok = defineJob({ type: 't.ok', schema: z.object({ n: z.number() }) });
 const Bad = defineJob({ type: 't.bad', schema: z.object({}), retry: { maxAttempts: 1 } });
+const Nap = defineJob({ type: 't.nap', schema: z.object({}) });
+const Spawner = defineJob({ type: 't.spawner', schema: z.object({}) });
+const Flaky = defineJob({ type: 't.flaky', schema: z.object({}), retry: { maxAttempts: 2, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } } });
 
 let db: TestDatabase;
 let client: Client;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = new Client({ connectionString: db.url, jobs: [Ok, Bad] });
+  client = new Client({ connectionString: db.url, jobs: [Ok, Bad, Nap, Flaky, Spawner] });
 });
 afterAll(async () => {
   trace.disable();
@@ -156,6 +162,107 @@ describe('with a tracer and a meter provider', () => {
     expect(jobs.map((j) => j.span.traceState!.serialize())).toEqual(['vendor=a', 'vendor=b', 'vendor=a']);
   });
 
+  it('gives a handler that never reads its span the same span, timed from its start to its settlement, written without waiting for the worker to stop', async () => {
+    const { id, outer } = await trace.getTracer('app').startActiveSpan('http.request', async (s) => {
+      const { id } = await client.enqueue(Ok, { n: 5 });
+      s.end();
+      return { id, outer: s.spanContext() };
+    });
+    let ran: { from: number; to: number } | undefined;
+    const worker = new Worker(client, { pollMs: 10_000 });
+    worker.handle(Ok, async (p) => {
+      const from = Date.now();
+      await new Promise((r) => setTimeout(r, 40));
+      ran = { from, to: Date.now() };
+      return p.n;
+    });
+    const run = worker.run();
+    try {
+      const span = await waitFor(
+        async () => spans.getFinishedSpans().find((s) => s.attributes['messaging.message.id'] === id),
+        (s) => s !== undefined,
+        { what: "the job's span, exported while the worker runs", timeoutMs: 3000 },
+      );
+      const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
+      expect(parentOf(span!)).toBe(outer.spanId);
+      expect(span!.attributes).toMatchObject({ 'workhorse.job.type': 't.ok', 'workhorse.job.attempt': 1, 'workhorse.job.outcome': 'succeeded' });
+      expect(ms(span!.startTime)).toBeLessThanOrEqual(ran!.from + 2);
+      expect(ms(span!.endTime)).toBeGreaterThanOrEqual(ran!.to - 2);
+      expect(ms(span!.duration)).toBeGreaterThanOrEqual(38);
+    } finally {
+      await worker.stop();
+      await run;
+    }
+  });
+
+  it("gives a handler that reads its active span the span that is exported, and a job it enqueues carries it as the parent", async () => {
+    const { id } = await client.enqueue(Ok, { n: 6 });
+    let seen: { spanId: string; recording: boolean } | undefined;
+    let childId: string | undefined;
+    const worker = new Worker(client, { pollMs: 50 });
+    worker.handle(Ok, async (p) => {
+      if (p.n === 6) {
+        const active = trace.getActiveSpan()!;
+        seen = { spanId: active.spanContext().spanId, recording: active.isRecording() };
+        childId = (await client.enqueue(Ok, { n: 7 })).id;
+      }
+      return p.n;
+    });
+    const run = worker.run();
+    await waitFor(
+      async () => (childId ? (await db.pool.query("select count(*)::int n from workhorse.jobs where id = any($1::bigint[]) and status = 'succeeded'", [[id, childId]])).rows[0].n : 0),
+      (n) => n === 2,
+      { what: 'the job and its child to succeed' },
+    );
+    await worker.stop();
+    await run;
+    const span = spans.getFinishedSpans().find((s) => s.attributes['messaging.message.id'] === id)!;
+    expect(seen).toEqual({ spanId: span.spanContext().spanId, recording: true });
+    const child = spans.getFinishedSpans().find((s) => s.attributes['messaging.message.id'] === childId)!;
+    expect(parentOf(child)).toBe(span.spanContext().spanId);
+    expect(child.spanContext().traceId).toBe(span.spanContext().traceId);
+  });
+
+  it('starts the SDK span of an attempt when something reads it, or when the attempt ends', () => {
+    const now = new Date();
+    const job: ClaimedJob = {
+      id: '9000000000', queue: 'default', type: 't.ok', payload: {}, priority: 0, runAt: now, attempt: 1, maxAttempts: 3, execution: 1,
+      timeoutMs: null, concurrencyKey: null, progress: null, createdAt: now, leaseExpiresAt: now, traceContext: null,
+    };
+    const unread = new JobSpan(job);
+    withJobSpan(unread, () => undefined);
+    expect(unread.isStarted).toBe(false);
+    unread.end('succeeded', undefined, performance.now());
+    expect(unread.isStarted).toBe(true);
+    const read = new JobSpan(job);
+    const active = withJobSpan(read, () => trace.getActiveSpan());
+    expect(read.isStarted).toBe(true);
+    expect(trace.getSpan(read)).toBe(active);
+  });
+
+  it('makes a child that ctx.spawn created a child span of its parent\'s attempt (the child stored no trace context)', async () => {
+    const { id } = await client.enqueue(Spawner, {});
+    let childId: string | undefined;
+    const worker = new Worker(client, { pollMs: 50 });
+    worker.handle(Spawner, async (_p, ctx) => {
+      childId = (await ctx.spawn('kid', Ok, { n: 8 })).id;
+      return 'spawned';
+    });
+    worker.handle(Ok, async (p) => p.n);
+    const run = worker.run();
+    await waitFor(
+      async () => (childId ? (await db.pool.query("select count(*)::int n from workhorse.jobs where id = any($1::bigint[]) and status = 'succeeded'", [[id, childId]])).rows[0].n : 0),
+      (n) => n === 2,
+      { what: 'the parent and its child to succeed' },
+    );
+    await worker.stop();
+    await run;
+    const parent = spans.getFinishedSpans().find((s) => s.attributes['messaging.message.id'] === id)!;
+    const child = spans.getFinishedSpans().find((s) => s.attributes['messaging.message.id'] === childId)!;
+    expect(parentOf(child)).toBe(parent.spanContext().spanId);
+    expect(child.spanContext().traceId).toBe(parent.spanContext().traceId);
+  });
+
   it('records claimed and settled counters and the duration and queue-lag histograms', async () => {
     const { resourceMetrics } = await reader.collect();
     const m = metricsOf(resourceMetrics);
@@ -208,6 +315,35 @@ describe('with a tracer and a meter provider', () => {
     expect(delta('workhorse.job.queue_lag', { 'workhorse.job.type': 't.ok' }, count)).toBe(150);
     expect(delta('workhorse.job.queue_lag', { 'workhorse.job.type': 't.bad' }, count)).toBe(30);
     expect(spans.getFinishedSpans().filter((s) => ids.includes(s.attributes['messaging.message.id'] as string))).toHaveLength(180);
+  });
+
+  it('records an attempt\'s duration under what it became: suspended and retried, not failed', async () => {
+    const before = metricsOf((await reader.collect()).resourceMetrics);
+    const nap = await client.enqueue(Nap, {});
+    const flaky = await client.enqueue(Flaky, {});
+    const worker = new Worker(client, { pollMs: 50 });
+    worker.handle(Nap, async (_p, ctx) => {
+      await ctx.sleep('nap', 200);
+      return 'rested';
+    });
+    worker.handle(Flaky, async (_p, ctx) => {
+      if (ctx.job.attempt === 1) throw new Error('first time');
+      return 'second time';
+    });
+    const run = worker.run();
+    await waitFor(
+      async () => (await db.pool.query("select count(*)::int n from workhorse.jobs where id = any($1::bigint[]) and status = 'succeeded'", [[nap.id, flaky.id]])).rows[0].n,
+      (n) => n === 2,
+      { what: 'both jobs to succeed' },
+    );
+    await worker.stop();
+    await run;
+    const after = metricsOf((await reader.collect()).resourceMetrics);
+    const count = (m: Record<string, Point[]>, type: string, outcome: string) =>
+      ((m['workhorse.job.duration'] ?? []).find((p) => p.attributes['workhorse.job.type'] === type && p.attributes['workhorse.job.outcome'] === outcome)?.value as { count: number } | undefined)?.count ?? 0;
+    const delta = (type: string, outcome: string) => count(after, type, outcome) - count(before, type, outcome);
+    expect([delta('t.nap', 'suspended'), delta('t.nap', 'succeeded'), delta('t.nap', 'failed')]).toEqual([1, 1, 0]);
+    expect([delta('t.flaky', 'retried'), delta('t.flaky', 'succeeded'), delta('t.flaky', 'failed')]).toEqual([1, 1, 0]);
   });
 
   it('gives a tick its span and records the time it had left', async () => {
