@@ -29,6 +29,11 @@ import { flushTelemetry, flushWhileClaiming } from '../telemetry/telemetryBacklo
 
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
+
+/** How long one heartbeat call may take: its interval, at least 1 s (a lease is 4 intervals, so a beat cut short is tried again about three times before the leases expire). */
+function heartbeatCallMs(heartbeatMs: number): number {
+  return Math.max(1_000, heartbeatMs);
+}
 const DEREGISTER_ATTEMPTS = 5;
 /**
  * A stop against a hung server: deregistration is a courtesy (leases left
@@ -89,7 +94,10 @@ export class WorkerCore {
     });
     this.heartbeat = new Heartbeat({
       protocol: this.protocol,
-      db: new GuardedDb(client.pool, { timeoutMs: this.leaseMs, endBy }),
+      // A beat is given one heartbeat interval (at least 1 s), not the whole lease: one that lands on a
+      // frozen connection is cut (the connection destroyed) and tried again on another while the
+      // leases still hold. Given the lease, it waited until they had all expired.
+      db: new GuardedDb(client.pool, { timeoutMs: heartbeatCallMs(options.heartbeatMs), endBy }),
       namespace: client.namespace,
       workerId: options.workerId,
       intervalMs: options.heartbeatMs,
