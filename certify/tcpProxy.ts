@@ -1,7 +1,8 @@
 // A TCP proxy in front of PostgreSQL that can misbehave on command, for the
 // fault certification and the fault tests: freeze every connection (bytes
 // stop flowing both ways, sockets stay open, new connections hang), resume
-// them, or drop every connection at once with a TCP reset.
+// them, throw the server's answers away (what a client sends still arrives),
+// or drop every connection at once with a TCP reset.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 interface Pair {
@@ -14,6 +15,7 @@ export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private readonly stranded = new Set<Pair>();
   private frozen = false;
+  private droppingAnswers = false;
   /** Connections accepted so far. */
   accepted = 0;
 
@@ -42,7 +44,9 @@ export class TcpProxy {
     down.on('error', end).on('close', end);
     up.on('error', end).on('close', end);
     down.on('data', (d) => up.write(d));
-    up.on('data', (d) => down.write(d));
+    up.on('data', (d) => {
+      if (!this.droppingAnswers) down.write(d);
+    });
     if (this.frozen) {
       down.pause();
       up.pause();
@@ -56,6 +60,11 @@ export class TcpProxy {
       p.down.pause();
       p.up.pause();
     }
+  }
+
+  /** While on, every byte the server sends is thrown away: statements run and commit, and their clients never hear. */
+  dropAnswers(on: boolean): void {
+    this.droppingAnswers = on;
   }
 
   resume(): void {

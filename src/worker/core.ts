@@ -10,6 +10,7 @@ import { buildJobInsert } from '../client/enqueueInput.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
+import { isTransientDbError } from '../db/transient.js';
 import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
@@ -78,6 +79,11 @@ export class WorkerCore {
   private readonly executor: Executor;
   private registering: Promise<void> | undefined;
   private claimInFlight: Promise<unknown> | undefined;
+  /** A claim is between its call and the admission of what it returned. */
+  private claiming = false;
+  /** Claims that failed after they may have committed (their answer lost), and how many of them a heartbeat released. */
+  private lostClaims = 0;
+  private releasedClaims = 0;
   private queueCursor = 0;
   /** Aborted by a hard stop: ends settlement and deregister retries. */
   private readonly giveUp = new AbortController();
@@ -105,6 +111,8 @@ export class WorkerCore {
       recoverLimit: options.recoverLimit,
       leases: () => this.table.held(),
       active: () => this.table.running,
+      lostClaims: () => (this.lostClaims > this.releasedClaims && !this.claiming ? this.lostClaims : null),
+      released: (n) => void (this.releasedClaims = Math.max(this.releasedClaims, n)),
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onResult: (hb) => this.applyRegistry(hb),
       onError: (err) => this.emitError(err),
@@ -230,6 +238,7 @@ export class WorkerCore {
     if (limit <= 0 || this.s.handlers.size === 0 || this.executor.closed) return [];
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
     this.settledCounts.flush();
+    this.claiming = true;
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
       queues: rotatedQueues(this.s.options.queues, this.queueCursor++),
@@ -250,13 +259,21 @@ export class WorkerCore {
     try {
       jobs = await claiming;
     } catch (err) {
+      this.claiming = false;
+      // The claim may have committed with its answer lost: the next heartbeat hands back what it leased.
+      if (isTransientDbError(err)) this.lostClaims++;
       if (err instanceof WorkerNotRegisteredError) await this.register();
       throw err;
     }
-    if (jobs.length === 0) return [];
-    meters().claimed.add(jobs.length);
-    this.s.events.emit('claimed', jobs);
-    const leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim')));
+    let leases: Lease[];
+    try {
+      if (jobs.length === 0) return [];
+      meters().claimed.add(jobs.length);
+      this.s.events.emit('claimed', jobs);
+      leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim')));
+    } finally {
+      this.claiming = false;
+    }
     this.executor.fill();
     return leases;
   }

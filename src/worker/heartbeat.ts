@@ -4,7 +4,9 @@
 // and runs a bounded recovery pass. Leases the database no longer accepts
 // are reported lost; so is every lease once no heartbeat has succeeded for
 // a whole lease window, since the database may already have recovered
-// those jobs. A failed beat (a database fault) is retried sooner, with
+// those jobs. After a claim failed (its answer may have been lost with its
+// connection), the next beat also hands back the leases the worker does not
+// hold, unstarted, so their jobs run at once without losing an attempt. A failed beat (a database fault) is retried sooner, with
 // capped backoff, and never ends the worker.
 import type { HeartbeatResult, HeldLease, Protocol, Queryable } from '../db/protocol.js';
 import { Backoff } from '../db/retryTransient.js';
@@ -21,6 +23,14 @@ export interface HeartbeatDeps {
   leases(): HeldLease[];
   /** Handlers running right now (stored in the registry). */
   active(): number;
+  /**
+   * Claims that failed after they may have committed (their answer lost),
+   * counted, when the beat should release the leases the worker does not
+   * hold; null when there is nothing to release or a claim is in flight.
+   */
+  lostClaims(): number | null;
+  /** The beat released what the claims counted up to `n` may have leased. */
+  released(n: number): void;
   /** The database refused this lease, or it may have expired unseen. */
   onLost(jobId: string, execution: number): void;
   /** The rest of the answer: operator pause, whether the registry row still exists. */
@@ -79,8 +89,10 @@ export class Heartbeat {
   private async once(): Promise<void> {
     const d = this.deps;
     const leases = d.leases();
+    const lost = d.lostClaims();
     try {
-      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit);
+      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost !== null);
+      if (lost !== null) d.released(lost);
       this.lastOk = Date.now();
       this.backoff.reset();
       this.arm(d.intervalMs);

@@ -31,10 +31,11 @@ export function heartbeatMany(
   active: number,
   leaseMs: number,
   recoverLimit: number,
+  releaseUnknown = false,
 ): Promise<HeartbeatResult> {
   return mapped({}, async () => {
     const r = await db.query<{ accepted: string[]; registered: boolean; paused: boolean; recovered: number }>(
-      'select * from workhorse.heartbeat_many_v1($1, $2, $3::bigint[], $4::bigint[], $5, $6, $7, $8::boolean[])',
+      'select * from workhorse.heartbeat_many_v1($1, $2, $3::bigint[], $4::bigint[], $5, $6, $7, $8::boolean[], $9)',
       [
         ns,
         workerId,
@@ -44,6 +45,7 @@ export function heartbeatMany(
         leaseMs,
         recoverLimit,
         leases.map((l) => l.started ?? false),
+        releaseUnknown,
       ],
     );
     const row = r.rows[0]!;

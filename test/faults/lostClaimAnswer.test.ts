@@ -1,0 +1,76 @@
+// A claim that commits after its connection is lost: the worker never hears
+// its answer, so it never learns of the leases it took. The jobs it would
+// have started at once were marked started, and once their leases expired
+// recovery counted an attempt for handlers that never ran: a job with
+// maxAttempts 1 failed without running. The next heartbeat after a failed
+// claim now hands back the leases the worker does not hold, unstarted: the
+// jobs run (once each) without losing an attempt.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
+import { TcpProxy } from '../../certify/tcpProxy.js';
+import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+const Once = defineJob({ type: 'lost.once', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
+
+let cluster: OwnCluster;
+let proxy: TcpProxy;
+let client: Client;
+/** Enqueues and reads past the proxy. */
+let direct: Client;
+
+beforeAll(async () => {
+  cluster = await startOwnCluster();
+  proxy = new TcpProxy('127.0.0.1', cluster.port);
+  const port = await proxy.start();
+  direct = createClient({ connectionString: cluster.url(), jobs: [Once], poolMax: 2 });
+  await direct.migrate();
+  client = createClient({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, jobs: [Once], poolMax: 4, callTimeoutMs: 2000 });
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await direct?.close();
+  await proxy?.close();
+  await cluster?.destroy();
+});
+
+describe('a claim whose answer is lost with its connection', () => {
+  it('hands its leases back at the next heartbeat: every job runs once, no attempt lost', async () => {
+    const ran: number[] = [];
+    const worker = new Worker(client, { heartbeatMs: 1000, pollMs: 100, listen: false, concurrency: 4 });
+    worker.events.on('error', () => undefined);
+    worker.handle(Once, async ({ n }) => {
+      ran.push(n);
+      return n;
+    });
+    const run = worker.run();
+    try {
+      await sleep(500);
+      proxy.dropAnswers(true);
+      const jobs = await direct.enqueueMany(Array.from({ length: 8 }, (_, n) => ({ job: Once, payload: { n } })));
+      // A poll's claim commits; its answer never arrives.
+      await waitFor(
+        async () => (await direct.pool.query('select count(*)::int n from workhorse.job_runtime')).rows[0].n,
+        (n) => n > 0,
+        { what: 'a claim to lease the jobs' },
+      );
+      proxy.dropAll();
+      proxy.dropAnswers(false);
+      const ids = jobs.map((j) => j.id);
+      const rows = await waitFor(
+        async () => (await direct.pool.query<{ status: string; attempt: number }>('select status, attempt from workhorse.jobs where id = any($1::bigint[])', [ids])).rows,
+        (rs) => rs.every((r) => r.status === 'succeeded' || r.status === 'failed'),
+        { what: 'every job to end', timeoutMs: 30_000 },
+      );
+      expect(rows.map((r) => [r.status, r.attempt])).toEqual(ids.map(() => ['succeeded', 1]));
+      expect([...ran].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      const orphaned = await direct.pool.query("select count(*)::int n from workhorse.job_attempts where outcome = 'orphaned'");
+      expect(orphaned.rows[0].n).toBeGreaterThan(0);
+    } finally {
+      await worker.stop({ hard: true });
+      await run;
+    }
+  }, 60_000);
+});
