@@ -27,3 +27,15 @@ export async function endPool(pool: pg.Pool, open: Set<pg.PoolClient>, graceMs: 
   for (const c of open) destroySocket(c);
   await Promise.race([ended, later(graceMs)]);
 }
+
+/**
+ * Destroys the socket of every client `pool` has, connecting ones included
+ * (pg-pool keeps them in `_clients`): a connection attempt to a hung server
+ * otherwise keeps the process alive until its own connect timeout, after
+ * whoever made the pool has given up on it.
+ */
+export function destroyPoolSockets(pool: pg.Pool): void {
+  const clients = (pool as unknown as { _clients?: unknown })._clients;
+  if (!Array.isArray(clients)) return;
+  for (const c of clients as pg.ClientBase[]) destroySocket(c);
+}

@@ -10,6 +10,7 @@
 // works through a transaction-mode pooler.
 import pg from 'pg';
 import { prepareConnection } from '../db/connectionSetup.js';
+import { destroyPoolSockets } from '../db/poolEnd.js';
 import { appQueues } from '../app/appQueues.js';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
@@ -203,9 +204,10 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     summary.msLeft = Math.max(0, plan.deadline - Date.now());
     return summary;
   } finally {
-    // Connection attempts still pending against a hung server end on their
-    // own connect timeout; the tick does not wait for them past its deadline.
-    if (!o.pool) await settledWithin(pool.end(), Math.max(0, plan.deadline - Date.now()));
+    // The tick does not wait for its pool past its deadline; then it destroys
+    // what is left (connection attempts to a hung server included), which
+    // otherwise kept `workhorse tick` alive for their connect timeout.
+    if (!o.pool && !(await settledWithin(pool.end(), Math.max(0, plan.deadline - Date.now())))) destroyPoolSockets(pool);
   }
 }
 
