@@ -217,7 +217,11 @@ async function failFast<T>(p: Promise<T>): Promise<T> {
     return await p;
   } catch (err) {
     if (isTransientDbError(err) && !(err instanceof DatabaseUnavailableError)) {
-      throw new DatabaseUnavailableError(`the tick could not reach the database: ${describeDbError(err)}`, { cause: err });
+      // An error with a SQLSTATE came from the server (read-only, shutting down, too many clients): it was reached.
+      const code = (err as { code?: unknown }).code;
+      const reached = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+      const what = reached ? 'the database refused the tick\'s work' : 'the tick could not reach the database';
+      throw new DatabaseUnavailableError(`${what}: ${describeDbError(err)}`, { cause: err });
     }
     throw err;
   }
