@@ -5,7 +5,11 @@
 // with how long until the announced job comes due. Hints carry no truth:
 // the safety poll still runs. A connection that fails to open or dies
 // later is replaced with capped backoff, and the worker is told once it
-// listens again (a hint may have been missed meanwhile).
+// listens again (a hint may have been missed meanwhile). So is one that
+// stops answering while its socket stays open (a server that vanished
+// without a reset, a frozen path): a LISTEN connection sends nothing of its
+// own, so every PROBE_EVERY_MS it asks `select 1`, and one with no answer
+// within PROBE_TIMEOUT_MS is dropped and replaced (it was kept for good).
 import pg from 'pg';
 import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { destroySocket } from '../db/guardedDb.js';
@@ -15,6 +19,14 @@ import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
 /** How long close() waits for the server to see the connection end before dropping the socket. */
 export const LISTENER_END_TIMEOUT_MS = 2000;
+/** How often a listening connection is asked whether it still answers, and how long it has to. */
+const PROBE_EVERY_MS = 30_000;
+const PROBE_TIMEOUT_MS = 5_000;
+
+export interface ListenerProbe {
+  everyMs: number;
+  timeoutMs: number;
+}
 
 /**
  * Ends a client, waiting at most `ms`: pg's end() resolves only once the
@@ -29,6 +41,7 @@ export class WakeListener implements WakeSubscription {
   private client: pg.Client | undefined;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff({ baseMs: 250, maxMs: 10_000 });
   private opened = 0;
   private readonly byChannel: Map<string, string>;
@@ -47,6 +60,7 @@ export class WakeListener implements WakeSubscription {
     private readonly onHint: (hint: WakeHint) => void,
     private readonly onReconnect: () => void,
     private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly probe: ListenerProbe = { everyMs: PROBE_EVERY_MS, timeoutMs: PROBE_TIMEOUT_MS },
   ) {
     this.byChannel = new Map(queues.map((q) => [wakeChannel(namespace, q), q]));
   }
@@ -89,13 +103,30 @@ export class WakeListener implements WakeSubscription {
     }
     this.client = client;
     this.backoff.reset();
+    this.armProbe(client);
     if (this.opened++ > 0) this.onReconnect();
     else this.markListening();
+  }
+
+  /** Asks `client` to answer every probe interval; one that does not in time is dropped (its 'error' or 'end' replaces it). */
+  private armProbe(client: pg.Client): void {
+    this.probeTimer = setTimeout(() => {
+      if (this.closed || this.client !== client) return;
+      void settledWithin(client.query('select 1'), this.probe.timeoutMs).then((answered) => {
+        if (this.closed || this.client !== client) return;
+        if (answered) return this.armProbe(client);
+        this.onError(new Error(`the LISTEN connection did not answer within ${this.probe.timeoutMs} ms: replacing it`));
+        destroySocket(client);
+        this.replace(client);
+      });
+    }, this.probe.everyMs);
+    this.probeTimer.unref();
   }
 
   private replace(client: pg.Client): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
     client.end().catch(() => undefined);
     this.retry();
   }
@@ -109,6 +140,7 @@ export class WakeListener implements WakeSubscription {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.probeTimer) clearTimeout(this.probeTimer);
     const c = this.client;
     this.client = undefined;
     if (c) await endWithin(c, LISTENER_END_TIMEOUT_MS);

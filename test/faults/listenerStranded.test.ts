@@ -1,0 +1,59 @@
+// A worker's LISTEN connection stranded: the server vanished without a
+// reset (a failed host behind a name that now leads to a live one), so the
+// socket stays open and nothing arrives. A LISTEN connection sends nothing
+// of its own, so nothing noticed: it was kept for good, and every wake-up
+// waited for the safety poll. It is now asked `select 1` every probe
+// interval, and one that does not answer in time is replaced.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
+import { TcpProxy } from '../../certify/tcpProxy.js';
+import type { WakeHint } from '../../src/client/wakeHints.js';
+import { wakeChannel } from '../../src/worker/wakeChannel.js';
+import { WakeListener } from '../../src/worker/wakeListener.js';
+import { waitFor } from '../helpers/wait.js';
+
+let cluster: OwnCluster;
+let proxy: TcpProxy;
+let port: number;
+
+beforeAll(async () => {
+  cluster = await startOwnCluster();
+  proxy = new TcpProxy('127.0.0.1', cluster.port);
+  port = await proxy.start();
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await cluster?.destroy();
+});
+
+describe('a stranded LISTEN connection', () => {
+  it('is found by its probe and replaced, and hints arrive again', async () => {
+    const hints: WakeHint[] = [];
+    let reconnects = 0;
+    const listener = new WakeListener(
+      { connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` },
+      'default',
+      ['q'],
+      (h) => hints.push(h),
+      () => void reconnects++,
+      () => undefined,
+      { everyMs: 300, timeoutMs: 300 },
+    );
+    listener.start();
+    await listener.listening;
+    const notifier = new pg.Client({ connectionString: cluster.url() });
+    await notifier.connect();
+    try {
+      proxy.strandOpen();
+      await waitFor(() => reconnects, (n) => n > 0, { what: 'the listener to replace its connection', timeoutMs: 10_000 });
+      await notifier.query(`notify ${notifier.escapeIdentifier(wakeChannel('default', 'q'))}, '0'`);
+      await waitFor(() => hints.length, (n) => n > 0, { what: 'a hint on the new connection', timeoutMs: 5_000 });
+      expect(hints[0]!.queue).toBe('q');
+    } finally {
+      await notifier.end();
+      await listener.close();
+    }
+  }, 30_000);
+});
