@@ -19,7 +19,7 @@ import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
-import { reportWorkerError } from './reportError.js';
+import { reportStale, reportWorkerError } from './reportError.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
@@ -141,7 +141,7 @@ export class WorkerCore {
       settleDeps: {
         settler: this.settler,
         retryDelayMs: options.retryDelayMs,
-        onStale: (error, j) => s.events.emit('stale', error, j),
+        onStale: (error, j) => reportStale(s.events, s.options.workerId, error, j),
         onSettled: (o) => {
           this.settledCounts.add(o.job.type, o.status);
           s.events.emit('settled', o);
@@ -347,7 +347,7 @@ export class WorkerCore {
     lease.abort.abort(err);
     if (!lease.started) {
       this.table.remove(lease);
-      this.s.events.emit('stale', err, lease.job);
+      reportStale(this.s.events, this.s.options.workerId, err, lease.job);
     }
   }
 

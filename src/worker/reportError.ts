@@ -1,8 +1,12 @@
 // How a worker reports a problem it carries on through: an `error` event
 // when someone listens, otherwise a log line (src/carriedOn.ts: one line
-// for what it expects and retries, a bug printed whole).
+// for what it expects and retries, a bug printed whole). Likewise a lease it
+// lost (a `stale` event, or a line: the job runs again under another lease,
+// which an operator reading the log should be able to tell).
 import type { EventEmitter } from 'node:events';
 import { logCarriedOn } from '../carriedOn.js';
+import type { ClaimedJob } from '../db/protocol.js';
+import type { StaleLeaseError } from '../errors.js';
 import type { WorkerEvents } from './workerTypes.js';
 
 export function reportWorkerError(events: EventEmitter<WorkerEvents>, workerId: string, err: unknown, what?: string): void {
@@ -11,4 +15,12 @@ export function reportWorkerError(events: EventEmitter<WorkerEvents>, workerId: 
     return;
   }
   logCarriedOn(`[workhorse] worker ${workerId}:`, err, what);
+}
+
+export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string, err: StaleLeaseError, job: ClaimedJob): void {
+  if (events.listenerCount('stale') > 0) {
+    events.emit('stale', err, job);
+    return;
+  }
+  console.error(`[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); it runs again under its new one`);
 }
