@@ -28,6 +28,9 @@ import { meters } from '../telemetry/telemetry.js';
 import { currentTraceContext } from '../telemetry/traceContext.js';
 import { flushTelemetry, flushWhileClaiming } from '../telemetry/telemetryBacklog.js';
 
+/** Added to the time since a lost claim was sent, for the database's clock and the heartbeat's own trip. */
+const LOST_CLAIM_SLACK_MS = 2_000;
+
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
 
@@ -81,9 +84,12 @@ export class WorkerCore {
   private claimInFlight: Promise<unknown> | undefined;
   /** A claim is between its call and the admission of what it returned. */
   private claiming = false;
-  /** Claims that failed after they may have committed (their answer lost), and how many of them a heartbeat released. */
+  /** When the last claim was sent (Date.now()). */
+  private claimSentAt = 0;
+  /** Claims that failed after they may have committed (their answer lost), how many of them a heartbeat released, and when the first unreleased one was sent. */
   private lostClaims = 0;
   private releasedClaims = 0;
+  private lostSince: number | undefined;
   private queueCursor = 0;
   /** Aborted by a hard stop: ends settlement and deregister retries. */
   private readonly giveUp = new AbortController();
@@ -111,8 +117,14 @@ export class WorkerCore {
       recoverLimit: options.recoverLimit,
       leases: () => this.table.held(),
       active: () => this.table.running,
-      lostClaims: () => (this.lostClaims > this.releasedClaims && !this.claiming ? this.lostClaims : null),
-      released: (n) => void (this.releasedClaims = Math.max(this.releasedClaims, n)),
+      lostClaims: () =>
+        this.lostClaims > this.releasedClaims && !this.claiming && this.lostSince !== undefined
+          ? { count: this.lostClaims, withinMs: Math.min(2_147_483_647, Date.now() - this.lostSince + LOST_CLAIM_SLACK_MS) }
+          : null,
+      released: (n) => {
+        this.releasedClaims = Math.max(this.releasedClaims, n);
+        if (this.releasedClaims === this.lostClaims) this.lostSince = undefined;
+      },
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onResult: (hb) => this.applyRegistry(hb),
       onError: (err) => this.emitError(err),
@@ -239,6 +251,7 @@ export class WorkerCore {
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
     this.settledCounts.flush();
     this.claiming = true;
+    this.claimSentAt = Date.now();
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
       queues: rotatedQueues(this.s.options.queues, this.queueCursor++),
@@ -261,7 +274,10 @@ export class WorkerCore {
     } catch (err) {
       this.claiming = false;
       // The claim may have committed with its answer lost: the next heartbeat hands back what it leased.
-      if (isTransientDbError(err)) this.lostClaims++;
+      if (isTransientDbError(err)) {
+        this.lostClaims++;
+        this.lostSince ??= this.claimSentAt;
+      }
       if (err instanceof WorkerNotRegisteredError) await this.register();
       throw err;
     }

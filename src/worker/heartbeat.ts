@@ -24,11 +24,12 @@ export interface HeartbeatDeps {
   /** Handlers running right now (stored in the registry). */
   active(): number;
   /**
-   * Claims that failed after they may have committed (their answer lost),
-   * counted, when the beat should release the leases the worker does not
-   * hold; null when there is nothing to release or a claim is in flight.
+   * Claims that failed after they may have committed (their answer lost):
+   * how many so far, and the window (ms) in which their leases were taken,
+   * when the beat should release the leases the worker does not hold; null
+   * when there is nothing to release or a claim is in flight.
    */
-  lostClaims(): number | null;
+  lostClaims(): { count: number; withinMs: number } | null;
   /** The beat released what the claims counted up to `n` may have leased. */
   released(n: number): void;
   /** The database refused this lease, or it may have expired unseen. */
@@ -91,8 +92,8 @@ export class Heartbeat {
     const leases = d.leases();
     const lost = d.lostClaims();
     try {
-      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost !== null);
-      if (lost !== null) d.released(lost);
+      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost?.withinMs ?? null);
+      if (lost !== null) d.released(lost.count);
       this.lastOk = Date.now();
       this.backoff.reset();
       this.arm(d.intervalMs);

@@ -4,7 +4,9 @@
 // recovery counted an attempt for handlers that never ran: a job with
 // maxAttempts 1 failed without running. The next heartbeat after a failed
 // claim now hands back the leases the worker does not hold, unstarted: the
-// jobs run (once each) without losing an attempt.
+// jobs run (once each) without losing an attempt. Only leases taken since
+// the lost claim are released: a second process with the same worker id
+// keeps its older ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
@@ -73,4 +75,36 @@ describe('a claim whose answer is lost with its connection', () => {
       await run;
     }
   }, 60_000);
+
+  it('releases only the leases taken since the lost claim: a second process given the same worker id keeps its older ones', async () => {
+    const Hold = defineJob({ type: 'lost.hold', schema: z.object({}) });
+    const jobs = await direct.enqueueMany([{ job: Hold, payload: {} }, { job: Hold, payload: {} }]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const twin = new Worker(direct, { workerId: 'twin', heartbeatMs: 60_000, listen: false, concurrency: 2 });
+    twin.handle(Hold, () => held);
+    const run = twin.run();
+    try {
+      await waitFor(
+        async () => (await direct.pool.query("select count(*)::int n from workhorse.job_runtime where worker_id = 'twin'")).rows[0].n,
+        (n) => n === 2,
+        { what: 'both jobs leased' },
+      );
+      const [older, recent] = jobs.map((j) => j.id);
+      await direct.pool.query("update workhorse.job_runtime set claimed_at = now() - interval '10 minutes' where job_id = $1", [older]);
+      // The other process with that id lost a claim sent 3 s ago: its beat knows none of these leases.
+      await direct.pool.query("select * from workhorse.heartbeat_many_v1('default', 'twin', '{}'::bigint[], '{}'::bigint[], 0, 60000, 0, null, 5000)");
+      const leases = await direct.pool.query<{ id: string; expired: boolean }>(
+        "select job_id::text as id, expires_at < now() as expired from workhorse.job_runtime where worker_id = 'twin' order by job_id",
+      );
+      expect(leases.rows).toEqual([
+        { id: older, expired: false },
+        { id: recent, expired: true },
+      ]);
+    } finally {
+      release();
+      await twin.stop({ hard: true });
+      await run;
+    }
+  });
 });

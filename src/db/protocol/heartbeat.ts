@@ -31,7 +31,7 @@ export function heartbeatMany(
   active: number,
   leaseMs: number,
   recoverLimit: number,
-  releaseUnknown = false,
+  releaseUnknownMs: number | null = null,
 ): Promise<HeartbeatResult> {
   return mapped({}, async () => {
     const r = await db.query<{ accepted: string[]; registered: boolean; paused: boolean; recovered: number }>(
@@ -45,7 +45,7 @@ export function heartbeatMany(
         leaseMs,
         recoverLimit,
         leases.map((l) => l.started ?? false),
-        releaseUnknown,
+        releaseUnknownMs,
       ],
     );
     const row = r.rows[0]!;
