@@ -120,7 +120,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 325,000 bytes and the HTTP one (API and dashboard) under 445,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 330,000 bytes and the HTTP one (API and dashboard) under 450,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -148,8 +148,12 @@ describe('the synthesised, bundled functions', () => {
     // payloads, never-firing crons and step bodies, the handler writes that
     // wait out a fault, and (HTTP) the charset, Content-Encoding, POST query
     // and Lambda event refusals: the limits moved to 325,000 and 445,000.
-    expect(tickBytes).toBeLessThan(325_000);
-    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(445_000);
+    // 325,216 and 443,922 later that day, after the lazy job spans and the
+    // telemetry written during a claim, the outbox's bounded deliveries, the
+    // lost-claim release, the LISTEN probe and a dozen input checks: the
+    // limits moved to 330,000 and 450,000.
+    expect(tickBytes).toBeLessThan(330_000);
+    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(450_000);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
