@@ -24,6 +24,11 @@ const BY_CODE: Record<string, { status: number; reason: string; code: string; me
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'the request did not arrive in time' },
 };
 
+/** The API's one error shape, `{ error: { code, message } }`, as the text of a body. */
+export function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
 /** The raw HTTP response for a request the parser refused. */
 export function clientErrorResponse(err: Error & { code?: string }): string {
   const known = err.code ? BY_CODE[err.code] : undefined;
@@ -33,7 +38,7 @@ export function clientErrorResponse(err: Error & { code?: string }): string {
     code: 'bad_request',
     message: `the request is not valid HTTP/1.1${err.code ? ` (${err.code})` : ''}`,
   };
-  const body = JSON.stringify({ error: { code, message } });
+  const body = errorBody(code, message);
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -52,7 +57,7 @@ export function answerClientErrors(server: ClientErrorSource): void {
 /** The response to a request the Node adapter could not build (its RequestError), in the API's error shape. */
 export function requestErrorResponse(err: unknown): Response {
   const detail = err instanceof Error && err.message ? ` (${err.message.slice(0, 200)})` : '';
-  return new Response(JSON.stringify({ error: { code: 'bad_request', message: `the request cannot be read${detail}` } }), {
+  return new Response(errorBody('bad_request', `the request cannot be read${detail}`), {
     status: 400,
     headers: { 'content-type': 'application/json', connection: 'close' },
   });
@@ -61,7 +66,7 @@ export function requestErrorResponse(err: unknown): Response {
 /** Answers an HTTP/1.1 request without a Host header (RFC 9112: a 400) in the API's error shape; false when it has one. */
 export function refusedMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
   if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return false;
-  const body = JSON.stringify({ error: { code: 'bad_request', message: 'an HTTP/1.1 request must carry a Host header' } });
+  const body = errorBody('bad_request', 'an HTTP/1.1 request must carry a Host header');
   res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
   res.end(body);
   return true;

@@ -9,6 +9,8 @@
 // on a GET) it answers with a plain-text "Invalid request"; that answer is
 // rewritten here as the same 400. So no input to the handler is answered
 // 500 or outside the API's error shape.
+import { errorBody } from './clientErrors.js';
+
 export interface RefusedEvent {
   statusCode: number;
   headers: Record<string, string>;
@@ -23,7 +25,7 @@ function refused(message: string): RefusedEvent {
   return {
     statusCode: 400,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ error: { code: 'bad_request', message } }),
+    body: errorBody('bad_request', message),
     isBase64Encoded: false,
   };
 }

@@ -7,33 +7,27 @@
 // new one while the leases still hold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
-import { TcpProxy } from '../../certify/tcpProxy.js';
 import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { useFaultCluster } from './harness.js';
 
 const Long = defineJob({ type: 'hb.long', schema: z.object({}), retry: { maxAttempts: 1 } });
 
-let cluster: OwnCluster;
-let proxy: TcpProxy;
+const faultCluster = useFaultCluster();
 let client: Client;
 /** Reads the job past the proxy. */
 let observer: Client;
 
 beforeAll(async () => {
-  cluster = await startOwnCluster();
-  proxy = new TcpProxy('127.0.0.1', cluster.port);
-  const port = await proxy.start();
-  client = createClient({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, jobs: [Long], poolMax: 2 });
+  const { cluster, proxyPort } = faultCluster();
+  client = createClient({ connectionString: `postgres://postgres@127.0.0.1:${proxyPort}/postgres`, jobs: [Long], poolMax: 2 });
   await client.migrate();
   observer = createClient({ connectionString: cluster.url(), jobs: [Long], poolMax: 1 });
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close();
   await observer?.close();
-  await proxy?.close();
-  await cluster?.destroy();
 });
 
 describe('a heartbeat on a stranded connection', () => {
@@ -53,7 +47,7 @@ describe('a heartbeat on a stranded connection', () => {
       await waitFor(() => started, (s) => s, { what: 'the handler to start' });
       await sleep(200);
       // Every connection open now stops answering for good; new ones flow.
-      proxy.strandOpen();
+      faultCluster().proxy.strandOpen();
       const job = await waitFor(() => observer.getJob(id), (j) => j?.status === 'succeeded' || j?.status === 'failed', { what: 'the job to end', timeoutMs: 40_000 });
       expect([job!.status, job!.attempt, job!.result]).toEqual(['succeeded', 1, 'done']);
     } finally {

@@ -4,32 +4,19 @@
 // of its own, so nothing noticed: it was kept for good, and every wake-up
 // waited for the safety poll. It is now asked `select 1` every probe
 // interval, and one that does not answer in time is replaced.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
-import { TcpProxy } from '../../certify/tcpProxy.js';
 import type { WakeHint } from '../../src/client/wakeHints.js';
 import { wakeChannel } from '../../src/worker/wakeChannel.js';
 import { WakeListener } from '../../src/worker/wakeListener.js';
 import { waitFor } from '../helpers/wait.js';
+import { useFaultCluster } from './harness.js';
 
-let cluster: OwnCluster;
-let proxy: TcpProxy;
-let port: number;
-
-beforeAll(async () => {
-  cluster = await startOwnCluster();
-  proxy = new TcpProxy('127.0.0.1', cluster.port);
-  port = await proxy.start();
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await cluster?.destroy();
-});
+const faultCluster = useFaultCluster();
 
 describe('a stranded LISTEN connection', () => {
   it('is found by its probe and replaced, and hints arrive again', async () => {
+    const { cluster, proxy, proxyPort: port } = faultCluster();
     const hints: WakeHint[] = [];
     let reconnects = 0;
     const listener = new WakeListener(

@@ -9,33 +9,27 @@
 // keeps its older ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
-import { TcpProxy } from '../../certify/tcpProxy.js';
 import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { useFaultCluster } from './harness.js';
 
 const Once = defineJob({ type: 'lost.once', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
 
-let cluster: OwnCluster;
-let proxy: TcpProxy;
+const faultCluster = useFaultCluster();
 let client: Client;
 /** Enqueues and reads past the proxy. */
 let direct: Client;
 
 beforeAll(async () => {
-  cluster = await startOwnCluster();
-  proxy = new TcpProxy('127.0.0.1', cluster.port);
-  const port = await proxy.start();
+  const { cluster, proxyPort } = faultCluster();
   direct = createClient({ connectionString: cluster.url(), jobs: [Once], poolMax: 2 });
   await direct.migrate();
-  client = createClient({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, jobs: [Once], poolMax: 4, callTimeoutMs: 2000 });
-}, 60_000);
+  client = createClient({ connectionString: `postgres://postgres@127.0.0.1:${proxyPort}/postgres`, jobs: [Once], poolMax: 4, callTimeoutMs: 2000 });
+});
 
 afterAll(async () => {
   await client?.close();
   await direct?.close();
-  await proxy?.close();
-  await cluster?.destroy();
 });
 
 describe('a claim whose answer is lost with its connection', () => {
@@ -50,6 +44,7 @@ describe('a claim whose answer is lost with its connection', () => {
     const run = worker.run();
     try {
       await sleep(500);
+      const { proxy } = faultCluster();
       proxy.dropAnswers(true);
       const jobs = await direct.enqueueMany(Array.from({ length: 8 }, (_, n) => ({ job: Once, payload: { n } })));
       // A poll's claim commits; its answer never arrives.

@@ -4,36 +4,27 @@
 // against the hung server reached its own connect timeout (a quarter of the
 // budget, or 5 s): a 10 s tick exited after 12.9 s. The tick now destroys
 // what is left of its pool at its deadline, and the process exits then.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOwnCluster, type OwnCluster } from '../../certify/ownCluster.js';
-import { TcpProxy } from '../../certify/tcpProxy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/index.js';
 import { SleepJob } from '../fixtures/tick-app.js';
 import { cliEnv, startCli } from '../cli/support/runCli.js';
 import { sleep } from '../helpers/wait.js';
+import { useFaultCluster } from './harness.js';
 
 const APP = 'test/fixtures/tick-app.ts';
-let cluster: OwnCluster;
-let proxy: TcpProxy;
-let url: string;
+const faultCluster = useFaultCluster();
 
 beforeAll(async () => {
-  cluster = await startOwnCluster();
-  proxy = new TcpProxy('127.0.0.1', cluster.port);
-  url = `postgres://postgres@127.0.0.1:${await proxy.start()}/postgres`;
-  const setup = createClient({ connectionString: cluster.url(), jobs: [SleepJob] });
+  const setup = createClient({ connectionString: faultCluster().cluster.url(), jobs: [SleepJob] });
   await setup.migrate();
   await setup.enqueueMany(Array.from({ length: 4 }, () => ({ job: SleepJob, payload: { ms: 1500 } })));
   await setup.close();
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await cluster?.destroy();
 });
 
 describe('workhorse tick against a database that hangs mid-tick', () => {
   it('exits at its budget, not after a pending connection attempt times out', async () => {
+    const { proxy, proxyPort } = faultCluster();
+    const url = `postgres://postgres@127.0.0.1:${proxyPort}/postgres`;
     const budgetMs = 8000;
     const child = startCli(['tick', APP, '--budget-ms', String(budgetMs), '--concurrency', '4'], cliEnv({ DATABASE_URL: url }));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
