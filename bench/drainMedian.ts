@@ -5,6 +5,7 @@
 // round moves none of them. Every round's rate and costs are kept.
 import type { DrainCost, DrainResult } from './phases/drain.js';
 import { median, medianRound } from './stats.js';
+import type { IndexReads } from './indexReads.js';
 import type { TableWrites } from './rowsWritten.js';
 import type { RelationWal } from './walBytes.js';
 
@@ -38,6 +39,16 @@ function medianTables(rounds: DrainCost[]): TableWrites[] {
     (t) => t.table,
     (table, of) => ({ table, inserts: of((t) => t.inserts), updates: of((t) => t.updates), hotUpdates: of((t) => t.hotUpdates), deletes: of((t) => t.deletes) }),
   );
+}
+
+/** Most entries read first. */
+function medianIndexReads(rounds: DrainCost[]): IndexReads[] {
+  const tableOf = new Map(rounds.flatMap((r) => r.indexReads.map((x) => [x.index, x.table] as const)));
+  return medianRows(
+    rounds.map((r) => r.indexReads),
+    (x) => x.index,
+    (index, of) => ({ index, table: tableOf.get(index)!, scans: of((x) => x.scans), entriesRead: of((x) => x.entriesRead), rowsFetched: of((x) => x.rowsFetched) }),
+  ).sort((x, y) => y.entriesRead - x.entriesRead);
 }
 
 /** Over the rounds whose WAL was read; largest first. */
@@ -82,6 +93,9 @@ export function medianDrain(rounds: DrainResult[]): DrainResult {
     rowsWrittenPerJob: of((c) => c.rowsWrittenPerJob),
     hotUpdatesPerJob: of((c) => c.hotUpdatesPerJob),
     tables: medianTables(costRounds),
+    indexEntriesReadPerJob: of((c) => c.indexEntriesReadPerJob),
+    indexRowsFetchedPerJob: of((c) => c.indexRowsFetchedPerJob),
+    indexReads: medianIndexReads(costRounds),
     walByRelation: medianWalByRelation(costRounds),
     costRounds,
     ...(notes.length ? { databaseWalNote: `${unreadable} of ${rounds.length} rounds: ${notes.join('; ')}` } : {}),

@@ -62,6 +62,8 @@ function drainMetrics(key: DrainKey, label: string): Metric[] {
     cost('  B-tree entries per job', (d) => d.indexEntriesPerJob, fmtPerJob),
     cost('  rows written per job', (d) => d.rowsWrittenPerJob, fmtPerJob),
     cost('    of which HOT updates', (d) => d.hotUpdatesPerJob, fmtPerJob, false),
+    cost('  index entries read per job', (d) => d.indexEntriesReadPerJob, fmtPerJob),
+    cost('    live rows fetched through them', (d) => d.indexRowsFetchedPerJob, fmtPerJob, false),
   ];
 }
 

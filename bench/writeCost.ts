@@ -1,11 +1,15 @@
 // What one drain made PostgreSQL write, per job: WAL bytes (server-wide and
 // this database's), full-page images, commits, B-tree entries, and rows
-// inserted, updated (HOT among them) and deleted, by table. A window opens
+// inserted, updated (HOT among them) and deleted, by table; and what it read
+// through indexes (entries and the rows fetched through them, by index:
+// indexReads.ts), where a claim's walk past leased and settled rows shows.
+// A window opens
 // after the fill, once the fill's backends have gone, and closes after the
 // workers stopped and their backends have gone too, so the row counters
 // are complete (a backend publishes them when it exits) and the window
 // holds the whole drain: start-up, every claim and settlement, shutdown.
 import pg from 'pg';
+import { entriesRead, readIndexReads, readsBetween, rowsFetched, type IndexReads } from './indexReads.js';
 import { readTableWrites, rowsWritten, writesBetween, type TableWrites } from './rowsWritten.js';
 import { currentWalLsn, databaseWalBetween, holdWalForInspection, walBytesBetween, type DatabaseWal, type RelationWal } from './walBytes.js';
 
@@ -26,6 +30,12 @@ export interface WriteCost {
   hotUpdatesPerJob: number;
   /** Per table, per job (tables the drain did not write are left out). */
   tables: TableWrites[];
+  /** Index entries the system's statements read, per job (pg_stat_user_indexes). */
+  indexEntriesReadPerJob: number;
+  /** Live rows fetched through those entries, per job. */
+  indexRowsFetchedPerJob: number;
+  /** Per index, per job (indexes the drain did not read are left out). */
+  indexReads: IndexReads[];
   /** This database's WAL per job by relation, largest first; null when unreadable. */
   walByRelation: RelationWal[] | null;
   /** Why the database's WAL figures are null, when they are. */
@@ -59,6 +69,7 @@ const perJob = (n: number, jobs: number) => n / jobs;
 
 async function readCost(c: pg.Client, schema: string, start: WindowStart, jobs: number): Promise<WriteCost> {
   const tables = writesBetween(start.tables, await readTableWrites(c, schema));
+  const reads = readsBetween(start.indexes, await readIndexReads(c, schema));
   const toLsn = await currentWalLsn(c);
   const serverWal = await walBytesBetween(c, start.lsn, toLsn);
   const own = start.walUnreadable ?? (await databaseWalBetween(c, start.lsn, toLsn, schema));
@@ -81,6 +92,15 @@ async function readCost(c: pg.Client, schema: string, start: WindowStart, jobs: 
       hotUpdates: perJob(t.hotUpdates, jobs),
       deletes: perJob(t.deletes, jobs),
     })),
+    indexEntriesReadPerJob: perJob(entriesRead(reads), jobs),
+    indexRowsFetchedPerJob: perJob(rowsFetched(reads), jobs),
+    indexReads: reads.map((x) => ({
+      index: x.index,
+      table: x.table,
+      scans: perJob(x.scans, jobs),
+      entriesRead: perJob(x.entriesRead, jobs),
+      rowsFetched: perJob(x.rowsFetched, jobs),
+    })),
     walByRelation:
       typeof own === 'string'
         ? null
@@ -96,6 +116,7 @@ async function readCost(c: pg.Client, schema: string, start: WindowStart, jobs: 
 
 interface WindowStart {
   tables: TableWrites[];
+  indexes: IndexReads[];
   lsn: string;
   walUnreadable: string | undefined;
 }
@@ -114,7 +135,7 @@ export async function openWriteWindow(url: string, schema: string, except: numbe
   try {
     const walUnreadable = await holdWalForInspection(c);
     await waitForBackendsToExit(c, except);
-    const start: WindowStart = { tables: await readTableWrites(c, schema), lsn: await currentWalLsn(c), walUnreadable };
+    const start: WindowStart = { tables: await readTableWrites(c, schema), indexes: await readIndexReads(c, schema), lsn: await currentWalLsn(c), walUnreadable };
     return {
       async close(jobs) {
         try {

@@ -43,6 +43,8 @@ const COST_ROWS = [
   '  B-tree entries per job',
   '  rows written per job',
   '    of which HOT updates',
+  '  index entries read per job',
+  '    live rows fetched through them',
 ];
 
 /** Every per-job cost of a drain is a number, and the figures agree with each other. */
@@ -60,6 +62,9 @@ function expectCosts(d: DrainResult, what: string): void {
   expect(d.indexEntriesPerJob, what).toBeGreaterThan(0);
   expect(d.rowsWrittenPerJob, what).toBeGreaterThanOrEqual(1);
   expect(d.hotUpdatesPerJob, what).toBeGreaterThanOrEqual(0);
+  // Claiming a job reads at least its own index entry and fetches its row.
+  expect(d.indexEntriesReadPerJob, what).toBeGreaterThanOrEqual(1);
+  expect(d.indexRowsFetchedPerJob, what).toBeGreaterThanOrEqual(1);
   expect(d.costRounds, what).toHaveLength(d.rounds!.length);
   for (const c of d.costRounds!) {
     expect(c.tables.reduce((n, t) => n + t.inserts + t.updates + t.deletes, 0), what).toBeCloseTo(c.rowsWrittenPerJob, 9);
@@ -67,6 +72,9 @@ function expectCosts(d: DrainResult, what: string): void {
     expect(c.walByRelation!.reduce((n, x) => n + x.bytes, 0), what).toBeCloseTo(c.databaseWalBytesPerJob!, 6);
     expect(c.walByRelation!.reduce((n, x) => n + x.indexEntries, 0), what).toBeCloseTo(c.indexEntriesPerJob!, 6);
     expect(c.walByRelation!.map((x) => x.relation), what).toContain('(commit records)');
+    // The by-index breakdown adds up to the totals.
+    expect(c.indexReads.reduce((n, x) => n + x.entriesRead, 0), what).toBeCloseTo(c.indexEntriesReadPerJob, 9);
+    expect(c.indexReads.reduce((n, x) => n + x.rowsFetched, 0), what).toBeCloseTo(c.indexRowsFetchedPerJob, 9);
   }
 }
 
@@ -94,6 +102,9 @@ describe('bench statistics', () => {
       rowsWrittenPerJob: cost,
       hotUpdatesPerJob: 0,
       tables: [{ table: 'jobs', inserts: 0, updates: cost, hotUpdates: 0, deletes: 0 }],
+      indexEntriesReadPerJob: cost * 2,
+      indexRowsFetchedPerJob: cost,
+      indexReads: [{ index: 'jobs_pkey', table: 'jobs', scans: cost, entriesRead: cost * 2, rowsFetched: cost }],
       walByRelation: wal === null ? null : [{ relation: 'jobs', bytes: wal * 10, fullPageImageBytes: 0, indexEntries: 0 }],
       ...(wal === null ? { databaseWalNote: 'WAL not readable: gone' } : {}),
     });
@@ -104,6 +115,8 @@ describe('bench statistics', () => {
     expect(d.leftover).toBe(2);
     expect([d.clientCpuUsPerJob, d.serverCpuUsPerJob, d.serverWalBytesPerJob, d.rowsWrittenPerJob]).toEqual([3, 3, 300, 3]);
     expect(d.tables).toEqual([{ table: 'jobs', inserts: 0, updates: 3, hotUpdates: 0, deletes: 0 }]);
+    expect([d.indexEntriesReadPerJob, d.indexRowsFetchedPerJob]).toEqual([6, 3]);
+    expect(d.indexReads).toEqual([{ index: 'jobs_pkey', table: 'jobs', scans: 3, entriesRead: 6, rowsFetched: 3 }]);
     // A round whose WAL could not be read is left out of that figure's median, and said so.
     expect(d.databaseWalBytesPerJob).toBe(2);
     expect(d.walByRelation).toEqual([{ relation: 'jobs', bytes: 20, fullPageImageBytes: 0, indexEntries: 0 }]);
@@ -151,6 +164,7 @@ describe('npm run bench', () => {
     expect(table).toMatch(/\n {2}WAL bytes per job, server-wide +[\d,]+ +[\d,]+ +\d+\.\d\dx\n/);
     expect(table).toMatch(/\n {2}rows written per job +[\d.]+ +[\d.]+ +\d+\.\d\dx\n/);
     expect(table).toMatch(/\n {2}drain, held xmin, workhorse: \w+ (ins|upd|del) /);
+    expect(table).toMatch(/\n {2}drain, 2 processes, workhorse: .*jobs_ready_idx [\d.]+ scans, [\d.]+ read, [\d.]+ fetched/);
     expect(table).toContain('pg_walinspect');
     expect(table).toMatch(/\n {2}drain, 2 processes, graphile-worker: .*\(commit records\) \d+/);
   });
