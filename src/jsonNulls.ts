@@ -3,7 +3,11 @@
 // Infinity), an invalid Date (its toJSON answers null), and an array item
 // that is undefined, a function or a symbol (or whose toJSON answers one),
 // or an empty slot of a sparse array. Likewise a Map or a Set that holds
-// entries, which it writes as `{}`. A payload holding one would be stored as
+// entries, which it writes as `{}`, and any other object that is not a
+// plain one and that JSON writes as `{}` (no own enumerable key, no
+// toJSON): an Error, a RegExp, a Promise (a forgotten await), a WeakMap,
+// an ArrayBuffer, Headers, a class instance keeping its data in private
+// fields or getters. A payload holding one would be stored as
 // something other than what was given, so the boundaries refuse it, naming
 // its path. Only encoded text that contains `null` or `{}` can hold one, so
 // the walk runs only then. (An object's key whose value is undefined is left out of the JSON,
@@ -13,9 +17,40 @@ import type { ValidationIssue } from './errors.js';
 const NON_FINITE = 'must be a finite number (JSON has no NaN or Infinity: it would be stored as null)';
 const INVALID_DATE = 'must be a valid date (an invalid Date would be stored as null)';
 const LOST_ENTRIES = 'must be a JSON value (a Map or a Set is written as {} and its entries would be lost: pass a plain object or an array)';
+const emptied = (name: string) =>
+  `must be a JSON value (${name} is written as {} and what it holds would be lost${name === 'a Promise' ? ': a missing await?' : ': pass a plain object'})`;
 const NOT_JSON_ITEM = 'must be a JSON value (an array item that is undefined, a function or a symbol, or whose toJSON answers one, or an empty slot, would be stored as null)';
 
-/** The first value of `value` that JSON.stringify wrote as something else (null, or {} for a Map or Set with entries), or undefined. */
+/**
+ * An object JSON writes as `{}` that is not a plain object: no own
+ * enumerable key, and not a boxed primitive or an array (toJSON was applied
+ * before this is asked). A plain `{}` and an object of a null prototype
+ * are what they look like.
+ */
+function writtenEmpty(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto === Object.prototype || proto === null) return false;
+  if (v instanceof Number || v instanceof String || v instanceof Boolean) return false;
+  // An empty buffer or typed array holds nothing to lose.
+  if ((ArrayBuffer.isView(v) || v instanceof ArrayBuffer) && v.byteLength === 0) return false;
+  return Object.keys(v).length === 0;
+}
+
+/** `a Promise`, `an Error`, `a Headers`: what the caller passed, by its constructor's name. */
+function describe(v: object): string {
+  let name: unknown;
+  try {
+    if (typeof (v as { then?: unknown }).then === 'function') return 'a Promise';
+    name = (v.constructor as { name?: unknown } | undefined)?.name;
+  } catch {
+    // A getter of the caller's that throws: described without its name.
+  }
+  const n = typeof name === 'string' && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : 'an object of a class';
+  return n === 'an object of a class' ? n : `${/^[AEIOU]/.test(n) ? 'an' : 'a'} ${n}`;
+}
+
+/** The first value of `value` that JSON.stringify wrote as something else (null, or {} for a Map, a Set or another non-plain object), or undefined. */
 export function silentNull(value: unknown, encoded: string): ValidationIssue | undefined {
   if (!encoded.includes('null') && !encoded.includes('{}')) return undefined;
   const stack: { value: unknown; key: string; path: (string | number)[]; inArray: boolean }[] = [{ value, key: '', path: [], inArray: false }];
@@ -29,7 +64,11 @@ export function silentNull(value: unknown, encoded: string): ValidationIssue | u
       // A toJSON answering nothing JSON holds: an array item becomes null (an object's key is left out).
       if (item.inArray && (v === undefined || typeof v === 'function' || typeof v === 'symbol')) return { path: item.path, message: NOT_JSON_ITEM };
     }
-    if ((v instanceof Map || v instanceof Set) && v.size > 0) return { path: item.path, message: LOST_ENTRIES };
+    if (v instanceof Map || v instanceof Set) {
+      if (v.size > 0) return { path: item.path, message: LOST_ENTRIES };
+    } else if (writtenEmpty(v)) {
+      return { path: item.path, message: emptied(describe(v as object)) };
+    }
     if (v instanceof Number) v = v.valueOf();
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path: item.path, message: NON_FINITE };

@@ -19,7 +19,9 @@ const eventBridgeSinkSchema = z
       .string()
       .min(1)
       .max(1600)
-      .regex(EVENT_BUS, 'eventBusName must be an event bus name (letters, digits and "/", ".", "-", "_") or an event bus ARN'),
+      .regex(EVENT_BUS, 'eventBusName must be an event bus name (letters, digits and "/", ".", "-", "_") or an event bus ARN')
+      // A bus is named with at most 256 characters, so a longer name matches no bus.
+      .refine((b) => b.replace(/^arn:[^/]*\//, '').length <= 256, 'eventBusName names a bus of at most 256 characters: no bus has a longer name'),
     /** EventBridge refuses a custom event whose source starts with "aws.": that prefix is AWS's own. */
     source: z
       .string()

@@ -5,7 +5,9 @@
 // credentials, not on a port fetch blocks) and its extra headers. What fetch
 // would refuse at every delivery, turning each event dead, is refused up
 // front instead: header names it will not send (transfer-encoding, expect,
-// ...), values that are not Latin-1, and the headers the sink sets itself.
+// ...), a connection header other than close or keep-alive, a host header
+// (fetch drops it), values that are not Latin-1, and the headers the sink
+// sets itself.
 import * as z from 'zod';
 
 const TOPIC_PATTERN = /^(?:[A-Za-z0-9_.:/-]{1,200}|[A-Za-z0-9_.:/-]{0,199}\*)$/;
@@ -34,9 +36,10 @@ const FETCH_BAD_PORTS = new Set([
   6679, 6697, 10080,
 ]);
 
+/** Not a bad port, and not port 0 (no server listens there: every connection is refused). */
 function allowedPort(u: string): boolean {
   const port = new URL(u).port;
-  return port === '' || !FETCH_BAD_PORTS.has(Number(port));
+  return port === '' || (port !== '0' && !FETCH_BAD_PORTS.has(Number(port)));
 }
 
 /** fetch refuses a URL with a user or password in it, so every delivery to one would fail. */
@@ -52,7 +55,7 @@ export const webhookUrlSchema = z
     (u) => !isHttpUrl(u) || withoutCredentials(u),
     'url must not carry credentials (user:password@): fetch refuses such a URL, so every delivery would fail; send them in headers (e.g. authorization)',
   )
-  .refine((u) => !isHttpUrl(u) || allowedPort(u), 'url is on a port fetch refuses to connect to (its "bad ports", such as 25 or 6000), so every delivery would fail');
+  .refine((u) => !isHttpUrl(u) || allowedPort(u), 'url is on a port fetch refuses to connect to (its "bad ports", such as 25 or 6000, or port 0), so every delivery would fail');
 
 /** Headers fetch will not send as given: every delivery with one fails. */
 const UNSENDABLE = new Set(['content-length', 'expect', 'keep-alive', 'transfer-encoding', 'upgrade']);
@@ -77,7 +80,11 @@ export const headersSchema = z
   .superRefine((headers, ctx) => {
     for (const name of Object.keys(headers)) {
       const lower = name.toLowerCase();
-      if (UNSENDABLE.has(lower)) {
+      if (lower === 'connection' && !/^(close|keep-alive)$/i.test(headers[name]!.trim())) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'fetch sends a connection header only as close or keep-alive: any other value fails every delivery' });
+      } else if (lower === 'host') {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'fetch sets host from the url and drops one given by hand: put the host in the url' });
+      } else if (UNSENDABLE.has(lower)) {
         ctx.addIssue({ code: 'custom', path: [name], message: `fetch will not send a ${lower} header given by hand: every delivery would fail` });
       } else if (setBySink(lower)) {
         ctx.addIssue({ code: 'custom', path: [name], message: `the webhook sink sets ${lower} itself` });

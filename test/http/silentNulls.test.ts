@@ -6,7 +6,8 @@
 // JSON.stringify writes as null: undefined, a function, a symbol, an empty
 // slot, or an item whose toJSON answers undefined; and a payload that is
 // undefined at enqueue or publish, and a Map or Set with entries (written
-// as {}). A real null, the text "null" and an
+// as {}), and any other non-plain object written as {} (an Error, a
+// Promise, a RegExp...). A real null, the text "null" and an
 // object key left undefined (an optional field, left out) are still stored
 // as given.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -74,13 +75,16 @@ describe('over HTTP, a number JSON.parse reads as Infinity', () => {
 });
 
 describe('the client', () => {
-  async function refused(p: Promise<unknown>, path: (string | number)[]): Promise<void> {
+  /** Expects a ValidationError with an issue at `path`; returns that issue's message. */
+  async function refused(p: Promise<unknown>, path: (string | number)[]): Promise<string> {
     const err = await p.then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues.map((i) => i.path)).toContainEqual(path);
+    const issue = (err as ValidationError).issues.find((i) => JSON.stringify(i.path) === JSON.stringify(path));
+    expect(issue, JSON.stringify((err as ValidationError).issues)).toBeDefined();
+    return issue!.message;
   }
 
   it('refuses NaN, Infinity and an invalid Date in a payload, naming their paths', async () => {
@@ -122,6 +126,40 @@ describe('the client', () => {
     await refused(h.client.publish('order.paid', { lines: [{ byId: new Map([[1, 'a']]) }] }), ['lines', 0, 'byId']);
     const { id } = await h.client.enqueue(AnyPayload, { seen: new Set(), n: {} });
     expect((await h.client.getJob(id))!.payload).toEqual({ seen: {}, n: {} });
+    await db.pool.query('truncate workhorse.jobs cascade');
+  });
+
+  it('refuses any other object JSON writes as {} (an Error, a RegExp, a Promise, Headers, a class keeping its data private), naming it; plain, typed and toJSON objects are stored', async () => {
+    const AnyPayload = defineJob({ type: 'odd.payload', schema: z.any() });
+    class Secretive {
+      #token = 'x';
+      get token(): string {
+        return this.#token;
+      }
+    }
+    const pending = Promise.resolve(1);
+    expect(await refused(h.client.enqueue(AnyPayload, { err: new Error('lost') }), ['err'])).toMatch(/an Error is written as \{\}/);
+    expect(await refused(h.client.enqueue(AnyPayload, pending), [])).toMatch(/a Promise is written as \{\} .*a missing await\?/);
+    expect(await refused(h.client.publish('order.paid', /abc/), [])).toMatch(/a RegExp is written as \{\}/);
+    expect(await refused(h.client.publish('order.paid', { h: [new Headers({ a: '1' })] }), ['h', 0])).toMatch(/a Headers/);
+    expect(await refused(h.client.signal('1', 'paid', { s: new Secretive() }), ['s'])).toMatch(/a Secretive is written as \{\}/);
+    await refused(h.client.enqueue(AnyPayload, { w: new WeakMap(), b: new ArrayBuffer(4) }), ['w']);
+    const { id } = await h.client.enqueue(AnyPayload, {
+      plain: {},
+      bare: Object.create(null) as object,
+      bytes: new Uint8Array([1, 2]),
+      none: new Uint8Array(0),
+      at: new URL('https://example.com/a'),
+      buf: Buffer.from('hi'),
+    });
+    expect((await h.client.getJob(id))!.payload).toEqual({
+      plain: {},
+      bare: {},
+      bytes: { 0: 1, 1: 2 },
+      none: {},
+      at: 'https://example.com/a',
+      buf: { type: 'Buffer', data: [104, 105] },
+    });
     await db.pool.query('truncate workhorse.jobs cascade');
   });
 

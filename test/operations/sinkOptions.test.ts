@@ -68,7 +68,10 @@ describe('sink options', () => {
     [{ 'keep-alive': 'timeout=5' }],
     [{ 'content-length': '5' }],
     [{ 'x-key': 'euro \u20ac' }],
-  ])('webhookSink refuses the headers %j, which fetch will not send', (headers) => {
+    [{ Connection: 'upgrade' }],
+    [{ connection: 'keep-alive, close' }],
+    [{ Host: 'other.example.com' }],
+  ])('webhookSink refuses the headers %j, which fetch will not send as given', (headers) => {
     const name = Object.keys(headers)[0]!;
     expect(configPath(() => webhookSink({ url: receiver.url, secret: SECRET, headers }))).toEqual(['headers', name]);
   });
@@ -78,7 +81,13 @@ describe('sink options', () => {
     expect(configPath(() => webhookSink({ url: receiver.url, secret: SECRET, headers }))).toEqual(['headers', name]);
   });
 
-  it.each(['http://127.0.0.1:6000/in', 'http://hooks.example.com:25/'])('webhookSink refuses url %j: a port fetch will not connect to', async (url) => {
+  it('webhookSink takes a connection header of close or keep-alive, which fetch sends', async () => {
+    for (const v of ['close', 'Keep-Alive']) expect(webhookSink({ url: receiver.url, secret: SECRET, headers: { connection: v } }).name).toMatch(/^webhook http/);
+    // What a delivery with another value meets:
+    await expect(fetch(receiver.url, { method: 'POST', body: '{}', headers: { connection: 'upgrade' } })).rejects.toThrow();
+  });
+
+  it.each(['http://127.0.0.1:6000/in', 'http://hooks.example.com:25/', 'http://127.0.0.1:0/h'])('webhookSink refuses url %j: a port fetch will not connect to', async (url) => {
     expect(configPath(() => webhookSink({ url, secret: SECRET }))).toEqual(['url']);
     // What each delivery would have met:
     await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
@@ -106,6 +115,8 @@ describe('sink options', () => {
   it('eventBridgeSink refuses a bus name PutEvents refuses and a source starting with "aws."', () => {
     expect(configPath(() => eventBridgeSink({ eventBusName: 'b\nc' }))).toEqual(['eventBusName']);
     expect(configPath(() => eventBridgeSink({ eventBusName: 'my bus' }))).toEqual(['eventBusName']);
+    expect(configPath(() => eventBridgeSink({ eventBusName: 'b'.repeat(257) }))).toEqual(['eventBusName']);
+    expect(eventBridgeSink({ eventBusName: 'b'.repeat(256) }).name).toBe(`eventbridge ${'b'.repeat(256)}`);
     expect(configPath(() => eventBridgeSink({ eventBusName: 'b', source: 'aws.ec2' }))).toEqual(['source']);
     expect(eventBridgeSink({ eventBusName: 'arn:aws:events:us-east-1:123456789012:event-bus/orders', source: 'com.acme' }).name).toBe(
       'eventbridge arn:aws:events:us-east-1:123456789012:event-bus/orders',
