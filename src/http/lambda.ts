@@ -18,7 +18,7 @@ import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFai
 import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/scheme.js';
-import { adapterRefusal, refusedEvent } from './lambdaEvent.js';
+import { adapterRefusal, refusedEvent, withoutGetBody } from './lambdaEvent.js';
 import { createHttpService, type HttpServiceOptions } from './service.js';
 
 export type HttpHandlerOptions = Omit<HttpServiceOptions, 'app'>;
@@ -58,7 +58,7 @@ function buildApp(app: WorkhorseApp | undefined, options: HttpHandlerOptions, en
   });
   const h = handle(service.app);
   const answer: HttpHandler = async (event, context) => {
-    const result = await h(event, context);
+    const result = await h(withoutGetBody(event), context);
     return (adapterRefusal(result) as HttpHandlerResult | undefined) ?? result;
   };
   return { version, state, handle: (event, context) => refusedAnswer(event) ?? answer(event, context), close: () => service.close() };

@@ -5,10 +5,11 @@
 // decoder throws, and the answer is a plain-text 500). The adapter treats
 // any truthy `isBase64Encoded` (the string "true" included) as base64, so
 // the check does too. Anything else the adapter cannot turn into a request
-// (a header name it refuses, multiValueHeaders that are not arrays, a body
-// on a GET) it answers with a plain-text "Invalid request"; that answer is
-// rewritten here as the same 400. So no input to the handler is answered
-// 500 or outside the API's error shape.
+// (a header name it refuses, multiValueHeaders that are not arrays) it
+// answers with a plain-text "Invalid request"; that answer is
+// rewritten here as the same 400. A body on a GET or HEAD is dropped before
+// the adapter sees it, as the server ignores one. So no input to the
+// handler is answered 500 or outside the API's error shape.
 import { errorBody } from './clientErrors.js';
 
 export interface RefusedEvent {
@@ -81,6 +82,20 @@ export function refusedEvent(event: unknown): RefusedEvent | undefined {
     return refused('the event body is marked isBase64Encoded but is not base64');
   }
   return undefined;
+}
+
+/**
+ * The event as the adapter should see it: a GET or HEAD carries no body
+ * (a Request with one cannot be built: the adapter logged a TypeError's
+ * stack and answered "Invalid request"), so its body is left out, as
+ * `workhorse serve` ignores one. Other events are returned as they are.
+ */
+export function withoutGetBody<E>(event: E): E {
+  const e = event as { body?: unknown; httpMethod?: unknown; requestContext?: { http?: { method?: unknown } } };
+  if (e.body === undefined || e.body === null || e.body === '') return event;
+  const method = e.requestContext?.http === undefined ? e.httpMethod : e.requestContext.http.method;
+  if (typeof method !== 'string' || !/^(GET|HEAD)$/i.test(method)) return event;
+  return { ...event, body: null, isBase64Encoded: false };
 }
 
 /** The adapter's own answers when it could not build a request from the event (hono/aws-lambda). */

@@ -2,7 +2,7 @@
 // (payload format 2.0) and a context whose time left counts down. The module
 // builds nothing at import; the first invocation reads the environment.
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signRequest } from '../../src/signing/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { SECRET, TOKEN } from './helpers.js';
@@ -164,6 +164,27 @@ describe('handlers/http.ts', () => {
     }
     const after = await db.pool.query('select count(*)::int as n from workhorse.jobs');
     expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it('answers a GET or HEAD that carries a body as workhorse serve does (the body ignored), with nothing logged', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const errors: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args));
+    try {
+      const events: [string, unknown, number][] = [
+        ['a function URL GET', functionUrlEvent('GET', '/jobs', '{"x":1}', auth, 'limit=1'), 200],
+        ['a function URL HEAD', functionUrlEvent('HEAD', '/healthz', 'x'), 200],
+        ['a REST API GET with a base64 body', { httpMethod: 'GET', path: '/healthz', headers: {}, requestContext: {}, body: 'eA==', isBase64Encoded: true }, 200],
+        ['an ALB GET', { httpMethod: 'GET', path: '/jobs', headers: auth, queryStringParameters: { limit: '1' }, requestContext: { elb: {} }, body: 'x', isBase64Encoded: false }, 200],
+      ];
+      for (const [what, event, status] of events) {
+        const res = (await handler(event as never, contextWithBudget(5000) as never)) as { statusCode: number };
+        expect(res.statusCode, what).toBe(status);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors).toEqual([]);
   });
 
   it('ticks on the configured budget when a hand-made context answers a time left that is not a number', async () => {
