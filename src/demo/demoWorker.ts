@@ -7,8 +7,10 @@ import { parseConfig } from '../validation.js';
 import { Worker } from '../worker/worker.js';
 import { configureDemoWorker, demoJobs } from './jobs.js';
 
-/** How long a stopping demo worker drains before it stops hard. */
-const STOP_TIMEOUT_MS = 2_000;
+/** How long a demo worker drains when the demo is gone (Ctrl-C, its stdin closed) before it stops hard. */
+const GONE_STOP_MS = 2_000;
+/** What a SIGTERM drain (the story's rolling deploy) allows beyond one job's work, so the running job finishes. */
+const DRAIN_SLACK_MS = 5_000;
 
 const argsSchema = z.object({
   connectionString: z.string(),
@@ -24,14 +26,18 @@ export async function runDemoWorker(raw: string): Promise<void> {
   const client = createClient({ connectionString: a.connectionString, namespace: a.namespace, jobs: demoJobs, poolMax: 3 });
   const worker = new Worker(client, { workerId: a.workerId, build: a.build, heartbeatMs: a.heartbeatMs, concurrency: 1, pollMs: 200 });
   configureDemoWorker(worker, a.build, a.workMs);
-  // Bounded: a Ctrl-C stops the demo's database beside this worker, and a drain
-  // waiting on a settlement it can no longer write would outlive the demo.
-  const stop = () => void worker.stop({ timeoutMs: STOP_TIMEOUT_MS }).catch(() => undefined);
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // SIGTERM is the story's rolling deploy: a graceful drain, long enough for
+  // the running job to finish (it is not run again). When the demo is gone
+  // (a Ctrl-C, which stops its database beside this worker), the drain is
+  // short: one waiting on a settlement it can no longer write would outlive
+  // the demo. A shorter stop turns a longer one hard when it passes.
+  const stop = (timeoutMs: number) => () => void worker.stop({ timeoutMs }).catch(() => undefined);
+  process.on('SIGTERM', stop(a.workMs + DRAIN_SLACK_MS));
+  process.on('SIGINT', stop(GONE_STOP_MS));
   // The demo holds the other end of stdin: when it is gone, however it ended, drain and leave.
   // Unref'd: it must not keep the process alive once the worker has stopped.
-  process.stdin.on('end', stop).on('close', stop).on('error', stop).resume();
+  const gone = stop(GONE_STOP_MS);
+  process.stdin.on('end', gone).on('close', gone).on('error', gone).resume();
   (process.stdin as { unref?: () => void }).unref?.();
   await worker.run();
   await client.close();

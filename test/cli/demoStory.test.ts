@@ -3,6 +3,8 @@
 // handler): every build-1 worker that survived the SIGKILL must have left,
 // so J6 is due, ready and unleased there, and step 8's build-1 worker runs it.
 // Before that J6 is scheduled for later, which its note says (`due in … min`).
+// The leaving workers drain: the jobs they were running finish, once.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmptyDatabase } from '../helpers/db.js';
 import { cliEnv, runCli } from './support/runCli.js';
@@ -54,5 +56,17 @@ describe('workhorse demo', () => {
     const step8 = stepTable(r.stdout, 8);
     for (const cells of step8.values()) expect(cells[0]).toBe('Succeeded');
     expect(step8.get('J6')![3]).toBe('1');
+    // The rolling deploy drained: the jobs the leaving workers ran finished there and
+    // ran once; only the SIGKILLed worker's job ran again (execution 2).
+    const executions = [...step8.values()].map((cells) => cells[3]).sort();
+    expect(executions).toEqual(['1', '1', '1', '1', '1', '2']);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const stopped = await c.query(`select count(*)::int as n from workhorse.job_attempts where error->>'name' = 'WorkerStoppedError'`);
+      expect(stopped.rows[0].n).toBe(0);
+    } finally {
+      await c.end();
+    }
   }, 120_000);
 });
