@@ -300,11 +300,12 @@ export class MigrationLockTimeoutError extends WorkhorseError {
   /** The sql/ file whose statement could not get its lock. */
   readonly file: string;
   readonly holders: LockHolder[];
-  constructor(file: string, waitedMs: number, holders: LockHolder[], options?: { cause?: unknown }) {
+  constructor(file: string, waitedMs: number, holders: LockHolder[], options?: { cause?: unknown; lock?: string }) {
     const who = holders.length
       ? `held by ${holders.map(describeHolder).join('; ')}: end those transactions (or pg_terminate_backend(pid)) and run it again`
       : 'held by transactions that have ended since: run it again';
-    super('migration_lock_timeout', `sql/${file} waited ${Math.round(waitedMs / 1000)} s for locks on workhorse tables ${who}; nothing was applied`, options);
+    const lock = options?.lock ?? 'locks on workhorse tables';
+    super('migration_lock_timeout', `sql/${file} waited ${Math.round(waitedMs / 1000)} s for ${lock} ${who}; nothing was applied`, { cause: options?.cause });
     this.file = file;
     this.holders = holders;
   }

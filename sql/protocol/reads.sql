@@ -1,6 +1,9 @@
 -- reads: what operators and dashboards look at. Read-only, stable. A
 -- running job is a ready row with a lease (009_lean_leases): every read
 -- reports it as `running`, with its lease's attempt, execution and start.
+-- A waiting job is in the middle of an attempt (a suspension does not
+-- count one: the stored attempt is the attempts finished), so reads report
+-- the attempt it is on, the one its handler sees as ctx.job.attempt.
 
 create function workhorse.job_as_seen_v1(j workhorse.jobs, r workhorse.job_runtime)
 returns workhorse.jobs language plpgsql immutable as $$
@@ -11,11 +14,13 @@ begin
     j.execution := r.execution;
     j.started_at := r.claimed_at;
     j.last_worker := r.worker_id;
+  elsif j.status = 'waiting' then
+    j.attempt := j.attempt + 1;
   end if;
   return j;
 end $$;
 comment on function workhorse.job_as_seen_v1(workhorse.jobs, workhorse.job_runtime) is
-  'A jobs row as readers see it: with a lease (r not null) it is running, at the lease''s attempt, execution, start and worker; otherwise the row as stored.';
+  'A jobs row as readers see it: with a lease (r not null) it is running, at the lease''s attempt, execution, start and worker; a waiting job at the attempt it is on (the stored attempt + 1: a suspension counts none); otherwise the row as stored.';
 
 create function workhorse.get_job_v1(p_namespace text, p_job_id bigint)
 returns setof workhorse.jobs language sql stable as $$

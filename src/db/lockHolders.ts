@@ -30,3 +30,26 @@ export async function lockHolders(client: pg.ClientBase, olderThanMs: number): P
     transactionMs: row.xact_ms,
   }));
 }
+
+/**
+ * The session holding the migration's advisory lock (sql/bootstrap.sql's
+ * 7700011999: a bigint key is kept as classid = its high 32 bits, objid =
+ * its low 32 bits, objsubid = 1).
+ */
+export async function migrationLockHolders(client: pg.ClientBase): Promise<LockHolder[]> {
+  const r = await client.query<{ pid: number; state: string | null; usename: string | null; application_name: string | null; xact_ms: number | null }>(
+    `select a.pid, a.state, a.usename::text, nullif(a.application_name, '') as application_name,
+            (date_part('epoch', clock_timestamp() - a.xact_start) * 1000)::float8 as xact_ms
+       from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+        and l.classid = (7700011999::bigint >> 32)::oid and l.objid = (7700011999::bigint & 4294967295)::oid
+        and l.database = (select oid from pg_database where datname = current_database())`,
+  );
+  return r.rows.map((row) => ({
+    pid: row.pid,
+    state: row.state,
+    user: row.usename,
+    applicationName: row.application_name,
+    transactionMs: row.xact_ms,
+  }));
+}

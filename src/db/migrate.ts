@@ -13,12 +13,16 @@
 // LOCK_ATTEMPT_MS, because every query of the running fleet on that table
 // queues behind the waiting lock request. Then the migration rolls back and
 // tries again, for up to `lockTimeoutMs` in all, and gives up with a
-// MigrationLockTimeoutError naming the sessions in its way.
+// MigrationLockTimeoutError naming the sessions in its way. Another
+// migration's lock is waited for within the same budget (a migrator that
+// froze mid-migration is named, not waited for without end), and the
+// migration's own transaction is ended by the server if it sits idle
+// (MIGRATION_IDLE_MS), so a frozen migrator cannot hold the lock for hours.
 import pg from 'pg';
 import * as z from 'zod';
 import { ConfigError, DatabaseUnavailableError, MigrationLockTimeoutError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
-import { lockHolders } from './lockHolders.js';
+import { lockHolders, migrationLockHolders } from './lockHolders.js';
 import { refuseNewerSchema } from './newerSchema.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 import { isLockTimeout, SQLSTATE, sqlStateOf } from './sqlState.js';
@@ -33,8 +37,16 @@ const LOCK_ATTEMPT_MS = 2_000;
 /** The pause between attempts, doubling up to LOCK_RETRY_MAX_MS. */
 const LOCK_RETRY_MS = 250;
 const LOCK_RETRY_MAX_MS = 4_000;
-/** The same advisory lock sql/bootstrap.sql takes (taken first here, so waiting for another migrator is not a lock timeout). */
+/** The same advisory lock sql/bootstrap.sql takes (taken first here, so waiting for another migrator is not a table-lock attempt). */
 const MIGRATION_LOCK = '7700011999';
+/**
+ * How long the migration's transaction may sit idle before PostgreSQL ends
+ * it. A live migrator sends its statements back to back; one whose process
+ * froze or whose connection hung mid-migration would otherwise hold the
+ * migration lock (and its transaction) until TCP gave up, hours later, and
+ * every later migrator would wait for it.
+ */
+const MIGRATION_IDLE_MS = 30_000;
 
 export interface MigrateOptions {
   /** A pg Pool or a connection string. */
@@ -76,8 +88,12 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
       const started = Date.now();
       for (let pauseMs = LOCK_RETRY_MS; ; pauseMs = Math.min(pauseMs * 2, LOCK_RETRY_MAX_MS)) {
         try {
-          return await attempt(client, schema);
+          return await attempt(client, schema, budgetMs - (Date.now() - started));
         } catch (err) {
+          if (err instanceof MigratorBusy) {
+            const holders = await migrationLockHolders(client).catch(() => []);
+            throw new MigrationLockTimeoutError('bootstrap.sql', Date.now() - started, holders, { cause: err.cause, lock: 'the migration lock (another migration)' });
+          }
           if (!(err instanceof LockNotAvailable)) throw err;
           const waitedMs = Date.now() - started;
           if (waitedMs + pauseMs >= budgetMs) {
@@ -103,12 +119,22 @@ function parseLockTimeout(value: unknown): number {
   return parsed.data ?? 60_000;
 }
 
-/** One transaction: everything applied, or (rolled back) nothing. */
-async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSchemaSql>): Promise<MigrateResult> {
+/**
+ * One transaction: everything applied, or (rolled back) nothing. Another
+ * migrator's lock is waited for up to `leftMs` (what is left of the
+ * budget) in one wait, then each table lock up to LOCK_ATTEMPT_MS.
+ */
+async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSchemaSql>, leftMs: number): Promise<MigrateResult> {
   try {
-    await client.query('begin');
-    // Waiting for another migrator is not a lock timeout: its lock first, then the limit.
-    await client.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await client.query(
+      `begin; set local idle_in_transaction_session_timeout = ${MIGRATION_IDLE_MS}; set local lock_timeout = ${Math.max(1, Math.round(leftMs))}`,
+    );
+    try {
+      await client.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    } catch (err) {
+      if (isLockTimeout(err)) throw new MigratorBusy({ cause: err });
+      throw err;
+    }
     await client.query(`set local lock_timeout = ${LOCK_ATTEMPT_MS}`);
     await run(client, schema.bootstrap);
     const done = new Set(
@@ -137,8 +163,15 @@ async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSche
     return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)) };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
-    if (isLockTimeout(err) && !(err instanceof LockNotAvailable)) throw new LockNotAvailable('bootstrap.sql', { cause: err });
+    if (isLockTimeout(err) && !(err instanceof LockNotAvailable) && !(err instanceof MigratorBusy)) throw new LockNotAvailable('bootstrap.sql', { cause: err });
     throw err;
+  }
+}
+
+/** Another migration held the migration lock for the whole budget (internal: migrate() names it). */
+class MigratorBusy extends Error {
+  constructor(options: { cause: unknown }) {
+    super('the migration lock: not available', options);
   }
 }
 

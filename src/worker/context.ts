@@ -6,7 +6,8 @@
 // are typed BatchContext: no waits (a batch cannot suspend one member).
 //
 // Database faults: a step's fenced read and its record are idempotent, so a
-// fault there is retried while the job holds its lease (retried()). A
+// fault there is retried while the job holds its lease (retried()), and so
+// is getting a transactional step's connection (stepTransaction.ts). A
 // transactional step's connection that dies rejects the step with a
 // retryable DatabaseUnavailableError: its transaction rolled back (or, if
 // the commit went through unseen, the retry finds the step recorded), so the
@@ -29,6 +30,7 @@ import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
+import { runStepTransaction } from './stepTransaction.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -325,33 +327,9 @@ export class JobContext implements HandlerContext {
     return this.closing;
   }
 
-  /**
-   * Runs `fn` in a transaction with the step session bounds; commits when
-   * it says so. A broken connection becomes a retryable DatabaseUnavailableError.
-   */
-  async transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
-    const { db, txIdleTimeoutMs, txStatementTimeoutMs } = this.deps;
-    return db.withClient(async (tx, broken) => {
-      try {
-        await tx.query(
-          `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
-            ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}`,
-        );
-        const r = await fn(tx);
-        await tx.query(r.commit ? 'commit' : 'rollback');
-        return r.value;
-      } catch (err) {
-        const cause = broken();
-        if (!cause) await tx.query('rollback').catch(() => undefined);
-        if (cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError))) {
-          throw new DatabaseUnavailableError(
-            `${what} of job ${this.job.id}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
-            { cause: cause ?? err },
-          );
-        }
-        throw err;
-      }
-    });
+  /** Runs `fn` in a transaction of its own (stepTransaction.ts): a connection that cannot be had is waited for while the lease holds. */
+  transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+    return runStepTransaction(this.deps, this.job.id, this.abort, what, fn);
   }
 
   /**

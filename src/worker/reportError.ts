@@ -1,8 +1,9 @@
 // How a worker reports a problem it carries on through: an `error` event
 // when someone listens, otherwise a log line (src/carriedOn.ts: one line
 // for what it expects and retries, a bug printed whole). Likewise a lease it
-// lost (a `stale` event, or a line: the job runs again under another lease,
-// which an operator reading the log should be able to tell).
+// lost (a `stale` event, or a line: the job was recovered and runs again
+// under another lease, or an operator ended it, which an operator reading
+// the log should be able to tell).
 import type { EventEmitter } from 'node:events';
 import { logCarriedOn } from '../carriedOn.js';
 import type { ClaimedJob } from '../db/protocol.js';
@@ -22,5 +23,9 @@ export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string
     events.emit('stale', err, job);
     return;
   }
-  console.error(`[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); it runs again under its new one`);
+  // The lease was recovered (the job runs again under a new one) or the job was ended by an operator (a cancel): either way, nothing this attempt writes counts.
+  console.error(
+    `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); ` +
+      'what this attempt does is discarded: the job was recovered (it runs again under a new lease) or ended by an operator (a cancel)',
+  );
 }

@@ -4,7 +4,8 @@
 // lock request. Now each attempt waits at most 2 s, the migration rolls back
 // and tries again, and past `lockTimeoutMs` it gives up with a
 // MigrationLockTimeoutError naming the session in its way, having applied
-// nothing.
+// nothing. So does one behind another migration holding the migration lock
+// (a migrator frozen mid-migration): it was waited for without end.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,23 @@ describe('a migration behind a session holding a lock on a workhorse table', () 
     );
     // Within the budget and one more attempt's lock wait, not for ever.
     expect(took).toBeLessThan(3_000 + 2_000 + 1_500);
+    expect(await probeApplied()).toEqual({ recorded: false, column: false });
+  });
+
+  it('gives up after lockTimeoutMs behind another migration that holds the migration lock (a migrator frozen mid-migration), naming it', async () => {
+    // What a migrator whose connection froze mid-migration leaves: the
+    // migration lock held by a session idle in its transaction.
+    const frozen = await idleInTransaction('select pg_advisory_xact_lock(7700011999)');
+    const pid = await pidOf(frozen);
+    const started = Date.now();
+    const err = await migrate({ connectionString: db.url, sqlDir, lockTimeoutMs: 2_000 }).catch((e: unknown) => e);
+    const took = Date.now() - started;
+    expect(err).toBeInstanceOf(MigrationLockTimeoutError);
+    const e = err as MigrationLockTimeoutError;
+    expect(e.holders).toEqual([expect.objectContaining({ pid, state: 'idle in transaction', applicationName: 'nightly-report' })]);
+    expect(e.message).toMatch(new RegExp(`^sql/bootstrap\\.sql waited \\d+ s for the migration lock \\(another migration\\) held by pid ${pid} \\(idle in transaction, `));
+    // Before, it waited for as long as the other session lived.
+    expect(took).toBeLessThan(2_000 + 1_500);
     expect(await probeApplied()).toEqual({ recorded: false, column: false });
   });
 

@@ -116,9 +116,11 @@ describe('the fence on waits', () => {
     expect(await protocol.beginWait(db.pool, 'default', leaseB, 'nap', { kind: 'sleep', wakeInMs: 60_000 })).toMatchObject({ resolved: false });
     expect(await protocol.suspend(db.pool, 'default', leaseB, 'nap')).toMatchObject({ status: 'waiting' });
     const after = await jobRow(db.pool, id);
-    // The row keeps the recovered attempt (1); the resumed claim is attempt 2 again, as b's run was.
+    // The row keeps the recovered attempt (1 finished), so a waiting job reads as the attempt
+    // it is on, 2, as b's run was; the resumed claim is attempt 2 again.
     expect(before.attempt).toBe(2);
-    expect(after).toMatchObject({ status: 'waiting', attempt: 1, execution: jobB!.execution });
+    expect(after).toMatchObject({ status: 'waiting', attempt: 2, execution: jobB!.execution });
+    expect((await db.pool.query('select attempt from workhorse.jobs where id = $1', [id])).rows[0].attempt).toBe(1);
     expect(await lease(id)).toEqual([]);
     // A second suspension by either owner is refused.
     await expect(protocol.suspend(db.pool, 'default', leaseB, 'nap')).rejects.toBeInstanceOf(StaleLeaseError);

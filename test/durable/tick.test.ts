@@ -45,7 +45,7 @@ describe('a sleep in ticks', () => {
     const firstReturned = new Date();
     expect(first).toMatchObject({ claimed: 1, suspended: 1, succeeded: 0, failed: 0, retried: 0 });
     const waiting = await client.getJob(id);
-    expect(waiting).toMatchObject({ status: 'waiting', attempt: 0, wait: { name: 'nap', kind: 'sleep' } });
+    expect(waiting).toMatchObject({ status: 'waiting', attempt: 1, wait: { name: 'nap', kind: 'sleep' } });
     // The first tick did not wait for the sleep: it returned before the wake time.
     expect(firstReturned.getTime()).toBeLessThan(waiting!.wait!.wakeAt!.getTime());
 

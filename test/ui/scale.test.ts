@@ -136,6 +136,9 @@ describe(`the dashboard with ${JOBS.toLocaleString('en-US')} jobs`, () => {
       const rows = page.locator('tbody tr[data-job]');
       expect(await rows.count()).toBe(50);
       for (const text of await rows.allInnerTexts()) expect(text).toMatch(/email[\s\S]*failed[\s\S]*last error: boom/);
+      expect(await page.locator('#ns-summary').innerText()).toMatch(/^50 failed jobs in queue email on this page, newest first, as of /);
+      await page.goto(`${d.url}/ui?status=failed&queue=email&type=${RARE_TYPE}`);
+      expect(await page.locator('#ns-empty').innerText()).toMatch(new RegExp(`^No failed jobs in queue email of type ${RARE_TYPE.replace('.', '\\.')} (among the jobs searched|yet)\\.$`));
 
       await page.goto(`${d.url}/ui?status=running`);
       expect(await page.locator('tbody tr[data-job]').count()).toBe(20);

@@ -24,7 +24,7 @@ describe('a lost lease', () => {
     vi.spyOn(console, 'error').mockImplementation((...args) => void lines.push(args.join(' ')));
     const err = new StaleLeaseError('42', 7, 'complete');
     reportStale(events, 'w1', err, job);
-    expect(lines).toEqual([expect.stringMatching(/^\[workhorse\] worker w1: job 42 \(report\.render\) lost its lease \(.*\); it runs again under its new one$/)]);
+    expect(lines).toEqual([expect.stringMatching(/^\[workhorse\] worker w1: job 42 \(report\.render\) lost its lease \(.*\); what this attempt does is discarded: the job was recovered \(it runs again under a new lease\) or ended by an operator \(a cancel\)$/)]);
     const heard: unknown[] = [];
     events.on('stale', (e, j) => heard.push([e, j]));
     reportStale(events, 'w1', err, job);

@@ -104,10 +104,12 @@ export function namespaceView(d: NamespaceData): Page {
   const rows = d.page.jobs;
   const columns = COLUMNS.filter((c) => !c.shown || c.shown(rows));
   const body = rows.map((r) => html`<tr data-job="${r.id}">${columns.map((c) => html`<td${c.num ? html` class="num"` : ''}>${c.cell(r, paused)}</td>`)}</tr>`);
-  const what = [d.filter.status, d.filter.queue && `in queue ${d.filter.queue}`, d.filter.type && `of type ${d.filter.type}`].filter(Boolean).join(' ');
-  const summary = html`<p class="muted small" id="ns-summary">${count(rows.length)} ${what ? `${what} ` : ''}job${rows.length === 1 ? '' : 's'} on this page, newest first, as of ${time(d.page.asOf)}.</p>`;
-  const where = d.page.nextBeforeId ? 'among the jobs searched' : d.filter.before ? 'in this range' : 'yet';
-  const empty = rows.length === 0 ? html`<p id="ns-empty">No jobs ${what ? `${what} ` : ''}${where}.</p>` : '';
+  // "6 failed jobs in queue mail of type email.send on this page"
+  const status = d.filter.status ? `${d.filter.status} ` : '';
+  const where = [d.filter.queue && ` in queue ${d.filter.queue}`, d.filter.type && ` of type ${d.filter.type}`].filter(Boolean).join('');
+  const summary = html`<p class="muted small" id="ns-summary">${count(rows.length)} ${status}job${rows.length === 1 ? '' : 's'}${where} on this page, newest first, as of ${time(d.page.asOf)}.</p>`;
+  const searched = d.page.nextBeforeId ? 'among the jobs searched' : d.filter.before ? 'in this range' : 'yet';
+  const empty = rows.length === 0 ? html`<p id="ns-empty">No ${status}jobs${where} ${searched}.</p>` : '';
   return {
     title: 'Namespace',
     nav: '/ui',

@@ -1,0 +1,69 @@
+// The transaction of a transactional step or a spawn: its own connection,
+// the step session bounds (an idle or a stalled transaction is ended by
+// PostgreSQL itself), committed or rolled back as the caller says.
+//
+// Two kinds of database fault, told apart by whether the work began:
+// - No connection could be had (a restart, a failover, no free slot):
+//   nothing ran, so it is waited out while the job holds its lease, as a
+//   fenced write is (context.ts, retried()), instead of failing the attempt
+//   (which failed a job of maxAttempts 1 for good on a 1.5 s restart).
+// - The connection broke once the transaction had begun: its outcome may be
+//   unknown (a commit whose answer was lost), so it is not run again here;
+//   it becomes a retryable DatabaseUnavailableError and the job retries.
+import type pg from 'pg';
+import { Backoff, pause } from '../db/retryTransient.js';
+import { isTransientDbError } from '../db/transient.js';
+import { DatabaseUnavailableError, StaleLeaseError } from '../errors.js';
+import type { ContextDeps } from './contextDeps.js';
+import type { JobAbort } from './jobAbort.js';
+
+/** A failed checkout is tried again after this long, then with backoff up to the cap. */
+const CHECKOUT_RETRY_FIRST_MS = 100;
+const CHECKOUT_RETRY_MAX_MS = 2_000;
+
+export async function runStepTransaction<T>(
+  deps: ContextDeps,
+  jobId: string,
+  abort: JobAbort,
+  what: string,
+  fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>,
+): Promise<T> {
+  const { db, txIdleTimeoutMs, txStatementTimeoutMs } = deps;
+  const backoff = new Backoff({ baseMs: CHECKOUT_RETRY_FIRST_MS, maxMs: CHECKOUT_RETRY_MAX_MS });
+  for (;;) {
+    let began = false;
+    try {
+      return await db.withClient(async (tx, broken) => {
+        began = true;
+        try {
+          await tx.query(
+            `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
+              ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}`,
+          );
+          const r = await fn(tx);
+          await tx.query(r.commit ? 'commit' : 'rollback');
+          return r.value;
+        } catch (err) {
+          const cause = broken();
+          if (!cause) await tx.query('rollback').catch(() => undefined);
+          if (cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError))) {
+            throw new DatabaseUnavailableError(
+              `${what} of job ${jobId}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
+              { cause: cause ?? err },
+            );
+          }
+          throw err;
+        }
+      });
+    } catch (err) {
+      if (began || !isTransientDbError(err)) throw err;
+      if (!abort.aborted) await pause(backoff.next(), abort.signal);
+      if (abort.aborted) {
+        throw new DatabaseUnavailableError(
+          `${what} of job ${jobId}: no database connection could be had (${(err as Error).message}) before the job was stopped; nothing of it ran`,
+          { cause: err },
+        );
+      }
+    }
+  }
+}
