@@ -1,8 +1,8 @@
 // Loads a module the user names on the command line (an app module, a
-// worker process module). A path that does not exist, or TypeScript the
+// worker process module). A path that does not exist or is a directory, or TypeScript the
 // running Node cannot load, is a UsageError saying what to do; a module that
 // fails while loading is a runtime failure naming the module.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WorkhorseError } from '../errors.js';
@@ -29,7 +29,9 @@ export function userModuleUrl(specifier: string, what: string): string {
   } catch {
     throw new UsageError(`${what} "${specifier}" is not a path or a file URL`);
   }
-  if (!existsSync(fileURLToPath(url))) throw new UsageError(`${what} "${specifier}" not found`);
+  const path = fileURLToPath(url);
+  if (!existsSync(path)) throw new UsageError(`${what} "${specifier}" not found`);
+  if (statSync(path).isDirectory()) throw new UsageError(`${what} "${specifier}" is a directory: name the module file (for example dist/app.js)`);
   return url.href;
 }
 

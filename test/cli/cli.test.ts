@@ -111,6 +111,8 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
     ['worker', ['worker', 'test/http/fixtures/app.ts'], /the default export must be defineWorkerProcess\(\{ client \(or adapter\), workers \}\)/],
     ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
+    ['tick', ['tick', 'test', '--database-url', NO_DATABASE], /app module "test" is a directory: name the module file/],
+    ['worker', ['worker', 'test'], /worker module "test" is a directory: name the module file/],
     // A module that is not an app is named as given, not as the file URL it was loaded from.
     ['tick', ['tick', 'test/fixtures/emailJob.ts', '--database-url', NO_DATABASE], /^workhorse tick: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
     ['serve', ['serve', '--app', 'test/fixtures/emailJob.ts'], /^workhorse serve: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
