@@ -127,7 +127,7 @@ export class WorkerCore {
       },
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onResult: (hb) => this.applyRegistry(hb),
-      onError: (err) => this.emitError(err),
+      onError: (err) => this.emitError(err, 'heartbeat failed; the leases are held and the beat is tried again sooner'),
     });
     this.executor = new Executor({
       table: this.table,
@@ -158,7 +158,7 @@ export class WorkerCore {
           this.settledCounts.add(o.job.type, o.status);
           s.events.emit('settled', o);
         },
-        onError: (err) => this.emitError(err),
+        onError: (err) => this.emitError(err, 'settlement'),
       },
       onSlotFree: () => s.wake('slot'),
     });

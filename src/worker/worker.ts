@@ -44,7 +44,7 @@ export class Worker extends WorkerBase {
     for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId, options.scheduleNamespaces)) console.warn(line);
     // The system worker beats like this one: with the default 45 s its calls waited a 180 s lease on a frozen connection.
     const startSystem: SystemWorkerStarter = (id, pollMs, onError, system) => Worker.startSystemWorker(client, id, pollMs, onError, system, options.heartbeatMs);
-    const startCompanion = () => startScheduleCompanion(client, options, (err) => core.emitError(err), startSystem);
+    const startCompanion = () => startScheduleCompanion(client, options, (err) => core.emitError(err, 'schedules'), startSystem);
     const loop = new RunLoop({ core, client, options, waiter, events, startCompanion });
     this.loop = loop;
     return (this.running = loop.run().finally(() => {

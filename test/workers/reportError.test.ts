@@ -2,13 +2,17 @@
 // through as one line: a database fault, anything PostgreSQL answered (a
 // refused login while a password is rotated, a lock timeout: each used to
 // be printed whole, some 35 to 80 lines, on every heartbeat retry), and
-// workhorse's own typed errors. A bug is still printed whole.
+// workhorse's own typed errors. A bug is still printed whole. Each line
+// names the call that met the fault (a heartbeat, a claim, a settlement).
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { WorkerNotRegisteredError } from '../../src/errors.js';
+import { defineJob } from '../../src/index.js';
 import { reportWorkerError } from '../../src/worker/reportError.js';
 import type { WorkerEvents } from '../../src/worker/workerTypes.js';
+import { startRunningWorker } from '../helpers/runningWorker.js';
 
 function pgError(message: string, code: string): Error {
   const err = new pg.DatabaseError(message, message.length, 'error');
@@ -52,5 +56,27 @@ describe('reportWorkerError with no error listener', () => {
     reportWorkerError(events, 'w1', err);
     expect(seen).toEqual([err]);
     expect(log).not.toHaveBeenCalled();
+  });
+});
+
+describe('a running worker with no error listener', () => {
+  it('names the call a database fault met: a failing heartbeat logs "heartbeat failed", not a bare "database fault"', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+    const Noop = defineJob({ type: 'report.noop', schema: z.object({}) });
+    const w = await startRunningWorker([Noop], { heartbeatMs: 200, pollMs: 50, workerId: 'w-hb' }, (worker) => worker.handle(Noop, async () => undefined));
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      // Every heartbeat now meets an error PostgreSQL answers (no such function).
+      await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
+      const deadline = Date.now() + 10_000;
+      while (!lines.some((l) => l.includes('heartbeat failed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
+    } finally {
+      await w.stop();
+    }
+    const beat = lines.find((l) => l.includes('heartbeat failed'));
+    expect(beat, lines.join('\n')).toMatch(/^\[workhorse\] worker w-hb: heartbeat failed; the leases are held and the beat is tried again sooner: .*heartbeat_many_v1/);
+    expect(lines.filter((l) => / database fault: /.test(l))).toEqual([]);
   });
 });
