@@ -6,13 +6,16 @@
 // its backends terminated, out of connections, a statement cancelled by its
 // statement_timeout or ended by its lock_timeout) is 503 `database_unreachable` with Retry-After: 1 and
 // one log line without a stack. A client that went away is answered (to nobody)
-// without a log line. Anything else unexpected is a 500 that says nothing
-// about internals; the real error goes to the configured log.
+// without a log line. A ConfigError (the server's app cannot parse a payload
+// at all: a job schema with an async refine) is a 500 saying so, logged.
+// Anything else unexpected is a 500 that says nothing about internals; the
+// real error goes to the configured log.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
   ClientClosedError,
+  ConfigError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -69,6 +72,9 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
     return { status: 503, body: { code: 'database_unreachable', message } };
   }
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
+  // Not the request's fault but the server's (a job schema with an async refine, which no parse can
+  // run): a 500 that says what is wrong, so the caller is not left with "internal error".
+  if (err instanceof ConfigError) return { status: 500, body: { code: err.code, message: err.message } };
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     return { status: err.status as ContentfulStatusCode, body: { code: 'bad_request', message: err.message || 'bad request' } };
   }
@@ -82,6 +88,8 @@ export function errorHandler(log: (message: string, err: unknown) => void) {
       log(`[workhorse http] ${c.req.method} ${c.req.path}: the database did not answer:`, describeDbError(err));
       c.header('Retry-After', '1');
     }
+    // The server's own configuration (an app's job schema it cannot run): the operator must hear of it too.
+    if (known?.status === 500) log(`[workhorse http] ${c.req.method} ${c.req.path}: the server's configuration is invalid`, err);
     if (known) return errorResponse(c, known.status, known.body);
     // The client left mid-request: whatever failed, nobody is waiting for the answer.
     if (c.req.raw.signal?.aborted) return errorResponse(c, CLIENT_CLOSED, { code: 'client_closed', message: 'the client closed the connection' });
