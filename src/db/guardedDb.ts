@@ -19,7 +19,12 @@ export interface GuardedDbOptions {
    * A connection that cannot be made for a database fault (refused, reset,
    * timed out, a server starting or shutting down) fails with
    * DatabaseUnavailableError, the pg or network error as its cause, rather
-   * than with that error itself: what the client's callers catch.
+   * than with that error itself: what the client's callers catch. So does
+   * a call whose connection is lost under it (a pooled connection the
+   * server or the network reset while it sat idle: `write ECONNRESET`,
+   * `Connection terminated unexpectedly`, SQLSTATE class 08 or
+   * 57P01-57P03). An error PostgreSQL answered for any other reason is its
+   * own.
    */
   typedConnectFaults?: boolean;
   /**
@@ -132,7 +137,9 @@ export class GuardedDb implements Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
   query(textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]): Promise<unknown> {
-    return this.withClient((client, broken, discard) => boundedQuery(client, broken, discard, this.boundMs(), textOrConfig, values));
+    return this.withClient((client, broken, discard) =>
+      boundedQuery(client, broken, discard, this.boundMs(), this.options.typedConnectFaults === true, textOrConfig, values),
+    );
   }
 
   /**
@@ -143,7 +150,7 @@ export class GuardedDb implements Queryable {
     return this.withClient((client, broken, discard) => {
       const q = {
         query: (textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]) =>
-          boundedQuery(client, broken, discard, this.boundMs(), textOrConfig, values),
+          boundedQuery(client, broken, discard, this.boundMs(), this.options.typedConnectFaults === true, textOrConfig, values),
       } as Queryable;
       return fn(q, discard);
     });
@@ -168,6 +175,7 @@ async function boundedQuery(
   broken: () => Error | undefined,
   discard: (err: Error) => void,
   timeoutMs: number,
+  typedFaults: boolean,
   textOrConfig: string | pg.QueryArrayConfig,
   values?: unknown[],
 ): Promise<unknown> {
@@ -183,8 +191,20 @@ async function boundedQuery(
     const cause = broken();
     if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
     if (isReadOnlySession(err) || isQueryCanceled(err)) discard(err as Error);
+    if (typedFaults && lostConnection(err)) {
+      discard(err as Error);
+      throw new DatabaseUnavailableError(`the database connection broke: ${describeDbError(err)}`, { cause: err });
+    }
     throw err;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A fault that means the connection itself is gone (not an error PostgreSQL answered about the statement). */
+function lostConnection(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError || !isTransientDbError(err)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
 }
