@@ -25,4 +25,5 @@ if (tsx) {
 }
 // A reader that closed the pipe (`workhorse --help | head -1`) is not a crash.
 mod.ignoreClosedPipes();
-process.exitCode = await mod.main(process.argv.slice(2));
+// Ends the process once the command returned, even if something in it lingers (main.ts, endProcess).
+mod.endProcess(await mod.main(process.argv.slice(2)));

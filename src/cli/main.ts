@@ -94,10 +94,27 @@ export async function main(argv: string[], io: CliIo = { out: console.log, err: 
 
 export { ignoreClosedPipes };
 
+/** How long the process may outlive its command before it is ended. */
+const LINGER_MS = 1_000;
+
+/**
+ * Ends the CLI process with `code` once its command returned. It exits by
+ * itself when nothing is left to run; if something still is a second later
+ * (a handler that ignored its abort signal at a tick's deadline or a
+ * worker's drain deadline, a connection the app left open), it is ended
+ * then, saying so: a tick must not outlive its budget, and a drained worker
+ * must not keep running after it said it exits.
+ */
+export function endProcess(code: number, io: Pick<CliIo, 'err'> = { err: console.error }): void {
+  process.exitCode = code;
+  setTimeout(() => {
+    io.err(`[workhorse] exiting ${code}: work was still running in this process ${LINGER_MS} ms after the command ended (a handler that ignored its abort signal, or a connection the app left open)`);
+    process.exit(code);
+  }, LINGER_MS).unref();
+}
+
 const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (invokedDirectly) {
   ignoreClosedPipes();
-  void main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  void main(process.argv.slice(2)).then((code) => endProcess(code));
 }
