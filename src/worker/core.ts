@@ -19,7 +19,7 @@ import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
-import { reportStale, reportWorkerError } from './reportError.js';
+import { reportLingering, reportStale, reportWorkerError } from './reportError.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
@@ -116,7 +116,7 @@ export class WorkerCore {
       leaseMs: this.leaseMs,
       recoverLimit: options.recoverLimit,
       leases: () => this.table.held(),
-      active: () => this.table.running,
+      active: () => this.executor.busy,
       lostClaims: () =>
         this.lostClaims > this.releasedClaims && !this.claiming && this.lostSince !== undefined
           ? { count: this.lostClaims, withinMs: Math.min(2_147_483_647, Date.now() - this.lostSince + LOST_CLAIM_SLACK_MS) }
@@ -161,6 +161,7 @@ export class WorkerCore {
         onError: (err) => this.emitError(err, 'settlement'),
       },
       onSlotFree: () => s.wake('slot'),
+      onLinger: (job, reason) => reportLingering(s.options.workerId, job, reason),
     });
   }
 
@@ -172,11 +173,11 @@ export class WorkerCore {
     return this.executor.closed;
   }
 
-  /** Room for claiming: concurrency + prefetch, less running handlers and buffered leases (and settlements piling up while they fail: claimBatching.ts). */
+  /** Room for claiming: concurrency + prefetch, less running handlers (lingering ones too) and buffered leases (and settlements piling up while they fail: claimBatching.ts). */
   get freeRoom(): number {
-    const { running, buffered, settling } = this.table;
+    const { buffered, settling } = this.table;
     // Settlements in flight count only while their writes are failing: a healthy worker's lag is its batching.
-    return freeRoom(this.s.options, running, buffered, this.settler.failing ? settling : 0);
+    return freeRoom(this.s.options, this.executor.busy, buffered, this.settler.failing ? settling : 0);
   }
 
   /** Checks the schema (once per client) and registers; concurrent calls share one. */
@@ -261,7 +262,7 @@ export class WorkerCore {
       maxTimeoutMs,
       // The jobs started at once are marked started in their leases; the
       // rest wait in the buffer and are marked by a heartbeat.
-      start: Math.max(0, this.s.options.concurrency - this.table.running - this.table.buffered),
+      start: Math.max(0, this.s.options.concurrency - this.executor.busy - this.table.buffered),
     });
     // The SDK's work for the jobs before runs during the claim's round trip.
     flushWhileClaiming();

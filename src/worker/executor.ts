@@ -7,10 +7,11 @@
 import { JobSpan } from '../telemetry/jobSpans.js';
 import { endSpanLater, recordLater } from '../telemetry/telemetryBacklog.js';
 import { attrsOf, meters, tracingOn } from '../telemetry/telemetry.js';
+import type { ClaimedJob } from '../db/protocol.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
 import { invokeBatch, type BatchHandler } from './invokeBatch.js';
-import { invokeHandler, type HandlerEntry, type HandlerOutcome } from './invokeHandler.js';
+import { invokeHandler, type HandlerEntry, type HandlerOutcome, type Lingering } from './invokeHandler.js';
 import type { Lease, LeaseTable } from './leaseTable.js';
 import { settleJob, type SettleDeps } from './settleJob.js';
 
@@ -24,19 +25,44 @@ export interface ExecutorDeps {
   settleDeps: SettleDeps;
   /** A handler slot came free (the claim loop may want to claim). */
   onSlotFree(): void;
+  /** An attempt ended while its handler, ignoring its signal, still runs (worker.ts logs it). */
+  onLinger?(job: ClaimedJob, reason: unknown): void;
 }
 
 export class Executor {
   /** Set when the worker stops: buffered leases are handed back, not started. */
   closed = false;
+  /**
+   * Handlers still running after their attempt ended (an abort: a timeout,
+   * a lost lease, a hard stop) because they ignored their signal. Each keeps
+   * its slot taken until it returns, so no more handlers run at once than
+   * the concurrency.
+   */
+  lingering = 0;
+  private readonly linger: Lingering = {
+    start: (job, reason) => {
+      this.lingering++;
+      this.d.onLinger?.(job, reason);
+    },
+    end: () => {
+      this.lingering--;
+      this.fill();
+      this.d.onSlotFree();
+    },
+  };
 
   constructor(private readonly d: ExecutorDeps) {}
+
+  /** Handlers running now: those of running leases, and those lingering past their attempt. */
+  get busy(): number {
+    return this.d.table.running + this.lingering;
+  }
 
   /** Starts buffered leases while handler slots are free. */
   fill(): void {
     const { table, handlers, concurrency } = this.d;
     let tracing: boolean | undefined;
-    while (!this.closed && table.running < concurrency && table.buffered > 0) {
+    while (!this.closed && this.busy < concurrency && table.buffered > 0) {
       const lease = table.startNext();
       if (!lease) return;
       tracing ??= tracingOn();
@@ -47,7 +73,7 @@ export class Executor {
         continue;
       }
       if (tracing) lease.span = new JobSpan(lease.job);
-      invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, (outcome) => this.afterHandler(lease, outcome), lease.span);
+      invokeHandler(lease.job, entry, lease.abort, this.d.contextDeps, (outcome) => this.afterHandler(lease, outcome), lease.span, this.linger);
     }
   }
 
@@ -61,7 +87,7 @@ export class Executor {
 
   /** `first` and the buffered leases of its type that fit, in one batch call. */
   private runBatch(first: Lease, entry: HandlerEntry & { batch: BatchHandler }, tracing: boolean): void {
-    const room = Math.min(entry.maxBatch ?? 50, this.d.concurrency - this.d.table.running + 1);
+    const room = Math.min(entry.maxBatch ?? 50, this.d.concurrency - this.busy + 1);
     const mates = this.d.table.startMatesOf(first.job.type, room - 1);
     for (const m of mates) this.started(m);
     const group = [first, ...mates];

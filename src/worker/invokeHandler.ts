@@ -1,7 +1,10 @@
 // Runs one claimed job's handler: parses the stored payload with the job's
 // schema, builds the handler context, arms the job's timeout, and turns
 // whatever happens into an outcome. An abort (lease lost, timeout, hard
-// stop) ends the wait at once, even if the handler ignores its signal.
+// stop) ends the wait at once, even if the handler ignores its signal; a
+// handler still running then lingers (`Lingering`): the executor keeps its
+// slot taken until it returns, so no more handlers run at once than the
+// worker's concurrency, whatever its handlers do with their signal.
 //
 // A callback rather than an async function: an async frame, the promise
 // racing the abort and the executor's `.then` were four promises and about
@@ -35,6 +38,12 @@ export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: 
 
 const RESOLVED = Promise.resolve();
 
+/** Told when an attempt ended (an abort) while its handler still ran, and when that handler returned at last. */
+export interface Lingering {
+  start(job: ClaimedJob, reason: unknown): void;
+  end(job: ClaimedJob): void;
+}
+
 /**
  * Starts the handler and calls `done` exactly once with its outcome, always
  * from a later microtask (never from inside this call or inside an abort),
@@ -49,8 +58,9 @@ export function invokeHandler(
   deps: ContextDeps,
   done: (outcome: HandlerOutcome) => void,
   span?: Context,
+  linger?: Lingering,
 ): void {
-  new HandlerRun(abort, done).start(job, entry, deps, span);
+  new HandlerRun(job, abort, done, linger).start(entry, deps, span);
 }
 
 /**
@@ -62,14 +72,20 @@ class HandlerRun {
   private timer: NodeJS.Timeout | undefined;
   private ctx: JobContext | undefined;
   private finished = false;
+  /** The handler's promise has not settled yet. */
+  private pending = false;
+  /** The attempt ended while the handler still ran (linger.start was called, linger.end not yet). */
+  private lingering = false;
 
   constructor(
+    private readonly job: ClaimedJob,
     private readonly abort: JobAbort,
     private readonly done: (outcome: HandlerOutcome) => void,
+    private readonly linger: Lingering | undefined,
   ) {}
 
-  start(job: ClaimedJob, entry: HandlerEntry, deps: ContextDeps, span: Context | undefined): void {
-    const abort = this.abort;
+  start(entry: HandlerEntry, deps: ContextDeps, span: Context | undefined): void {
+    const { abort, job } = this;
     if (job.timeoutMs) this.timer = setTimeout(() => abort.abort(new JobTimeoutError(job.id, job.timeoutMs!)), job.timeoutMs);
     let returned: unknown;
     try {
@@ -81,16 +97,29 @@ class HandlerRun {
       return this.later({ ok: false, error });
     }
     if (!isThenable(returned)) return this.later({ ok: true, value: returned });
-    if (abort.aborted) return this.later({ ok: false, error: abort.reason });
-    abort.onAbort((reason) => this.later({ ok: false, error: reason }));
+    this.pending = true;
     try {
       returned.then(
-        (value) => this.finish({ ok: true, value }),
-        (error: unknown) => this.finish({ ok: false, error }),
+        (value) => this.returned({ ok: true, value }),
+        (error: unknown) => this.returned({ ok: false, error }),
       );
     } catch (error) {
-      this.later({ ok: false, error });
+      this.pending = false;
+      return this.later({ ok: false, error });
     }
+    if (this.finished) return;
+    if (abort.aborted) return this.later({ ok: false, error: abort.reason });
+    abort.onAbort((reason) => this.later({ ok: false, error: reason }));
+  }
+
+  /** The handler's promise settled: its outcome, unless an abort already ended the attempt (then its slot is free now). */
+  private returned(outcome: HandlerOutcome): void {
+    this.pending = false;
+    if (this.lingering) {
+      this.lingering = false;
+      this.linger!.end(this.job);
+    }
+    this.finish(outcome);
   }
 
   private later(outcome: HandlerOutcome): void {
@@ -100,6 +129,11 @@ class HandlerRun {
   private finish(outcome: HandlerOutcome): void {
     if (this.finished) return;
     this.finished = true;
+    // Ended by an abort while the handler still runs (it ignored its signal): it lingers until it returns.
+    if (this.pending && this.linger) {
+      this.lingering = true;
+      this.linger.start(this.job, outcome.ok ? undefined : outcome.error);
+    }
     this.abort.onAbort(undefined);
     if (this.timer) clearTimeout(this.timer);
     // A wait suspended the job: whatever the handler did after that is

@@ -29,3 +29,16 @@ export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string
       'what this attempt does is discarded: the job was recovered (it runs again under a new lease) or ended by an operator (a cancel)',
   );
 }
+
+/**
+ * A handler that went on running after its attempt ended (its timeout, a
+ * lost lease, a hard stop) because it ignored ctx.signal: one line, as it
+ * holds a handler slot until it returns and may still have effects.
+ */
+export function reportLingering(workerId: string, job: ClaimedJob, reason: unknown): void {
+  const why = reason instanceof Error ? reason.message : 'its attempt ended';
+  console.error(
+    `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) ended (${why}) but its handler is still running: it ignored ctx.signal; ` +
+      'its handler slot stays taken until it returns',
+  );
+}
