@@ -168,6 +168,13 @@ begin
      where a.namespace = p_namespace and a.state = 'open' and p_rules ? a.rule
        and not exists (select 1 from cond c where c.rule = a.rule and c.key = a.key)
     returning a.rule, a.key, a.state, a.opened_at, a.resolved_at, a.details
+  ), refreshed as (
+    -- An alert still open shows what its condition measures now (the backlog as it grows).
+    update workhorse.alerts a set details = c.details
+      from cond c
+     where a.namespace = p_namespace and a.state = 'open' and a.rule = c.rule and a.key = c.key
+       and a.details is distinct from c.details
+    returning 1
   ), changes as (
     select * from opened union all select * from resolved
   ), published as (
@@ -183,7 +190,7 @@ begin
   if found then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
 end $$;
 comment on function workhorse.evaluate_alerts_v1(text, jsonb) is
-  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), resolves the open alerts of those rules whose condition no longer holds, and publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
+  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), refreshes the details of the open ones whose condition still holds, resolves the open alerts of those rules whose condition no longer holds, and publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
 
 create function workhorse.list_alerts_v1(p_namespace text, p_state text, p_limit integer)
 returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)

@@ -81,13 +81,17 @@ describe('alert rules', () => {
     for (let i = 0; i < 3; i++) await client.enqueue('slow', {}, {});
     const opened = await evaluate(client, rules);
     expect(opened).toMatchObject([{ rule: 'backlog', key: 'default', state: 'open', details: { ready: 3, max: 2 } }]);
-    // Evaluated again while it holds: stays open, nothing new.
+    // Evaluated again while it holds: stays open, nothing new published.
     expect(await evaluate(client, rules)).toEqual([]);
+    // It grows: the open alert shows what the condition measures now, still one alert, still one event.
+    for (let i = 0; i < 2; i++) await client.enqueue('slow', {}, {});
+    expect(await evaluate(client, rules)).toEqual([]);
+    expect(await open('backlog')).toMatchObject([{ key: 'default', details: { ready: 5, max: 2 } }]);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    startWorker({ slow: () => gate }, { concurrency: 2 });
-    await waitFor(async () => (await client.admin.listLeases()).length, (n) => n === 2, { what: 'two running jobs' });
-    // Two are running (leased): the ready backlog is 1.
+    startWorker({ slow: () => gate }, { concurrency: 4 });
+    await waitFor(async () => (await client.admin.listLeases()).length, (n) => n === 4, { what: 'four running jobs' });
+    // Four are running (leased): the ready backlog is 1.
     expect(await evaluate(client, rules)).toMatchObject([{ rule: 'backlog', key: 'default', state: 'resolved' }]);
     release();
     expect(await open('backlog')).toEqual([]);
