@@ -82,7 +82,11 @@ language sql as $$
        and s.schedule_namespace = any(p_schedule_namespaces)
        -- A declared slot fires only from a firer that still declares it (null: any firer).
        and (not s.declared or p_declared is null or s.name = any(p_declared))
-       and (s.claimed_until is null or s.claimed_until < now())
+       -- Its own live claim does not hold the claimer back: a claim whose
+       -- answer it lost (or whose firing failed) is taken again at once
+       -- instead of locking the slot until the claim lease runs out
+       -- (fire_slots_v1's per-cadence keys keep a repeat from firing twice).
+       and (s.claimed_until is null or s.claimed_until < now() or s.claimed_by = p_worker_id)
      order by s.next_run_at
      limit p_limit
      for update skip locked
@@ -94,7 +98,7 @@ language sql as $$
   returning s.name, s.cron, s.timezone, s.interval_ms, s.next_run_at, now()
 $$;
 comment on function workhorse.claim_slots_v2(text, text, text[], text[], integer, integer) is
-  'Leases up to p_limit due, enabled slots of the given schedule namespaces to p_worker_id for p_lease_ms, skipping rows another claimer holds (row lock or live claim lease) and declared slots whose name is not in p_declared (the slots the caller''s build declares; null: no such filter). Returns (name, cron, timezone, interval_ms, next_run_at, db_now): the client computes the due cadences from next_run_at to db_now and calls fire_slots_v1.';
+  'Leases up to p_limit due, enabled slots of the given schedule namespaces to p_worker_id for p_lease_ms, skipping rows another claimer holds (row lock or live claim lease; the caller''s own live claim lease does not hold it back) and declared slots whose name is not in p_declared (the slots the caller''s build declares; null: no such filter). Returns (name, cron, timezone, interval_ms, next_run_at, db_now): the client computes the due cadences from next_run_at to db_now and calls fire_slots_v1.';
 
 -- The first form: every due slot, declared or not.
 create function workhorse.claim_slots_v1(
