@@ -84,6 +84,7 @@ export interface Protocol {
   listQueues: typeof reads.listQueues;
   listLeases: typeof reads.listLeases;
   upsertSchedules: typeof schedules.upsertSchedules;
+  databaseNow: typeof schedules.databaseNow;
   claimSlots: typeof schedules.claimSlots;
   fireSlots: typeof schedules.fireSlots;
   listSchedules: typeof schedules.listSchedules;
@@ -134,6 +135,7 @@ const postgresCalls: Protocol = {
   listQueues: reads.listQueues,
   listLeases: reads.listLeases,
   upsertSchedules: schedules.upsertSchedules,
+  databaseNow: schedules.databaseNow,
   claimSlots: schedules.claimSlots,
   fireSlots: schedules.fireSlots,
   listSchedules: schedules.listSchedules,

@@ -36,8 +36,13 @@ export class Schedules {
     });
     refuseNameTwins(list, 'schedules', []);
     // The same definition given twice is stored once (one row may be upserted once per statement).
-    const rows = [...new Map(list.map((d) => [d.name, d])).values()].map((d) => toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes));
+    const unique = [...new Map(list.map((d) => [d.name, d])).values()];
+    const resolve = (t: string) => this.client.definition(t);
+    // Checked before anything is asked of the database; stored with first runs from the database's clock.
+    unique.forEach((d) => toScheduleRow(d, resolve, this.client.maxPayloadBytes));
     await this.client.ready();
+    const now = await this.client.protocol.databaseNow(this.client.calls);
+    const rows = unique.map((d) => toScheduleRow(d, resolve, this.client.maxPayloadBytes, now));
     await this.client.protocol.upsertSchedules(this.client.calls, this.ns, rows);
     const stored = new Map((await this.client.protocol.listSchedules(this.client.calls, this.ns)).map((r) => [r.name, r]));
     return list.map((d) => stored.get(d.name)!);
@@ -59,7 +64,7 @@ export class Schedules {
   /** Enables a slot. One that was disabled restarts at its next cadence: no backlog fires. */
   async enable(name: string): Promise<ScheduleRecord> {
     const current = await this.get(name);
-    const next = firstRunAfter(current, new Date());
+    const next = firstRunAfter(current, await this.client.protocol.databaseNow(this.client.calls));
     await this.client.protocol.setScheduleEnabled(this.client.calls, this.ns, current.name, true, next);
     return this.get(name);
   }

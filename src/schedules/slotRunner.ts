@@ -88,7 +88,9 @@ export class SlotRunner {
   async start(): Promise<void> {
     await this.client.ready();
     const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
-    const rows = defs.map((d) => ({ ...toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes), declared: true }));
+    // A cron slot's first run comes from the database's clock, not this machine's (which may run ahead).
+    const now = await this.client.protocol.databaseNow(this.db);
+    const rows = defs.map((d) => ({ ...toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes, now), declared: true }));
     await this.client.protocol.upsertSchedules(this.db, this.client.namespace, rows);
     this.declared = rows.map((r) => r.name);
     const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;

@@ -125,6 +125,12 @@ function toScheduleRecord(r: any): ScheduleRecord {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 
+/** The database's clock: a cron slot's first run is the first cadence after it, whatever the storing machine's clock says. */
+export async function databaseNow(db: Queryable): Promise<Date> {
+  const r = await db.query<{ now: Date }>('select now() as now');
+  return r.rows[0]!.now;
+}
+
 export async function claimSlots(
   db: Queryable,
   ns: string,
