@@ -25,7 +25,7 @@ export interface ExecutorDeps {
   settleDeps: SettleDeps;
   /** A handler slot came free (the claim loop may want to claim). */
   onSlotFree(): void;
-  /** An attempt ended while its handler, ignoring its signal, still runs (worker.ts logs it). */
+  /** An attempt ended while its handler, ignoring its signal, still runs (core.ts logs it). */
   onLinger?(job: ClaimedJob, reason: unknown): void;
 }
 
