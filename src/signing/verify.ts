@@ -50,17 +50,41 @@ function parseSignatures(header: string): Uint8Array[] | undefined {
   return macs;
 }
 
+/** A header as given: a string, or absent (anything else, such as a number or an array of values, is not one header). */
+function headerText(v: unknown): string | undefined | false {
+  if (v === null || v === undefined) return undefined;
+  return typeof v === 'string' ? v.trim() : false;
+}
+
+/**
+ * The verifier's own settings: a tolerance that is not a finite number of
+ * seconds, or a clock that is not a finite number, would turn the
+ * timestamp check off (every comparison with NaN is false) and accept a
+ * request captured any time ago. A caller's mistake, so a TypeError.
+ */
+function checkSettings(input: VerifyInput): { tolerance: number; nowMs: number } {
+  const tolerance = input.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+  const nowMs = input.nowMs ?? Date.now();
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError(`verifySignedRequest: toleranceSec must be a finite number of seconds, not ${String(input.toleranceSec)}`);
+  }
+  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) throw new TypeError(`verifySignedRequest: nowMs must be a finite number, not ${String(input.nowMs)}`);
+  if (!Array.isArray(input.secrets)) throw new TypeError('verifySignedRequest: secrets must be an array of strings');
+  return { tolerance, nowMs };
+}
+
 export async function verifySignedRequest(input: VerifyInput): Promise<VerifyResult> {
+  const { tolerance, nowMs } = checkSettings(input);
   const secrets = input.secrets.filter((s) => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) return { ok: false, reason: 'no_secret' };
-  const ts = input.timestampHeader?.trim();
-  const sig = input.signatureHeader?.trim();
+  const ts = headerText(input.timestampHeader);
+  const sig = headerText(input.signatureHeader);
+  if (ts === false || sig === false) return { ok: false, reason: 'malformed' };
   if (!ts || !sig) return { ok: false, reason: 'unsigned' };
   if (!/^[0-9]{1,12}$/.test(ts)) return { ok: false, reason: 'malformed' };
   const macs = parseSignatures(sig);
   if (!macs) return { ok: false, reason: 'malformed' };
-  const tolerance = input.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
-  const nowSec = Math.floor((input.nowMs ?? Date.now()) / 1000);
+  const nowSec = Math.floor(nowMs / 1000);
   if (Math.abs(nowSec - Number(ts)) > tolerance) return { ok: false, reason: 'stale' };
   if (typeof input.path !== 'string' || !input.path.startsWith('/')) return { ok: false, reason: 'mismatch' };
   const message = signedMessage(ts, input.method, input.path, input.body);

@@ -93,6 +93,19 @@ describe('signRequest / verifySignedRequest', () => {
     expect(await verify({ ...h, [TIMESTAMP_HEADER]: '-1' })).toEqual({ ok: false, reason: 'malformed' });
   });
 
+  it('refuses to verify with a tolerance or a clock that is not a finite number (it would accept any old request), and reads a header that is not a string as malformed', async () => {
+    const h = await signRequest({ secret: SECRET, method: 'POST', path: '/jobs', body: '{}', timestamp: 1 });
+    const input = { secrets: [SECRET], method: 'POST', path: '/jobs', body: '{}', timestampHeader: h[TIMESTAMP_HEADER], signatureHeader: h[SIGNATURE_HEADER] };
+    await expect(verifySignedRequest({ ...input, toleranceSec: Number(undefined) })).rejects.toThrow(/toleranceSec must be a finite number/);
+    await expect(verifySignedRequest({ ...input, nowMs: Number.NaN })).rejects.toThrow(/nowMs must be a finite number/);
+    await expect(verifySignedRequest({ ...input, nowMs: 'x' as never })).rejects.toThrow(/nowMs must be a finite number/);
+    await expect(verifySignedRequest({ ...input, secrets: null as never })).rejects.toThrow(/secrets must be an array/);
+    // Dated 1970: stale with the default tolerance.
+    expect(await verifySignedRequest(input)).toEqual({ ok: false, reason: 'stale' });
+    expect(await verifySignedRequest({ ...input, timestampHeader: 42 as never })).toEqual({ ok: false, reason: 'malformed' });
+    expect(await verifySignedRequest({ ...input, signatureHeader: ['x'] as never })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
   it('accepts a header carrying several v1 signatures when one of them matches', async () => {
     const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '{"budgetMs":1000}' });
     const header = `v1=${'0'.repeat(64)}, ${h[SIGNATURE_HEADER]}`;
