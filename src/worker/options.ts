@@ -36,7 +36,14 @@ export const workerOptionsSchema = z
     heartbeatMs: z.number().int().min(50).max(3_600_000).optional(),
     /** How often the registry row is refreshed and the operator pause read. Default 5 s (or the heartbeat, if shorter). */
     registryIntervalMs: z.number().int().min(20).max(3_600_000).optional(),
-    workerId: workerIdSchema.optional(),
+    /**
+     * At most 186 characters: the worker's schedule runner and system
+     * worker register as `<workerId>:schedules` and `<workerId>:schedules:sys`,
+     * within the registry's 200.
+     */
+    workerId: workerIdSchema
+      .refine((id) => id.length <= 186, 'workerId is at most 186 characters (its schedule runner registers as <workerId>:schedules:sys, within 200)')
+      .optional(),
     /** Build id of this deployment, stored in the registry. */
     build: storableText(z.string().max(200)).default('unversioned'),
     /** Safety poll under the wake hints. */

@@ -48,6 +48,11 @@ describe('worker timing', () => {
     expect(configError({ pollMs: 1_000, maxPollMs: 500 }).issues[0]).toMatchObject({ path: ['maxPollMs'] });
     expect(configError({ leaseMs: 100 }).issues[0]).toMatchObject({ path: ['leaseMs'] });
   });
+
+  it('refuses a workerId its schedule runner could not register under (over 186 characters) when the worker is built, not at run()', () => {
+    expect(configError({ workerId: 'w'.repeat(187) }).issues[0]).toMatchObject({ path: ['workerId'], message: expect.stringMatching(/at most 186 characters/) });
+    expect(resolve({ workerId: 'w'.repeat(186) }).workerId).toHaveLength(186);
+  });
 });
 
 describe('workerTiming refuses what a Worker refuses', () => {
