@@ -42,6 +42,25 @@ const NOTICES = {
 
 export type NoticeCode = keyof typeof NOTICES;
 
+const ID = /^[1-9][0-9]{0,18}$/;
+/**
+ * The shape each notice's subject has when an action wrote it: a notice is
+ * a link's query string, so one whose subject has another shape (a
+ * sentence of someone else's, "payments (all refunds were issued, call
+ * ...)") is not shown rather than shown as the dashboard's word.
+ */
+const SUBJECTS: Record<NoticeCode, RegExp> = {
+  'queue-paused': /^[A-Za-z0-9_.:-]{1,100}$/,
+  'queue-resumed': /^[A-Za-z0-9_.:-]{1,100}$/,
+  'worker-paused': /^\S{1,200}$/,
+  'worker-resumed': /^\S{1,200}$/,
+  'job-retried': ID,
+  'job-cancelled': ID,
+  'decision-made': /^"[^"\n]{1,120}" on decision \S{1,100} of job #[1-9][0-9]{0,18}$/,
+  'event-retried': ID,
+  'event-discarded': ID,
+};
+
 /** The query parameters an action's redirect adds: what was done, and to what. */
 export const noticeQuery = {
   done: z.enum(Object.keys(NOTICES) as [NoticeCode, ...NoticeCode[]]).optional(),
@@ -53,7 +72,7 @@ export function noticeUrl(path: string, done: NoticeCode, subject: string): stri
 }
 
 export function notice(done: NoticeCode | undefined, subject: string | undefined): Html | '' {
-  if (!done || subject === undefined) return '';
+  if (!done || subject === undefined || !SUBJECTS[done].test(subject)) return '';
   return html`<p class="notice" role="status">${NOTICES[done](subject)}</p>`;
 }
 
