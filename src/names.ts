@@ -67,3 +67,20 @@ export const jobIdSchema = z.union(
 export function defaultWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
+
+/**
+ * What Lambda's Invoke takes as FunctionName: a name, a partial ARN
+ * (account:function:name) or a full ARN, each with an optional version or
+ * alias (Lambda's own pattern for it). A lambdaSink's target, a tick's
+ * fan-out function.
+ */
+const LAMBDA_FUNCTION_NAME =
+  /^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:)?(\d{12}:)?(function:)?([a-zA-Z0-9-_.]+)(:(\$LATEST|[a-zA-Z0-9-_]+))?$/;
+
+export function lambdaFunctionNameSchema(field: string) {
+  return z
+    .string()
+    .min(1)
+    .max(170)
+    .regex(LAMBDA_FUNCTION_NAME, `${field} must be a Lambda function name (letters, digits, "-" and "_"), a partial ARN or an ARN, with an optional :version or :alias`);
+}

@@ -4,26 +4,15 @@
 // bundle that never delivers to Lambda does not load it.
 import type { LambdaClient, LambdaClientConfig } from '@aws-sdk/client-lambda';
 import * as z from 'zod';
+import { lambdaFunctionNameSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
 import { awsEndpointSchema, awsRegionSchema } from './awsSinkOptions.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
 
-/**
- * What Lambda's Invoke takes as FunctionName: a name, a partial ARN
- * (account:function:name) or a full ARN, each with an optional version or
- * alias (Lambda's own pattern for it).
- */
-const FUNCTION_NAME =
-  /^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:)?(\d{12}:)?(function:)?([a-zA-Z0-9-_.]+)(:(\$LATEST|[a-zA-Z0-9-_]+))?$/;
-
 const lambdaSinkSchema = z
   .object({
-    functionName: z
-      .string()
-      .min(1)
-      .max(170)
-      .regex(FUNCTION_NAME, 'functionName must be a Lambda function name (letters, digits, "-" and "_"), a partial ARN or an ARN, with an optional :version or :alias'),
+    functionName: lambdaFunctionNameSchema('functionName'),
     topics: sinkTopicsSchema.optional(),
     /** A client to invoke with; else one is built from `region`/`endpoint` and the environment. */
     client: z.custom<LambdaClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'client must be a LambdaClient').optional(),

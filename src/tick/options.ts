@@ -7,7 +7,7 @@ import pg from 'pg';
 import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { connectionStringSchema } from '../db/connectionString.js';
-import { namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
+import { lambdaFunctionNameSchema, namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
@@ -78,7 +78,7 @@ export const tickOptionsSchema = z
     /** Ticks of this generation or later never fan out. */
     maxGeneration: z.number().int().min(0).max(100).default(3),
     /** The Lambda function fan-out invokes (on Lambda: this function). */
-    fanoutFunction: z.string().min(1).max(256).optional(),
+    fanoutFunction: lambdaFunctionNameSchema('fanoutFunction').optional(),
     /** A LambdaClient to invoke with (else one is built, with lambdaEndpoint when set). */
     lambda: z.custom<LambdaClient>((v) => typeof v === 'object' && v !== null && 'send' in v, 'lambda must be a LambdaClient').optional(),
     lambdaEndpoint: z.string().url().optional(),

@@ -95,6 +95,12 @@ describe('bad tick configuration', () => {
     expect(err.message).toMatch(/WORKHORSE_MAX_FANOUT/);
   });
 
+  it('rejects a fan-out function name Lambda would refuse at every fan-out', async () => {
+    const handler = await freshHandler({ DATABASE_URL: db.url, WORKHORSE_APP: fixtureApp, WORKHORSE_FANOUT_FUNCTION: 'bad name!' });
+    const err = expectConfigError(await handler(scheduledEvent(), lambdaContext(3000)).catch((e: unknown) => e));
+    expect(err.message).toMatch(/fanoutFunction must be a Lambda function name/);
+  });
+
   it('rejects an event with a malformed generation', async () => {
     const handler = await freshHandler({ DATABASE_URL: db.url, WORKHORSE_APP: fixtureApp });
     await expect(handler({ generation: -1 }, lambdaContext(3000))).rejects.toMatchObject({
