@@ -98,7 +98,8 @@ begin
            'status', case when r.job_id is null then j.status else 'running' end,
            'priority', j.priority, 'run_at', j.run_at,
            'due_in_ms', (extract(epoch from j.run_at - now()) * 1000)::bigint,
-           'attempt', coalesce(r.attempt, j.attempt), 'max_attempts', j.max_attempts,
+           -- A waiting job is mid-attempt: the one it is on (job_as_seen_v1).
+           'attempt', coalesce(r.attempt, j.attempt + (j.status = 'waiting')::int), 'max_attempts', j.max_attempts,
            'execution', coalesce(r.execution, j.execution),
            'concurrency_key', j.concurrency_key, 'dedupe_key', j.dedupe_key,
            'created_at', j.created_at, 'finished_at', j.finished_at,

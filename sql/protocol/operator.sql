@@ -21,9 +21,10 @@ begin
   end if;
   delete from workhorse.job_runtime r where r.job_id = p_job_id returning * into v_lease;
   -- A running job's lease carries its attempt and execution: they become the row's.
+  -- A waiting job is mid-attempt too (a suspension counts none): the attempt it was on.
   update workhorse.jobs j
      set status = 'cancelled', finished_at = now(), updated_at = now(),
-         attempt = coalesce(v_lease.attempt, j.attempt), execution = coalesce(v_lease.execution, j.execution),
+         attempt = coalesce(v_lease.attempt, j.attempt + (j.status = 'waiting')::int), execution = coalesce(v_lease.execution, j.execution),
          started_at = coalesce(v_lease.claimed_at, j.started_at),
          last_worker = coalesce(v_lease.worker_id, j.last_worker)
    where j.id = p_job_id;
