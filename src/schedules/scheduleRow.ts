@@ -30,9 +30,18 @@ export function toScheduleRow(
     job: job as unknown as Record<string, unknown>,
   };
   if (def.enabled !== undefined) row.enabled = def.enabled;
-  // Interval slots are anchored on the database clock (now + interval) by the SQL.
-  if (def.cron !== null) row.first_run_at = firstRunAfter({ cron: def.cron, timezone: def.timezone, intervalMs: null }, now).toISOString();
-  return row;
+  return startingFrom(row, now);
+}
+
+/**
+ * The row with a cron slot's first run the first cadence after `now`
+ * (interval slots are anchored on the database clock, now + interval, by
+ * the SQL). A caller that checked its rows before asking the database for
+ * its clock re-dates them with it.
+ */
+export function startingFrom(row: ScheduleRow, now: Date): ScheduleRow {
+  if (row.cron === null) return row;
+  return { ...row, first_run_at: firstRunAfter({ cron: row.cron, timezone: row.timezone, intervalMs: null }, now).toISOString() };
 }
 
 /** The job each cadence enqueues, or a ConfigError naming the schedule and the field. */

@@ -10,7 +10,7 @@ import { parseInput } from '../validation.js';
 import { refuseNameTwins } from './appSchedules.js';
 import { firstRunAfter } from './cadence.js';
 import { isScheduleDefinition, scheduleNameSchema, SYSTEM_PREFIX, type ScheduleDefinition } from './defineSchedule.js';
-import { toScheduleRow } from './scheduleRow.js';
+import { startingFrom, toScheduleRow } from './scheduleRow.js';
 
 export type { ScheduledJob, ScheduleRecord };
 
@@ -39,10 +39,10 @@ export class Schedules {
     const unique = [...new Map(list.map((d) => [d.name, d])).values()];
     const resolve = (t: string) => this.client.definition(t);
     // Checked before anything is asked of the database; stored with first runs from the database's clock.
-    unique.forEach((d) => toScheduleRow(d, resolve, this.client.maxPayloadBytes));
+    const checked = unique.map((d) => toScheduleRow(d, resolve, this.client.maxPayloadBytes));
     await this.client.ready();
     const now = await this.client.protocol.databaseNow(this.client.calls);
-    const rows = unique.map((d) => toScheduleRow(d, resolve, this.client.maxPayloadBytes, now));
+    const rows = checked.map((r) => startingFrom(r, now));
     await this.client.protocol.upsertSchedules(this.client.calls, this.ns, rows);
     const stored = new Map((await this.client.protocol.listSchedules(this.client.calls, this.ns)).map((r) => [r.name, r]));
     return list.map((d) => stored.get(d.name)!);
