@@ -32,12 +32,6 @@ begin
   if p_key is not null and (octet_length(p_key) = 0 or octet_length(p_key) > 500) then
     raise exception 'invalid outbox key: 1-500 bytes' using errcode = 'WH422';
   end if;
-  -- The key's order lock, shared until this transaction ends: while it is
-  -- in flight no deliverer sends a later event of the key (outbox_lease_v1),
-  -- which could otherwise go out before this one commits.
-  if p_key is not null then
-    perform pg_advisory_xact_lock_shared(7700012, hashtext(p_namespace || ':' || p_key));
-  end if;
   insert into workhorse.outbox_events (namespace, topic, key, payload, available_at)
   values (p_namespace, p_topic, p_key, coalesce(p_payload, 'null'::jsonb),
           now() + greatest(coalesce(p_delay_ms, 0), 0) * interval '1 millisecond')
@@ -47,48 +41,34 @@ begin
   return v_id;
 end $$;
 comment on function workhorse.publish_v1(text, text, text, jsonb, bigint) is
-  'Writes one outbox event (topic: 1-200 of [A-Za-z0-9_.:/-]; key: null or 1-500 bytes, events of one key are delivered in id order, a later event waiting while a publish of its key is in flight (the key''s order lock, taken shared here until commit); payload jsonb; available after p_delay_ms) in the caller''s transaction, and sends a hint on outbox_channel_v1 (delivered at commit). Refuses a bad namespace, topic or key with WH422. Returns the event id.';
+  'Writes one outbox event (topic: 1-200 of [A-Za-z0-9_.:/-]; key: null or 1-500 bytes, events of one key are delivered in id order; payload jsonb; available after p_delay_ms) in the caller''s transaction, and sends a hint on outbox_channel_v1 (delivered at commit). Refuses a bad namespace, topic or key with WH422. Returns the event id.';
 
 create function workhorse.outbox_lease_v1(p_namespace text, p_owner text, p_limit integer, p_lease_ms integer)
 returns table (id bigint, topic text, key text, payload jsonb, attempts integer, created_at timestamptz)
-language plpgsql as $$
-declare
-  v_ids bigint[];
-begin
-  -- The candidates, oldest first, skipping rows others hold; a key with a
-  -- publish still in flight (publish_v1 holds its order lock shared until it
-  -- commits) is left out for now: that publish may hold an earlier id than
-  -- the candidates, invisible until it commits. The lock taken here is held
-  -- to the end of this transaction, so no publish of a taken key begins
-  -- meanwhile.
-  select coalesce(array_agg(c.id order by c.id), '{}') into v_ids
-    from (select e.id, e.key from workhorse.outbox_events e
-           where e.namespace = p_namespace and e.state = 'pending' and e.available_at <= now()
-             and (e.leased_until is null or e.leased_until < now())
-           order by e.id
-           limit greatest(p_limit, 0)
-           for update skip locked) c
-   where c.key is null or pg_try_advisory_xact_lock(7700012, hashtext(p_namespace || ':' || c.key));
-  -- A new statement, so a new snapshot: every publish of those keys that
-  -- committed before the locks were taken is seen. An event goes out only
-  -- after every earlier pending event of its key: those must be in this
-  -- batch (it delivers them first, in order).
-  return query
-  with ok as (
-    select c.id from workhorse.outbox_events c
-     where c.id = any(v_ids)
-       and (c.key is null or not exists (
-         select 1 from workhorse.outbox_events p
-          where p.namespace = p_namespace and p.key = c.key and p.state = 'pending' and p.id < c.id
-            and p.id <> all(v_ids)))
+language sql as $$
+  with cand as materialized (
+    select e.id, e.key from workhorse.outbox_events e
+     where e.namespace = p_namespace and e.state = 'pending' and e.available_at <= now()
+       and (e.leased_until is null or e.leased_until < now())
+     order by e.id
+     limit greatest(p_limit, 0)
+     for update skip locked
+  ), ok as (
+    -- An event goes out only after every earlier pending event of its key:
+    -- those must be in this batch (it delivers them first, in order).
+    select c.id from cand c
+     where c.key is null or not exists (
+       select 1 from workhorse.outbox_events p
+        where p.namespace = p_namespace and p.key = c.key and p.state = 'pending' and p.id < c.id
+          and p.id not in (select x.id from cand x))
   )
   update workhorse.outbox_events e
      set leased_by = p_owner, leased_until = now() + greatest(p_lease_ms, 1000) * interval '1 millisecond'
     from ok where e.id = ok.id
-  returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at;
-end $$;
+  returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at
+$$;
 comment on function workhorse.outbox_lease_v1(text, text, integer, integer) is
-  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first, skipping rows others hold, leaving out the events of a key whose publish is still in flight (its order lock, advisory 7700012/hashtext(namespace:key), held shared by publish_v1), and an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first, skipping rows others hold, and leaving out an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
 
 create function workhorse.outbox_settle_v1(
   p_namespace text, p_owner text, p_delivered bigint[], p_failed bigint[], p_errors jsonb,
