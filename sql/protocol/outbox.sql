@@ -52,7 +52,12 @@ language sql as $$
        and (e.leased_until is null or e.leased_until < now())
      order by e.id
      limit greatest(p_limit, 0)
-     for update skip locked
+     -- Not SKIP LOCKED: another lease statement holds its rows for an
+     -- instant, and with a key's first event skipped every later event of
+     -- that key is left out below, so the lease came back empty while events
+     -- were due and the pass ended. Waiting that instant, then re-reading the
+     -- row (leased by now, so passed over), costs nothing of the kind.
+     for update
   ), ok as (
     -- An event goes out only after every earlier pending event of its key:
     -- those must be in this batch (it delivers them first, in order).
@@ -68,7 +73,7 @@ language sql as $$
   returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at
 $$;
 comment on function workhorse.outbox_lease_v1(text, text, integer, integer) is
-  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first, skipping rows others hold, and leaving out an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first (waiting out another lease statement on the same rows rather than skipping them), passing over events others hold, and leaving out an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
 
 create function workhorse.outbox_settle_v1(
   p_namespace text, p_owner text, p_delivered bigint[], p_failed bigint[], p_errors jsonb,
