@@ -18,6 +18,13 @@ $$;
 comment on function workhorse.outbox_channel_v1(text) is
   'The NOTIFY channel on which publish_v1 announces new outbox events of the namespace: wake_channel_v1(namespace, ''#outbox''). Payload: ms until the earliest announced event is due (0 = now).';
 
+-- The first half of a keyed publish's advisory lock (the second is the
+-- hash of namespace and key): see publish_v1 and outbox_lease_v1.
+create function workhorse.outbox_key_mark_v1()
+returns integer language sql immutable parallel safe as $$ select 7700012 $$;
+comment on function workhorse.outbox_key_mark_v1() is
+  'The first key of the advisory lock a keyed publish_v1 holds, shared, until its transaction ends (the second: hashtext(namespace || '':'' || key)). outbox_lease_v1 leaves out keys whose lock some other session holds.';
+
 create function workhorse.publish_v1(
   p_namespace text, p_topic text, p_key text, p_payload jsonb, p_delay_ms bigint default 0)
 returns bigint language plpgsql as $$
@@ -32,6 +39,14 @@ begin
   if p_key is not null and (octet_length(p_key) = 0 or octet_length(p_key) > 500) then
     raise exception 'invalid outbox key: 1-500 bytes' using errcode = 'WH422';
   end if;
+  -- The key's publish mark, held until this transaction ends and taken
+  -- before the id is drawn: while it is held, outbox_lease_v1 sends no event
+  -- of the key, since this one may hold an earlier id, invisible until it
+  -- commits. Shared: publishers of a key never wait for each other, and no
+  -- deliverer takes it (they only look for it in pg_locks).
+  if p_key is not null then
+    perform pg_advisory_xact_lock_shared(workhorse.outbox_key_mark_v1(), hashtext(p_namespace || ':' || p_key));
+  end if;
   insert into workhorse.outbox_events (namespace, topic, key, payload, available_at)
   values (p_namespace, p_topic, p_key, coalesce(p_payload, 'null'::jsonb),
           now() + greatest(coalesce(p_delay_ms, 0), 0) * interval '1 millisecond')
@@ -41,39 +56,82 @@ begin
   return v_id;
 end $$;
 comment on function workhorse.publish_v1(text, text, text, jsonb, bigint) is
-  'Writes one outbox event (topic: 1-200 of [A-Za-z0-9_.:/-]; key: null or 1-500 bytes, events of one key are delivered in id order; payload jsonb; available after p_delay_ms) in the caller''s transaction, and sends a hint on outbox_channel_v1 (delivered at commit). Refuses a bad namespace, topic or key with WH422. Returns the event id.';
+  'Writes one outbox event (topic: 1-200 of [A-Za-z0-9_.:/-]; key: null or 1-500 bytes, events of one key are delivered in id order, a later one waiting while a publish of its key is in flight (the key''s mark, see outbox_key_mark_v1); payload jsonb; available after p_delay_ms) in the caller''s transaction, and sends a hint on outbox_channel_v1 (delivered at commit). Refuses a bad namespace, topic or key with WH422. Returns the event id.';
 
 create function workhorse.outbox_lease_v1(p_namespace text, p_owner text, p_limit integer, p_lease_ms integer)
 returns table (id bigint, topic text, key text, payload jsonb, attempts integer, created_at timestamptz)
-language sql as $$
-  with cand as materialized (
-    select e.id, e.key from workhorse.outbox_events e
-     where e.namespace = p_namespace and e.state = 'pending' and e.available_at <= now()
-       and (e.leased_until is null or e.leased_until < now())
-     order by e.id
-     limit greatest(p_limit, 0)
-     -- Not SKIP LOCKED: another lease statement holds its rows for an
-     -- instant, and with a key's first event skipped every later event of
-     -- that key is left out below, so the lease came back empty while events
-     -- were due and the pass ended. Waiting that instant, then re-reading the
-     -- row (leased by now, so passed over), costs nothing of the kind.
-     for update
-  ), ok as (
-    -- An event goes out only after every earlier pending event of its key:
-    -- those must be in this batch (it delivers them first, in order).
-    select c.id from cand c
-     where c.key is null or not exists (
-       select 1 from workhorse.outbox_events p
-        where p.namespace = p_namespace and p.key = c.key and p.state = 'pending' and p.id < c.id
-          and p.id not in (select x.id from cand x))
+language plpgsql as $$
+#variable_conflict use_column
+declare
+  v_ids bigint[];
+  v_keys text[];
+begin
+  -- The candidates, oldest first, locked to the end of this transaction.
+  -- Not SKIP LOCKED: another lease statement holds its rows for an instant,
+  -- and with a key's first event skipped every later event of that key is
+  -- left out below, so the lease came back empty while events were due and
+  -- the pass ended. Waiting that instant, then re-reading the row (leased
+  -- by now, so passed over), costs nothing of the kind.
+  select coalesce(array_agg(c.id order by c.id), '{}'), coalesce(array_agg(distinct c.key) filter (where c.key is not null), '{}')
+    into v_ids, v_keys
+    from (select e.id, e.key from workhorse.outbox_events e
+           where e.namespace = p_namespace and e.state = 'pending' and e.available_at <= now()
+             and (e.leased_until is null or e.leased_until < now())
+           order by e.id
+           limit greatest(p_limit, 0)
+           for update) c;
+  if cardinality(v_ids) = 0 then
+    return;
+  end if;
+  -- A key with a publish in flight (publish_v1 holds its mark until commit)
+  -- waits: that publish may hold an earlier id than the candidates. One that
+  -- starts after this look draws a later id than every candidate.
+  if cardinality(v_keys) > 0 then
+    select coalesce(array_agg(k.key), '{}') into v_keys
+      from unnest(v_keys) k(key)
+     where not exists (
+       select 1 from pg_locks l
+        where l.locktype = 'advisory' and l.database = (select oid from pg_database where datname = current_database())
+          and l.classid = workhorse.outbox_key_mark_v1()::oid
+          and l.objid = hashtext(p_namespace || ':' || k.key)::oid and l.objsubid = 2
+          and l.pid is distinct from pg_backend_pid());
+  end if;
+  -- A new statement, so a fresh snapshot: every publish that was in flight
+  -- when the candidates were read and has ended since is seen now. An event
+  -- goes out only after every earlier pending event of its key: those must
+  -- be in this batch (it delivers them first, in order).
+  return query
+  with ok as (
+    select c.id from workhorse.outbox_events c
+     where c.id = any(v_ids)
+       and (c.key is null or (c.key = any(v_keys) and not exists (
+         select 1 from workhorse.outbox_events p
+          where p.namespace = p_namespace and p.key = c.key and p.state = 'pending' and p.id < c.id
+            and p.id <> all(v_ids))))
   )
   update workhorse.outbox_events e
      set leased_by = p_owner, leased_until = now() + greatest(p_lease_ms, 1000) * interval '1 millisecond'
     from ok where e.id = ok.id
-  returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at
-$$;
+  returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at;
+end $$;
 comment on function workhorse.outbox_lease_v1(text, text, integer, integer) is
-  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first (waiting out another lease statement on the same rows rather than skipping them), passing over events others hold, and leaving out an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first (waiting out another lease statement on the same rows rather than skipping them), passing over events others hold, leaving out the keys another session is publishing on (its publish_v1 mark is held) and an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+
+-- When a deliverer that found nothing to lease should look again: the
+-- soonest pending event that is not leasable yet (its backoff or delay runs,
+-- or another deliverer's lease on it ends). Events due now but held back
+-- (an earlier event of their key is leased or in backoff, a publish of their
+-- key is in flight) are left out: whatever holds them back wakes a pass.
+create function workhorse.outbox_next_due_ms_v1(p_namespace text)
+returns bigint language sql stable as $$
+  select ceil(extract(epoch from min(t.at) - now()) * 1000)::bigint
+    from (select greatest(e.available_at, coalesce(e.leased_until, e.available_at)) as at
+            from workhorse.outbox_events e
+           where e.namespace = p_namespace and e.state = 'pending') t
+   where t.at > now()
+$$;
+comment on function workhorse.outbox_next_due_ms_v1(text) is
+  'Milliseconds until the soonest pending event of the namespace that is not leasable now (backoff, delay, or another deliverer''s lease) becomes leasable; null when there is none.';
 
 create function workhorse.outbox_settle_v1(
   p_namespace text, p_owner text, p_delivered bigint[], p_failed bigint[], p_errors jsonb,

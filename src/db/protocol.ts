@@ -101,6 +101,7 @@ export interface Protocol {
   retryOutbox: typeof outbox.retryOutbox;
   discardOutbox: typeof outbox.discardOutbox;
   purgeOutbox: typeof outbox.purgeOutbox;
+  outboxNextDueMs: typeof outbox.outboxNextDueMs;
   setOutboxLifecycle: typeof outbox.setOutboxLifecycle;
   evaluateAlerts: typeof alerts.evaluateAlerts;
   listAlerts: typeof alerts.listAlerts;

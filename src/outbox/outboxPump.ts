@@ -3,14 +3,20 @@
 // channel (publish_v1 notifies it at commit) and runs a delivery pass on
 // each hint, once at start, once more when its LISTEN is first in place (an
 // event committed between the two sent its hint to nobody) and after each
-// reconnect (a hint may have been missed). Hints arriving during a pass cause one more pass after it. The
-// sys.outbox cadence stays the safety net; passes lease their events, so
+// reconnect (a hint may have been missed). Hints arriving during a pass
+// cause one more pass after it. After each pass it asks the database when
+// the soonest pending event it could not lease becomes leasable (a backoff,
+// a delay, another deliverer's lease) and looks again then, up to the
+// sys.outbox cadence: an event that failed in another deliverer's pass (a
+// sys.outbox job, an earlier worker) is retried after its backoff, not at
+// the next cadence. The cadence stays the safety net; passes lease their events, so
 // pumps of several workers and sys.outbox jobs never deliver one batch twice.
 // stop() waits for the pass in flight only so long: against a hung server its
 // settlement would hold the stop for a lease; its events, if unrecorded, are
 // delivered again once the lease ends.
 import type pg from 'pg';
 import type { Client } from '../client/client.js';
+import { GuardedDb } from '../db/guardedDb.js';
 import { settledWithin } from '../worker/boundedWait.js';
 import { WakeListener } from '../worker/wakeListener.js';
 import { deliverOutbox } from './deliver.js';
@@ -20,6 +26,8 @@ import type { ResolvedOutboxOptions } from './outboxOptions.js';
 export const OUTBOX_CHANNEL_QUEUE = '#outbox';
 /** How long stop() waits for the delivery pass in flight to record its outcome. */
 export const PUMP_STOP_WAIT_MS = 5_000;
+/** Added to a due time before looking again, so the event is due by then on the database's clock too. */
+const LOOK_AGAIN_SLACK_MS = 50;
 
 export class OutboxPump {
   private listener: WakeListener | undefined;
@@ -27,13 +35,18 @@ export class OutboxPump {
   private running: Promise<void> | undefined;
   private again = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** When the look-again timer fires (at most one is kept: the soonest). */
+  private lookAgainAt = Infinity;
+  private readonly db: GuardedDb;
 
   constructor(
     private readonly client: Client,
     private readonly o: ResolvedOutboxOptions,
     private readonly owner: string,
     private readonly onError: (err: unknown) => void,
-  ) {}
+  ) {
+    this.db = new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
+  }
 
   start(): void {
     const config = (this.client.pool as unknown as { options: pg.ClientConfig }).options;
@@ -60,6 +73,23 @@ export class OutboxPump {
     this.timers.add(t);
   }
 
+  /** A pass in `ms` (capped at the cadence), unless one is already due sooner. */
+  private lookAgainIn(ms: number): void {
+    const at = Date.now() + Math.min(ms, this.o.everyMs);
+    if (at >= this.lookAgainAt) return;
+    this.lookAgainAt = at;
+    this.kickIn(at - Date.now());
+  }
+
+  private async pass(): Promise<void> {
+    this.lookAgainAt = Infinity;
+    const r = await deliverOutbox(this.client, this.o, { signal: this.abort.signal, owner: this.owner });
+    if (r.nextRetryInMs !== null) this.lookAgainIn(r.nextRetryInMs + LOOK_AGAIN_SLACK_MS);
+    if (this.abort.signal.aborted) return;
+    const due = await this.client.protocol.outboxNextDueMs(this.db, this.client.namespace);
+    if (due !== null) this.lookAgainIn(due + LOOK_AGAIN_SLACK_MS);
+  }
+
   /** Runs a pass now, or one more after the pass in flight. */
   kick(): void {
     if (this.abort.signal.aborted) return;
@@ -67,13 +97,8 @@ export class OutboxPump {
       this.again = true;
       return;
     }
-    this.running = deliverOutbox(this.client, this.o, { signal: this.abort.signal, owner: this.owner })
-      .then(
-        (r) => {
-          if (r.nextRetryInMs !== null) this.kickIn(r.nextRetryInMs + 50);
-        },
-        (err: unknown) => this.onError(err),
-      )
+    this.running = this.pass()
+      .catch((err: unknown) => this.onError(err))
       .finally(() => {
         this.running = undefined;
         if (this.again) {

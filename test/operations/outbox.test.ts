@@ -51,6 +51,9 @@ function deliveringWorker(url: string, extra: { maxAttempts?: number } = {}): Wo
   return worker;
 }
 
+/** Outbox options delivering to the webhook at `url`, for a delivery pass called directly. */
+const sinkOptions = (url: string) => parseOutboxOptions({ sinks: [webhookSink({ url, secret: SECRET })], backoff: { baseMs: 0, maxMs: 0 } });
+
 const states = async () =>
   (await db.pool.query<{ state: string; n: number }>('select state, count(*)::int n from workhorse.outbox_events group by state')).rows.reduce<Record<string, number>>(
     (acc, r) => ({ ...acc, [r.state]: r.n }),
@@ -163,6 +166,50 @@ describe('delivery', () => {
       // Never a later event of the key before an earlier one has been accepted.
       for (let i = 1; i < order.length; i++) expect(order[i]! >= order[i - 1]!).toBe(true);
       expect(sent.filter((q) => q.status === 200).map((q) => q.json.id)).toEqual(ids[key]);
+    }
+  });
+
+  it('keeps the order of a key when an earlier event commits after a later one: the later one waits for it', async () => {
+    const r = await receiver();
+    const tx = await db.pool.connect();
+    try {
+      await tx.query('begin');
+      // Published first (id 1), committed last.
+      const first = await client.publish('order.placed', { n: 1 }, { key: 'k', tx });
+      const second = await client.publish('order.placed', { n: 2 }, { key: 'k' });
+      const other = await client.publish('order.placed', { n: 3 }, { key: 'other' });
+      expect(BigInt(first.id) < BigInt(second.id)).toBe(true);
+      // A deliverer runs while the first is still in flight: the key waits, another key goes out.
+      expect(await deliverOutbox(client, sinkOptions(r.url), { owner: 'd1' })).toMatchObject({ delivered: 1 });
+      expect(r.requests.map((q) => q.json.id)).toEqual([other.id]);
+      await tx.query('commit');
+    } finally {
+      tx.release();
+    }
+    expect(await deliverOutbox(client, sinkOptions(r.url), { owner: 'd1' })).toMatchObject({ delivered: 2 });
+    expect(r.requests.filter((q) => q.json.key === 'k').map((q) => q.json.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('two open transactions publishing on one key do not wait for each other; the key goes out once both have ended', async () => {
+    const r = await receiver();
+    const a = await db.pool.connect();
+    const b = await db.pool.connect();
+    try {
+      await a.query('begin');
+      await b.query('begin');
+      // Bounded: a publish that waited for the other transaction would fail here instead of hanging.
+      await a.query("set local lock_timeout = '2s'");
+      await b.query("set local lock_timeout = '2s'");
+      const first = await client.publish('order.placed', { n: 1 }, { key: 'shared', tx: a });
+      const second = await client.publish('order.placed', { n: 2 }, { key: 'shared', tx: b });
+      await b.query('commit');
+      expect(await deliverOutbox(client, sinkOptions(r.url), { owner: 'd1' })).toMatchObject({ delivered: 0 });
+      await a.query('commit');
+      expect(await deliverOutbox(client, sinkOptions(r.url), { owner: 'd1' })).toMatchObject({ delivered: 2 });
+      expect(r.requests.map((q) => q.json.id)).toEqual([first.id, second.id]);
+    } finally {
+      a.release();
+      b.release();
     }
   });
 

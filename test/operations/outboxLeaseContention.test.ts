@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { deliverOutbox } from '../../src/outbox/deliver.js';
 import { parseOutboxOptions } from '../../src/outbox/outboxOptions.js';
-import type { OutboxSink } from '../../src/outbox/sink.js';
+import type { Sink } from '../../src/outbox/sink.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 let db: TestDatabase;
@@ -29,7 +29,7 @@ it('a pass that finds the due events locked for an instant waits for them instea
   const ids: string[] = [];
   for (let i = 0; i < 12; i++) ids.push((await client.publish('lock.race', { i }, { key: i % 2 ? 'odd' : 'even' })).id);
   const sent: string[] = [];
-  const sink: OutboxSink = { name: 'memory', deliver: async (e) => void sent.push(e.id) };
+  const sink: Sink = { name: 'memory', deliver: async (e) => void sent.push(e.id) };
   const o = parseOutboxOptions({ sinks: [sink], batchSize: 5 });
 
   const holder = await db.pool.connect();

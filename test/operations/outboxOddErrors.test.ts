@@ -102,13 +102,14 @@ describe('a sink that never answers and ignores its signal', () => {
     // A database of its own: the job a hard stop aborted is retried with backoff, and holds its slot's gate meanwhile.
     const own = await createTestDatabase();
     const ownClient = new Client({ connectionString: own.url });
-    // Published due in 4 s before the worker listens: its pump (whose first pass finds nothing due, and
-    // which hears of no due time) leaves it to the sys.outbox job, which then waits on the silent sink.
-    await ownClient.publish('silent.stop', {}, { delayMs: 4000 });
+    // Two events, one per batch: the pump's first pass takes one and waits on the silent sink, so the
+    // sys.outbox job (its first cadence 1 s on) takes the other and waits on it too.
+    await ownClient.publish('silent.stop', { n: 1 });
+    await ownClient.publish('silent.stop', { n: 2 });
     const worker = new Worker(ownClient, {
       pollMs: 100,
       scheduleNamespaces: ['sys'],
-      outbox: { sinks: [silentSink], leaseMs: 60_000, everyMs: 1000 },
+      outbox: { sinks: [silentSink], leaseMs: 60_000, everyMs: 1000, batchSize: 1 },
     });
     const run = worker.run();
     let stopped: Promise<unknown> | undefined;

@@ -125,6 +125,15 @@ export function discardOutbox(db: Queryable, ns: string, ids: string[]): Promise
   });
 }
 
+/** Milliseconds until the soonest pending event not leasable now becomes leasable (null: none). */
+export function outboxNextDueMs(db: Queryable, ns: string): Promise<number | null> {
+  return mapped({}, async () => {
+    const r = await db.query<{ ms: string | null }>('select workhorse.outbox_next_due_ms_v1($1) as ms', [ns]);
+    const ms = r.rows[0]?.ms;
+    return ms === null || ms === undefined ? null : Number(ms);
+  });
+}
+
 /** Delivered events removed. */
 export function purgeOutbox(db: Queryable, ns: string, olderThanMs: number, limit: number): Promise<number> {
   return mapped({}, async () => {
