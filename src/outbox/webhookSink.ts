@@ -3,6 +3,9 @@
 // x-workhorse-signature over the method, path and body), with the event's
 // stable id in x-workhorse-event-id so the receiver can drop repeats. A
 // response outside 2xx, a network error or the timeout is a failed delivery.
+// Redirects are not followed: a 301, 302 or 303 would have fetch send a
+// bodiless GET that a 200 then counts as delivered, and a 307 or 308 would
+// resend the event to a URL the signature was not made for.
 import * as z from 'zod';
 import { signRequest } from '../signing/sign.js';
 import { parseConfig } from '../validation.js';
@@ -42,8 +45,13 @@ export function webhookSink(options: WebhookSinkOptions): Sink {
         headers: { ...o.headers, 'content-type': 'application/json', [EVENT_ID_HEADER]: event.id, [EVENT_TOPIC_HEADER]: event.topic, ...signature },
         body,
         signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs)]),
+        redirect: 'manual',
       });
       const text = await res.text().catch(() => '');
+      if (res.status >= 300 && res.status < 400) {
+        const to = res.headers.get('location');
+        throw new Error(`webhook answered ${res.status}${to ? ` (to ${to.slice(0, 200)})` : ''}: redirects are not followed; set the sink's url to where it should deliver`);
+      }
       if (!res.ok) throw new Error(`webhook answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
     },
   };
