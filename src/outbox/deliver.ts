@@ -13,7 +13,11 @@
 // the outcome has failed (the event is tried again with backoff and can go
 // dead), and one that has not answered when the pass is stopped leaves its
 // event released: a sink that never answers and ignores its signal holds
-// neither the event's attempts nor the worker's stop.
+// neither the event's attempts nor the worker's stop. A pass may also have a
+// deadline of its own (a tick's claim window): no batch is leased and no
+// delivery starts too close to it, and a sink that has not answered by it
+// has failed, as at the lease's end; only a stop releases events untouched.
+// Each sink gets a signal that aborts when its answer is no longer awaited.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
@@ -35,20 +39,26 @@ export interface DeliveryResult {
 export async function deliverOutbox(
   client: Client,
   o: ResolvedOutboxOptions,
-  opts: { signal?: AbortSignal; maxBatches?: number; owner?: string; db?: Queryable } = {},
+  opts: { signal?: AbortSignal; maxBatches?: number; owner?: string; db?: Queryable; deadline?: number } = {},
 ): Promise<DeliveryResult> {
   // A call that takes longer than the lease is of no use: the events are leased again by then.
   const db = opts.db ?? new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
   const out: DeliveryResult = { delivered: 0, retried: 0, dead: 0, batches: 0, nextRetryInMs: null };
   const signal = opts.signal ?? new AbortController().signal;
   const maxBatches = opts.maxBatches ?? 100;
-  while (out.batches < maxBatches && !signal.aborted) {
+  const deadline = opts.deadline ?? Infinity;
+  // No delivery starts after this: it could not have its time before the deadline.
+  const deadlineLastStart = deadline - Math.min(DELIVERY_ALLOWANCE_MS, Math.max(0, deadline - Date.now()) / 2);
+  while (out.batches < maxBatches && !signal.aborted && Date.now() < deadlineLastStart) {
     const owner = `${opts.owner ?? 'outbox'}:${randomUUID()}`;
     const leasedAt = Date.now();
     const events = await client.protocol.leaseOutbox(db, client.namespace, owner, o.batchSize, o.leaseMs);
     if (events.length === 0) break;
     out.batches++;
-    const settlement = await deliverBatch(client.namespace, events, o, signal, leasedAt + o.leaseMs);
+    const settlement = await deliverBatch(client.namespace, events, o, signal, {
+      lastStart: Math.min(deadlineLastStart, leasedAt + o.leaseMs - LEASE_MARGIN_MS - Math.min(DELIVERY_ALLOWANCE_MS, o.leaseMs / 2)),
+      answerBy: Math.min(deadline, leasedAt + o.leaseMs - LEASE_MARGIN_MS),
+    });
     const r = await client.protocol.settleOutbox(db, client.namespace, owner, settlement, {
       maxAttempts: o.maxAttempts,
       baseMs: o.backoff.baseMs,
@@ -78,10 +88,9 @@ async function deliverBatch(
   events: LeasedEvent[],
   o: ResolvedOutboxOptions,
   signal: AbortSignal,
-  leaseEndsAt: number,
+  { lastStart, answerBy }: { lastStart: number; answerBy: number },
 ): Promise<OutboxSettlement> {
   const s: OutboxSettlement = { delivered: [], failed: [], released: [] };
-  const lastStart = leaseEndsAt - LEASE_MARGIN_MS - Math.min(DELIVERY_ALLOWANCE_MS, o.leaseMs / 2);
   // One lane per key (events without a key each get their own), in id order.
   const lanes = new Map<string, LeasedEvent[]>();
   for (const e of events) {
@@ -99,7 +108,7 @@ async function deliverBatch(
         return;
       }
       try {
-        await deliverOne(namespace, e, o, signal, leaseEndsAt - LEASE_MARGIN_MS);
+        await deliverOne(namespace, e, o, signal, answerBy);
         s.delivered.push(e.id);
       } catch (err) {
         // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
@@ -130,16 +139,18 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
   const sinks = o.sinks.filter((k) => sinkTakes(k, e.topic));
   // A sink that throws before it returns a promise fails like one that rejects; whatever it threw is read guarded.
   const answered = sinks.map(() => false);
+  const waitMs = Math.max(0, answerBy - Date.now());
+  // Aborts with the pass, or once the answer is no longer awaited (a request still open is cancelled).
+  const sinkSignal = AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
   const deliveries = Promise.allSettled(
     sinks.map(async (k, i) => {
       try {
-        return await k.deliver(event, signal);
+        return await k.deliver(event, sinkSignal);
       } finally {
         answered[i] = true;
       }
     }),
   );
-  const waitMs = Math.max(0, answerBy - Date.now());
   const results = await answerWithin(deliveries, signal, waitMs, () => {
     const silent = sinks.filter((_, i) => !answered[i]).map((k) => k.name);
     return new Error(`${silent.join(', ')}: no answer within ${waitMs} ms (the outbox lease ends: the outcome must be recorded before it does)`);

@@ -4,9 +4,13 @@
 // the tick's own lifecycle events included, leaves with that tick. A tick
 // has no listener, so this is its "right after commit". The pass leases its
 // events like every deliverer (two ticks never send one batch twice) and
-// stops starting batches when the tick's claim window closes; a failure is
-// logged and left to the next tick or the cadence. Its calls go through the
-// tick's bounded db, so they end by the tick's deadline.
+// has the tick's claim window as its deadline: no batch or delivery starts
+// too close to it, and a sink that has not answered when it closes has
+// failed (an attempt counted, backoff, dead after maxAttempts: a sink that
+// never answers does not hold its key, and every tick's time, for ever).
+// A failure of the pass is logged and left to the next tick or the cadence.
+// Its calls go through the tick's bounded db, so they end by the tick's
+// deadline.
 import type { Client } from '../client/client.js';
 import type { Queryable } from '../db/queryable.js';
 import { deliverOutbox } from '../outbox/deliver.js';
@@ -28,7 +32,7 @@ export async function deliverBeforeReturn(
   const windowMs = closeAt - Date.now();
   if (windowMs < MIN_WINDOW_MS) return 0;
   try {
-    const r = await deliverOutbox(client, outbox, { signal: AbortSignal.timeout(windowMs), maxBatches: TICK_OUTBOX_BATCHES, owner, db });
+    const r = await deliverOutbox(client, outbox, { deadline: closeAt, maxBatches: TICK_OUTBOX_BATCHES, owner, db });
     return r.delivered;
   } catch (err) {
     log('[workhorse] tick could not deliver the outbox (the next tick or sys.outbox will):', err);
