@@ -21,6 +21,12 @@ export interface SecretsManagerSourceOptions {
 /** A request that hangs must not hold an invocation until its time limit. */
 const REQUEST_TIMEOUT_MS = 5_000;
 const CONNECTION_TIMEOUT_MS = 2_000;
+/**
+ * One read, the SDK's retries included, ends by then. The handler's
+ * requestTimeout alone only logs a warning in the SDK's HTTP handler; an
+ * abort signal ends the call whatever the handler does.
+ */
+export const READ_TIMEOUT_MS = 8_000;
 
 type Sdk = typeof import('@aws-sdk/client-secrets-manager');
 
@@ -48,7 +54,13 @@ export function secretsManagerSource(options: SecretsManagerSourceOptions = {}):
       const m = await sdk;
       // arn:<partition>:secretsmanager:<region>:<account>:secret:<name>
       const region = arn.split(':')[3]!;
-      const out = await client(m, region).send(new m.GetSecretValueCommand({ SecretId: arn }));
+      const out = await client(m, region)
+        .send(new m.GetSecretValueCommand({ SecretId: arn }), { abortSignal: AbortSignal.timeout(READ_TIMEOUT_MS) })
+        .catch((err: unknown) => {
+          if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))
+            throw new Error(`Secrets Manager did not answer within ${READ_TIMEOUT_MS} ms`, { cause: err });
+          throw err;
+        });
       if (typeof out.SecretString !== 'string') throw new Error('the secret has no string value (binary secrets are not supported)');
       return out.SecretString;
     },
