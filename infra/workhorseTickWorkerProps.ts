@@ -10,7 +10,9 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as z from 'zod';
+import { ConfigError } from '../src/errors.js';
 import { namespaceSchema } from '../src/names.js';
+import { parseTickEnv } from '../src/tick/env.js';
 import { parseConfig } from '../src/validation.js';
 import { scheduleExpressionSchema } from './scheduleExpression.js';
 
@@ -118,6 +120,9 @@ function constructVariable(name: string): string | undefined {
   return CONSTRUCT_VARIABLES.has(base) ? base : undefined;
 }
 
+/** What a function's timeout must keep beyond its heartbeat or safety margin: the invocation's start and some work. */
+const START_ALLOWANCE_MS = 1000;
+
 export const tickWorkerPropsSchema = z
   .strictObject({
     /** The app module: its default export is `defineApp({ jobs, configure })`. */
@@ -181,27 +186,41 @@ export const tickWorkerPropsSchema = z
       .default({ minify: true, sourceMap: true, external: [] }),
   })
   .superRefine((p, ctx) => {
+    // An invocation starts with a little less than its timeout left, and the
+    // tick needs some of it to start: each must leave START_ALLOWANCE_MS.
     const timeoutMs = p.timeoutSeconds * 1000;
-    if (p.heartbeatMs >= timeoutMs) {
+    const usableMs = timeoutMs - START_ALLOWANCE_MS;
+    if (p.heartbeatMs > usableMs) {
       ctx.addIssue({
         code: 'custom',
         path: ['heartbeatMs'],
-        message: `heartbeatMs (${p.heartbeatMs}) must be below the tick timeout (${timeoutMs} ms)`,
+        message: `heartbeatMs (${p.heartbeatMs}) must leave the tick ${START_ALLOWANCE_MS} ms of its timeout (${timeoutMs} ms): at most ${usableMs}`,
       });
     }
-    if (p.http.enabled && p.heartbeatMs >= p.http.timeoutSeconds * 1000) {
+    if (p.http.enabled && p.heartbeatMs > p.http.timeoutSeconds * 1000 - START_ALLOWANCE_MS) {
       ctx.addIssue({
         code: 'custom',
         path: ['heartbeatMs'],
-        message: `heartbeatMs (${p.heartbeatMs}) must be below the HTTP timeout (${p.http.timeoutSeconds * 1000} ms)`,
+        message: `heartbeatMs (${p.heartbeatMs}) must leave the HTTP function ${START_ALLOWANCE_MS} ms of its timeout (${p.http.timeoutSeconds * 1000} ms): at most ${p.http.timeoutSeconds * 1000 - START_ALLOWANCE_MS}`,
       });
     }
-    if (p.safetyMarginMs !== undefined && p.safetyMarginMs >= timeoutMs) {
+    if (p.safetyMarginMs !== undefined && p.safetyMarginMs > usableMs) {
       ctx.addIssue({
         code: 'custom',
         path: ['safetyMarginMs'],
-        message: `safetyMarginMs (${p.safetyMarginMs}) must be below the tick timeout (${timeoutMs} ms)`,
+        message: `safetyMarginMs (${p.safetyMarginMs}) must leave the tick ${START_ALLOWANCE_MS} ms of its timeout (${timeoutMs} ms): at most ${usableMs}`,
       });
+    }
+    // The tick's own variables given in `environment` are checked as the tick will check them.
+    const tickVariables = Object.fromEntries(Object.entries(p.environment).filter(([k, v]) => k.startsWith('WORKHORSE_') && !Token.isUnresolved(v)));
+    try {
+      parseTickEnv(tickVariables);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      for (const issue of err.issues) {
+        const name = String(issue.path[0] ?? '');
+        ctx.addIssue({ code: 'custom', path: ['environment', ...(name ? [name] : [])], message: issue.message });
+      }
     }
     if (p.reservedConcurrency >= 1 && p.maxFanout >= p.reservedConcurrency) {
       ctx.addIssue({

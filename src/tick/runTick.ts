@@ -44,6 +44,8 @@ const SLOT_LEASE_MS = 30_000;
 const TICK_CONNECT_TIMEOUT_MS = 5_000;
 /** Due jobs the start examines at most when counting what the tick will skip. */
 const SKIP_SCAN = 1000;
+/** Below this a safety margin may leave too little time to write an aborted job's outcome. */
+const TIGHT_MARGIN_MS = 250;
 
 /**
  * Runs one tick. A database fault (unreachable at the start, or lost on the
@@ -185,13 +187,16 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       clearTimeout(hardTimer);
       await pass.fanout;
     }
-    // The database stopped answering while handlers ran (a hung server): the
-    // outcomes that could not be written are left to recovery, and the tick
-    // fails rather than report a summary of work it could not record.
+    // The database stopped answering while handlers ran (a hung server), or
+    // the safety margin left too little time after the abort to write the
+    // aborted jobs' outcomes: those are left to recovery, and the tick fails
+    // rather than report a summary of work it could not record.
     const unsettled = pass.core.table.unsettledCount;
     if (unsettled > 0) {
       throw new DatabaseUnavailableError(
-        `the tick could not write the outcome of ${unsettled} job${unsettled === 1 ? '' : 's'} (the database stopped answering): their leases expire and recovery returns them`,
+        `the tick could not write the outcome of ${unsettled} job${unsettled === 1 ? '' : 's'} by its deadline (the database did not answer in time${
+          plan.marginMs < TIGHT_MARGIN_MS ? `, or the safety margin of ${plan.marginMs} ms left too little time to write it` : ''
+        }): their leases expire and recovery returns them`,
       );
     }
     if (withSystem && system.outbox) await deliverBeforeReturn(client, db, system.outbox, worker.workerId, plan.closeAt, log);

@@ -61,7 +61,11 @@ describe('WorkhorseTickWorker options', () => {
     ['a secretEnvironment name that is no variable name', { http: { secretEnvironment: { 'not a name': secret } } }, /http\.secretEnvironment\.not a name: Invalid key/],
     ['a JSON field no template can name', { database: { secret, shape: 'json', field: 'the url' } }, /database\.field: a JSON field name/],
     ['a timeout over 900 s', { timeoutSeconds: 901 }, /timeoutSeconds: Lambda allows at most 900 seconds/],
-    ['a heartbeat not below the timeout', { timeoutSeconds: 30, heartbeatMs: 30_000 }, /heartbeatMs \(30000\) must be below the tick timeout \(30000 ms\)/],
+    ['a heartbeat not below the timeout', { timeoutSeconds: 30, heartbeatMs: 30_000 }, /heartbeatMs \(30000\) must leave the tick 1000 ms of its timeout \(30000 ms\): at most 29000/],
+    // An invocation starts with less than its timeout left: these failed every tick at run time.
+    ['a heartbeat a millisecond below the timeout', { timeoutSeconds: 30, heartbeatMs: 29_999, http: { enabled: false } }, /heartbeatMs \(29999\) must leave the tick 1000 ms/],
+    ['a safety margin a millisecond below the timeout', { timeoutSeconds: 60, safetyMarginMs: 59_999 }, /safetyMarginMs \(59999\) must leave the tick 1000 ms of its timeout \(60000 ms\)/],
+    ['a tick variable in environment the tick would refuse', { environment: { WORKHORSE_CONCURRENCY: 'abc' } }, /environment\.WORKHORSE_CONCURRENCY: .*whole number/],
     ['a negative reserved concurrency', { reservedConcurrency: -1 }, /reservedConcurrency: must be at least 1/],
     ['a fan-out that leaves the schedule no slot', { reservedConcurrency: 3, maxFanout: 3 }, /maxFanout \(3\) must be below reservedConcurrency \(3\)/],
     ['a malformed schedule', { schedule: 'every minute' }, /schedule: expected rate\(\.\.\.\) or cron\(\.\.\.\)/],
