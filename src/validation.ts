@@ -8,10 +8,25 @@ import { $ZodAsyncError } from 'zod/v4/core';
 import { ConfigError, ValidationError, type ValidationIssue } from './errors.js';
 
 export function toIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((i) => ({
-    path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
-    message: i.message,
-  }));
+  return error.issues.flatMap((i) => unionIssues(i) ?? [{ path: pathOf(i.path), message: i.message }]);
+}
+
+const pathOf = (path: PropertyKey[]): (string | number)[] => path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+
+/**
+ * A value no option of a union takes is "Invalid input" to zod. When one
+ * option got past the value's shape (its issues are all inside the value:
+ * `{ max: 1.5 }` for `false | { max: int }`), its issues say what is wrong;
+ * otherwise the message lists what each option expected.
+ */
+function unionIssues(i: z.core.$ZodIssue): ValidationIssue[] | undefined {
+  // A union given its own message keeps it.
+  if (i.code !== 'invalid_union' || i.message !== 'Invalid input' || !Array.isArray(i.errors) || i.errors.length === 0) return undefined;
+  const inside = i.errors.filter((branch) => branch.length > 0 && branch.every((b) => b.path.length > 0));
+  if (inside.length === 1) return inside[0]!.map((b) => ({ path: pathOf([...i.path, ...b.path]), message: b.message }));
+  const expected = i.errors.flatMap((branch) => (branch.length === 1 && branch[0]!.path.length === 0 ? [branch[0]!.message.replace(/^Invalid input: /, '')] : []));
+  if (expected.length !== i.errors.length) return undefined;
+  return [{ path: pathOf(i.path), message: `Invalid input: ${[...new Set(expected)].join(', or ')}` }];
 }
 
 /** Issues as one line of text: `path: message; ...` (a stored error keeps its message, not its issues). */
