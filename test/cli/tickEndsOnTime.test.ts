@@ -27,14 +27,14 @@ afterAll(async () => {
 
 describe('workhorse tick with a handler that ignores its abort signal', () => {
   it('prints its summary by its budget and its process ends a second later, not when the handler does', async () => {
-    await client.enqueue(StubbornJob, { ms: 20_000 });
+    await client.enqueue(StubbornJob, { ms: 40_000 });
     const started = Date.now();
-    const r = await runCli(['tick', 'test/fixtures/stubborn-app.ts', '--database-url', db.url, '--budget-ms', '3000'], cliEnv(), undefined, 30_000);
+    const r = await runCli(['tick', 'test/fixtures/stubborn-app.ts', '--database-url', db.url, '--budget-ms', '3000'], cliEnv(), undefined, 50_000);
     const tookMs = Date.now() - started;
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({ claimed: 1, retried: 1 });
     expect(r.stderr).toMatch(/\[workhorse\] exiting 0: work was still running in this process 1000 ms after the command ended/);
-    // The process start (tsx) plus the budget plus the second of grace, far from the handler's 20 s.
-    expect(tookMs).toBeLessThan(12_000);
-  }, 40_000);
+    // The process start (tsx, slow on a busy machine) plus the budget plus the second of grace, far from the handler's 40 s.
+    expect(tookMs).toBeLessThan(25_000);
+  }, 60_000);
 });
