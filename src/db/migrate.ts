@@ -3,7 +3,8 @@
 // processes starting at once apply each file once and the rest find nothing
 // to do, and nothing outlives the transaction behind a pooler), then every
 // numbered migration not yet applied, then the protocol files when their
-// checksum differs from the one last applied. A database that records a
+// checksum differs from the one last applied or when one of their functions
+// is missing (dropped by hand: missingProtocolFunctions.ts). A database that records a
 // migration this code does not have is refused untouched (newerSchema.ts).
 // (The start-up schema check is schemaCheck.ts: the tick and HTTP
 // functions check, never migrate.)
@@ -23,6 +24,7 @@ import * as z from 'zod';
 import { ConfigError, DatabaseUnavailableError, MigrationLockTimeoutError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
 import { lockHolders, migrationLockHolders } from './lockHolders.js';
+import { missingProtocolFunctions } from './missingProtocolFunctions.js';
 import { refuseNewerSchema } from './newerSchema.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 import { isLockTimeout, SQLSTATE, sqlStateOf } from './sqlState.js';
@@ -68,6 +70,8 @@ export interface MigrateResult {
   /** Numbered migrations this call applied. */
   applied: number[];
   version: number;
+  /** Protocol functions the database did not have although their checksum was applied (dropped since), now installed again. */
+  reinstalled: string[];
 }
 
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
@@ -149,9 +153,12 @@ async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSche
       applied.push(m.version);
     }
     const stored = await client.query<{ checksum: string }>('select checksum from workhorse.protocol_state');
-    // Re-applied when they changed, and after any numbered file (its new
-    // tables get the runtime role's grants from protocol/grants.sql).
-    if (stored.rows[0]?.checksum !== schema.protocolChecksum || applied.length > 0) {
+    const unchanged = stored.rows[0]?.checksum === schema.protocolChecksum && applied.length === 0;
+    // Unchanged files whose functions are all there need nothing; one dropped by hand is put back.
+    const reinstalled = unchanged ? await missingProtocolFunctions(client, schema.protocolFunctions) : [];
+    // Re-applied when they changed, when a function is missing, and after any
+    // numbered file (its new tables get the runtime role's grants from protocol/grants.sql).
+    if (!unchanged || reinstalled.length > 0) {
       for (const f of schema.protocol) await run(client, f);
       await client.query(
         `insert into workhorse.protocol_state (id, checksum) values (true, $1)
@@ -160,7 +167,7 @@ async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSche
       );
     }
     await client.query('commit');
-    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)) };
+    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)), reinstalled };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     if (isLockTimeout(err) && !(err instanceof LockNotAvailable) && !(err instanceof MigratorBusy)) throw new LockNotAvailable('bootstrap.sql', { cause: err });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkhorseError } from '../errors.js';
+import { protocolFunctionNames } from './missingProtocolFunctions.js';
 
 export interface Migration {
   version: number;
@@ -28,6 +29,8 @@ export interface SchemaSql {
   protocol: SqlFile[];
   /** Identifies the protocol files' contents: re-applied when it changes. */
   protocolChecksum: string;
+  /** The names of the functions the protocol files create (re-applied when one is missing too). */
+  protocolFunctions: string[];
 }
 
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
@@ -68,7 +71,13 @@ export function loadSchemaSql(sqlDir = findSqlDir()): SchemaSql {
   const protocol = files.filter((f) => f.path.startsWith('protocol/'));
   const hash = createHash('sha256');
   for (const f of protocol) hash.update(`${f.path}\n${f.sql}\n`);
-  return { bootstrap, migrations, protocol, protocolChecksum: hash.digest('hex') };
+  return {
+    bootstrap,
+    migrations,
+    protocol,
+    protocolChecksum: hash.digest('hex'),
+    protocolFunctions: protocolFunctionNames(protocol.map((f) => f.sql)),
+  };
 }
 
 /** The numbered migrations, oldest first. */

@@ -25,7 +25,14 @@ export const migrateCommand: Command = {
     const url = flags['database-url'] ?? env.databaseUrl;
     if (!url) throw new UsageError('set DATABASE_URL or pass --database-url');
     const r = await migrate({ connectionString: url, lockTimeoutMs: flags['lock-timeout-ms'] });
-    io.out(r.applied.length ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}` : `schema is up to date (version ${r.version})`);
+    if (r.reinstalled.length) io.out(`reinstalled missing protocol functions: ${r.reinstalled.join(', ')}`);
+    io.out(
+      r.applied.length
+        ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}`
+        : r.reinstalled.length
+          ? `schema version ${r.version}`
+          : `schema is up to date (version ${r.version})`,
+    );
     return 0;
   },
 };
