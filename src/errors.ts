@@ -185,6 +185,27 @@ export class DatabaseUnavailableError extends WorkhorseError {
   }
 }
 
+/**
+ * A worker gave up writing handlers' outcomes (a refusal that outlasted the
+ * lease window, a data error, a hard stop): what those handlers did is not
+ * recorded, their jobs stay leased until the leases expire, and recovery
+ * then runs them again and counts an attempt. One per batch given up.
+ */
+export class SettlementDroppedError extends WorkhorseError {
+  readonly count: number;
+  readonly jobIds: string[];
+  constructor(count: number, jobIds: string[], reason: string, options?: { cause?: unknown }) {
+    super(
+      'settlement_dropped',
+      `gave up writing ${count} job outcome${count === 1 ? '' : 's'} (${reason}): ` +
+        `${count === 1 ? 'that job stays' : 'those jobs stay'} leased until the lease expires, then recovery runs ${count === 1 ? 'it' : 'them'} again and counts an attempt`,
+      options,
+    );
+    this.count = count;
+    this.jobIds = jobIds;
+  }
+}
+
 /** The worker's registry row is gone (it was declared dead): it registers again before claiming. */
 export class WorkerNotRegisteredError extends WorkhorseError {
   constructor(workerId: string, namespace: string) {

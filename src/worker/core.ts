@@ -10,8 +10,9 @@ import { buildJobInsert } from '../client/enqueueInput.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
-import { isTransientDbError } from '../db/transient.js';
-import { StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
+import { operatorHint } from '../db/operatorFixable.js';
+import { describeDbError, isTransientDbError } from '../db/transient.js';
+import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
@@ -47,6 +48,13 @@ const DEREGISTER_ATTEMPTS = 5;
  */
 export const SHUTDOWN_BOUND_MS = 20_000;
 const DEREGISTER_CALL_TIMEOUT_MS = 5_000;
+
+/** What a settlement retry logs: for a refusal an operator can end, what to do about it. */
+function settleRetryLine(err: unknown, delayMs: number, leaseMs: number): string {
+  const hint = operatorHint(err);
+  if (!hint) return `settle failed; retrying in ${delayMs} ms`;
+  return `settle refused (${hint}); the outcomes are kept and written again in ${delayMs} ms, for up to the lease (${leaseMs} ms)`;
+}
 
 export interface CoreSetup {
   client: Client;
@@ -101,8 +109,13 @@ export class WorkerCore {
     const endBy = s.callsEndBy;
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs), endBy });
     this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS, endBy });
-    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, `settle failed; retrying in ${ms} ms`), this.protocol, {
+    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, settleRetryLine(err, ms, this.leaseMs)), this.protocol, {
       cancelledRetryMs: this.leaseMs,
+      onDropped: (err, count, ids) => {
+        const hint = operatorHint(err);
+        const reason = `${describeDbError(err)}${hint ? `; ${hint}` : ''}`;
+        this.emitError(new SettlementDroppedError(count, ids, reason, { cause: err }), 'settlement given up');
+      },
     });
     this.heartbeat = new Heartbeat({
       protocol: this.protocol,
@@ -163,6 +176,11 @@ export class WorkerCore {
       onSlotFree: () => s.wake('slot'),
       onLinger: (job, reason) => reportLingering(s.options.workerId, job, reason),
     });
+  }
+
+  /** Handlers' outcomes this worker gave up writing so far (their jobs left to recovery). */
+  get droppedOutcomes(): number {
+    return this.settler.dropped;
   }
 
   get paused(): boolean {

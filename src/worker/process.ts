@@ -60,6 +60,35 @@ export const EXIT_DRAINED = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_SECOND_SIGNAL = 130;
 export const EXIT_DRAIN_DEADLINE = 124;
+/**
+ * Drained, but some handlers' outcomes written during the drain were given
+ * up (a settlement refused past its lease window): no job is lost (recovery
+ * runs them again and counts an attempt), but the drain did not keep every
+ * outcome, so a deploy script or a supervisor should hear of it.
+ */
+export const EXIT_OUTCOMES_DROPPED = 3;
+
+/** Handlers' outcomes the process's workers gave up writing: in all, and since the drain began. */
+export interface DroppedOutcomes {
+  total: number;
+  duringDrain: number;
+}
+
+/** The exit code and the last log line of a process that stopped `how`, having given up `dropped` outcomes. */
+export function stopReport(how: 'drained' | 'hard' | 'failed', dropped: DroppedOutcomes): { code: number; line: string } {
+  if (how !== 'drained') return { code: EXIT_FAILED, line: `[workhorse] stopped after a failure; exiting ${EXIT_FAILED}` };
+  const outcomes = (n: number) => `${n} job outcome${n === 1 ? '' : 's'}`;
+  if (dropped.duringDrain > 0) {
+    return {
+      code: EXIT_OUTCOMES_DROPPED,
+      line:
+        `[workhorse] drained, but gave up writing ${outcomes(dropped.duringDrain)} during the drain (${dropped.total} in all): ` +
+        `recovery runs those jobs again and counts an attempt; exiting ${EXIT_OUTCOMES_DROPPED}`,
+    };
+  }
+  const earlier = dropped.total > 0 ? ` (${outcomes(dropped.total)} given up before the drain, left to recovery)` : '';
+  return { code: EXIT_DRAINED, line: `[workhorse] drained${earlier}; exiting ${EXIT_DRAINED}` };
+}
 
 export interface RunningProcess {
   workers: Worker[];
@@ -69,6 +98,8 @@ export interface RunningProcess {
   done: Promise<'drained' | 'hard' | 'failed'>;
   /** What a signal does: the first drains, the second stops hard. */
   shutdown(signal?: string): void;
+  /** Handlers' outcomes the workers gave up writing (their jobs left to recovery): in all, and since the drain began. */
+  droppedOutcomes(): DroppedOutcomes;
 }
 
 export interface RunProcessOptions {
@@ -143,10 +174,17 @@ async function startProcess(
     for (const w of workers) void w.stop({ hard: true });
     stopHardNow('hard');
   };
+  const dropped = () => workers.reduce((n, w) => n + w.runtimeState().droppedOutcomes, 0);
+  let droppedBeforeDrain: number | undefined;
+  const droppedOutcomes = (): DroppedOutcomes => {
+    const total = dropped();
+    return { total, duringDrain: droppedBeforeDrain === undefined ? 0 : total - droppedBeforeDrain };
+  };
   const shutdown = (signal = 'stop') => {
     signals++;
     if (signals === 1) {
       phase = 'draining';
+      droppedBeforeDrain = dropped();
       log(`[workhorse] ${signal}: draining ${workers.length} worker(s) (deadline ${d.drainTimeoutMs} ms); signal again to exit at once`);
       for (const w of workers) void w.stop();
       drainTimer = setTimeout(
@@ -182,7 +220,7 @@ async function startProcess(
     }
     return failed ? ('failed' as const) : ('drained' as const);
   });
-  return { workers, probePort: probes?.port, done: Promise.race([stopped, hardStopped]), shutdown };
+  return { workers, probePort: probes?.port, done: Promise.race([stopped, hardStopped]), shutdown, droppedOutcomes };
 }
 
 function pick(s: ReturnType<Worker['runtimeState']>) {

@@ -26,7 +26,7 @@ export interface SettleDeps {
   retryDelayMs: RetryDelay | undefined;
   onStale(error: StaleLeaseError, job: ClaimedJob): void;
   onSettled(outcome: JobOutcome): void;
-  /** The settlement write gave up (connection errors past the retries); the lease will expire. */
+  /** An event listener or a retryDelayMs function threw. (A settlement write that gave up is reported by the settler, once per batch.) */
   onError(error: unknown): void;
 }
 
@@ -85,7 +85,7 @@ export function settleJob(
       if (!result && refusedResult(error)) {
         const refused = new ValidationError(`the "${job.type}" handler returned a result the database cannot store (${json.length} characters of JSON): ${(error as Error).message}`);
         settleJob(job, { ok: false, error: Object.assign(refused, { retryable: false }) }, null, deps, finished);
-        return;
+        return true;
       }
       conclude(deps, finished, result && (result.accepted ? { job, status: 'succeeded', result: outcome.value } : staleOf(job, 'complete')), error);
     });
@@ -124,11 +124,10 @@ function staleOf(job: ClaimedJob, what: string): JobOutcome {
   return { job, status: 'stale', error: new StaleLeaseError(job.id, job.execution, what) };
 }
 
-/** Reports a settlement (or the error that made its write give up), then calls `finished`. */
-function conclude(deps: SettleDeps, finished: SettleFinished, settled: JobOutcome | undefined, error?: unknown): void {
+/** Reports a settlement, then calls `finished`. A write that gave up (`settled` undefined) the settler reports, once for its batch. */
+function conclude(deps: SettleDeps, finished: SettleFinished, settled: JobOutcome | undefined, _error?: unknown): void {
   try {
-    if (!settled) deps.onError(error);
-    else {
+    if (settled) {
       if (settled.status === 'stale') deps.onStale(settled.error, settled.job);
       deps.onSettled(settled);
     }

@@ -21,9 +21,19 @@
 // in bounded time and leaves the jobs to recovery, as before. Only here:
 // elsewhere a cancelled statement stays an error (a handler's own
 // statement_timeout must fail its attempt, not loop).
+// A refusal an operator ends without a code change (a protocol function or
+// table dropped, the login's grants revoked, a full disk: operatorFixable.ts)
+// is written again the same way, within the same window: before, it gave
+// up at once, and workers went on claiming and throwing every outcome away
+// while recovery charged the attempts until the queue was `failed`.
+// While any of these writes keep failing, `failing` holds claims back
+// (claimBatching.ts).
 // A batch the database refuses for another reason (a value it cannot store)
 // is written again one member at a time, so only the member it refuses is
 // left to recovery and the rest of its batch settles.
+// A batch given up is reported once, with how many outcomes it dropped
+// (`onDropped`), and counted in `dropped`: those jobs run again after their
+// leases expire, and recovery counts an attempt.
 import {
   postgresProtocol,
   type Completion,
@@ -33,6 +43,7 @@ import {
   type Suspension,
 } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
+import { isOperatorFixable } from '../db/operatorFixable.js';
 import { isLockTimeout, isQueryCanceled } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 
@@ -40,8 +51,16 @@ export type SettleOutcome =
   | { accepted: true; status: 'succeeded' | 'ready' | 'failed' | 'waiting'; runAt?: Date }
   | { accepted: false };
 
-/** Called once per settlement: with the outcome, or with the error that made the write give up. Must not throw. */
-export type SettleCallback = (outcome: SettleOutcome | undefined, error?: unknown) => void;
+/**
+ * Called once per settlement: with the outcome, or with the error that made
+ * the write give up. Answers true when, given up, the caller settles the job
+ * another way (a result the database refused, failed for good instead), so
+ * the outcome does not count as dropped. Must not throw.
+ */
+export type SettleCallback = (outcome: SettleOutcome | undefined, error?: unknown) => boolean | void;
+
+/** A batch given up: the error, and how many outcomes were dropped with it (their jobs left to recovery). */
+export type DroppedCallback = (error: unknown, count: number, jobIds: string[]) => void;
 
 interface Pending<T> {
   item: T;
@@ -61,16 +80,18 @@ function keyedOutcome<T extends { id: string }>(
 }
 
 export interface SettlerOptions {
-  /** How long a write PostgreSQL keeps cancelling (57014) is written again, from its first cancellation: the lease window. */
+  /** How long a write PostgreSQL keeps cancelling (57014) or refusing for an operator to fix is written again, from its first such failure: the lease window. */
   cancelledRetryMs?: number;
+  /** Told once per batch given up, with how many outcomes it dropped. */
+  onDropped?: DroppedCallback;
 }
 
 /** The fleet's default lease window (4 heartbeats of 45 s). */
 const DEFAULT_CANCELLED_RETRY_MS = 180_000;
 
-/** Refused for now, not for what it writes: a cancelled statement, or one its lock_timeout ended. */
+/** Refused for now, not for what it writes: a cancelled statement, one its lock_timeout ended, or a refusal an operator can end. */
 function isRefusedForNow(err: unknown): boolean {
-  return isQueryCanceled(err) || isLockTimeout(err);
+  return isQueryCanceled(err) || isLockTimeout(err) || isOperatorFixable(err);
 }
 
 export class Settler {
@@ -80,8 +101,11 @@ export class Settler {
   private flushing: Promise<void> | undefined;
   /** A write failed and is being retried, and none has gone through since: claims hold back (claimBatching.ts). */
   failing = false;
+  /** Outcomes given up so far (their jobs left to recovery), for the drain's summary. */
+  dropped = 0;
   private readonly abandoned = new AbortController();
   private readonly cancelledRetryMs: number;
+  private readonly onDropped: DroppedCallback;
 
   constructor(
     private readonly db: Queryable,
@@ -92,6 +116,7 @@ export class Settler {
     options: SettlerOptions = {},
   ) {
     this.cancelledRetryMs = options.cancelledRetryMs ?? DEFAULT_CANCELLED_RETRY_MS;
+    this.onDropped = options.onDropped ?? (() => undefined);
   }
 
   /** Stops retrying (a hard stop): writes in flight give up and their leases are left to recovery. */
@@ -177,7 +202,7 @@ export class Settler {
     } catch (err) {
       // A fault or a cancellation past its window is not about one member: splitting would not help.
       if (batch.length === 1 || isTransientDbError(err) || isRefusedForNow(err) || this.abandoned.signal.aborted) {
-        for (const p of batch) p.done(undefined, err);
+        this.giveUp(batch, err);
         return;
       }
       for (const p of batch) await this.writeBatch([p], write, outcomeOf); // one at a time: the pool is shared with the handlers
@@ -186,10 +211,19 @@ export class Settler {
     for (const p of batch) p.done(outcomeOf(answer, p));
   }
 
+  /** Tells each member the write gave up, then reports (and counts) the outcomes dropped: those the callers did not settle another way. */
+  private giveUp<T extends { id: string }>(batch: Pending<T>[], err: unknown): void {
+    const dropped: string[] = [];
+    for (const p of batch) if (p.done(undefined, err) !== true) dropped.push(p.item.id);
+    if (dropped.length === 0) return;
+    this.dropped += dropped.length;
+    this.onDropped(err, dropped.length, dropped);
+  }
+
   /**
-   * A database fault is waited out, a cancelled statement or a lock
-   * timeout for the lease window; any other error gives up at once (the leases expire and recovery
-   * takes over).
+   * A database fault is waited out; a cancelled statement, a lock timeout
+   * or a refusal an operator can end, for the lease window; any other error
+   * gives up at once (the leases expire and recovery takes over).
    */
   private withRetries<T>(fn: () => Promise<T>): Promise<T> {
     let firstCancelled: number | undefined;

@@ -104,6 +104,7 @@ export class WorkerBase {
       buffered: core.table.buffered,
       concurrency: this.options.concurrency,
       activeJobIds: core.table.ids(),
+      droppedOutcomes: core.droppedOutcomes,
     };
   }
 

@@ -23,4 +23,6 @@ export interface RuntimeState {
   buffered: number;
   concurrency: number;
   activeJobIds: string[];
+  /** Handlers' outcomes this worker gave up writing since it was made (their jobs run again after recovery, an attempt counted). */
+  droppedOutcomes: number;
 }

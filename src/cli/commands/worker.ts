@@ -1,12 +1,13 @@
 // `workhorse worker <module>`: loads a compiled module whose default export
 // is a defineWorkerProcess(...) definition and runs it with signal
-// handling. The first SIGTERM/SIGINT drains and exits 0; a second signal,
+// handling. The first SIGTERM/SIGINT drains and exits 0 (3 when outcomes
+// were given up during the drain: process.ts, stopReport); a second signal,
 // or the drain deadline, exits at once (process.exit) with a non-zero code,
 // whatever the handlers are doing: PostgreSQL recovers their leases. One
 // log line per phase.
 import * as z from 'zod';
 import { ValidationError } from '../../errors.js';
-import { EXIT_DRAINED, EXIT_FAILED, runWorkerProcess, type WorkerProcessDefinition } from '../../worker/process.js';
+import { EXIT_DRAINED, runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { loadUserModule } from '../userModule.js';
@@ -17,7 +18,7 @@ export const workerCommand: Command = {
   usage: 'workhorse worker <module.js>',
   help: [
     '<module.js>   compiled module whose default export is defineWorkerProcess({ client (or adapter), workers, probes? })',
-    'exit codes    0 drained; 1 a worker failed; 124 the drain deadline passed; 130 a second signal',
+    'exit codes    0 drained; 3 drained, but outcomes were given up during the drain (recovery runs those jobs again); 1 a worker failed; 124 the drain deadline passed; 130 a second signal',
   ],
   async run(argv, _env, io) {
     const { positionals } = parseCommandLine(argv, { options: {}, positionals: ['module.js'], required: 1 }, z.object({}));
@@ -41,8 +42,8 @@ export const workerCommand: Command = {
     const how = await proc.done;
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
-    const code = how === 'drained' ? EXIT_DRAINED : EXIT_FAILED;
-    io.err(how === 'drained' ? '[workhorse] drained; exiting 0' : `[workhorse] stopped after a failure; exiting ${code}`);
+    const { code, line } = stopReport(how, proc.droppedOutcomes());
+    io.err(line);
     return code;
   },
 };
