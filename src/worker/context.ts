@@ -7,7 +7,11 @@
 //
 // Database faults: a step's fenced read and its record are idempotent, so a
 // fault there is retried while the job holds its lease (retried()), and so
-// is getting a transactional step's connection (stepTransaction.ts). A
+// is getting a transactional step's connection (stepTransaction.ts). So is
+// a refusal an operator ends without a code change (the runtime role's
+// grants revoked, a protocol function dropped: operatorFixable.ts), for a
+// step's writes and a transactional step's own statements alike: a grant
+// revoked for 6 s failed jobs of maxAttempts 1 whose ctx.step met it. A
 // transactional step's connection that dies rejects the step with a
 // retryable DatabaseUnavailableError: its transaction rolled back (or, if
 // the commit went through unseen, the retry finds the step recorded), so the
@@ -17,6 +21,7 @@
 import type pg from 'pg';
 import { pause, retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
+import { isOperatorFixable } from '../db/operatorFixable.js';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import { DatabaseUnavailableError, StaleLeaseError, ValidationError, WaitLostError } from '../errors.js';
 import type { JobDefinition } from '../client/defineJob.js';
@@ -30,7 +35,7 @@ import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
-import { runStepTransaction } from './stepTransaction.js';
+import { refusedForNow, runStepTransaction } from './stepTransaction.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -164,12 +169,13 @@ export class JobContext implements HandlerContext {
     await this.goingOn();
     const { namespace, protocol } = this.deps;
     return this.transaction(`transactional step "${name}"`, async (tx) => {
-      const opened = await protocol.beginTxStep(tx, namespace, this.lease, name);
+      // The step's own statements: refused for a reason an operator ends, the transaction is run again (refusedForNow).
+      const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       const result = await fn(tx);
       assertStorableStepResult(`transactional step "${name}"`, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
-      const recorded = await protocol.recordStep(tx, namespace, this.lease, name, result);
+      const recorded = await refusedForNow(protocol.recordStep(tx, namespace, this.lease, name, result));
       return { commit: true, value: recorded as Jsonified<T> };
     });
   }
@@ -333,9 +339,10 @@ export class JobContext implements HandlerContext {
   }
 
   /**
-   * Retries an idempotent fenced write on a database fault for as long as
+   * Retries an idempotent fenced write on a database fault, or a refusal an
+   * operator ends (operatorFixable.ts), for as long as
    * the job holds its lease: an outage (a restart, a failover, a read-only
-   * spell, no free connection) is waited out, as settlements are, instead of
+   * spell, no free connection, revoked grants) is waited out, as settlements are, instead of
    * failing the attempt (which used up an attempt, and failed a job of
    * maxAttempts 1 for good). The wait ends when the job is aborted (its lease
    * lost, its timeout, a hard stop, a tick's abort instant). A stale lease is
@@ -346,11 +353,11 @@ export class JobContext implements HandlerContext {
     try {
       return await fn();
     } catch (err) {
-      if (!isTransientDbError(err) || this.abort.aborted) throw err;
+      if (!(isTransientDbError(err) || isOperatorFixable(err)) || this.abort.aborted) throw err;
       const signal = this.abort.signal;
       await pause(CONTEXT_RETRY_FIRST_MS, signal);
       if (signal.aborted) throw err;
-      return retryTransient(fn, { baseMs: CONTEXT_RETRY_FIRST_MS * 2, maxMs: CONTEXT_RETRY_MAX_MS, signal });
+      return retryTransient(fn, { baseMs: CONTEXT_RETRY_FIRST_MS * 2, maxMs: CONTEXT_RETRY_MAX_MS, signal, alsoRetry: isOperatorFixable });
     }
   }
 

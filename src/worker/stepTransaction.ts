@@ -10,6 +10,13 @@
 // - The connection broke once the transaction had begun: its outcome may be
 //   unknown (a commit whose answer was lost), so it is not run again here;
 //   it becomes a retryable DatabaseUnavailableError and the job retries.
+// - A statement of the step's own (its fenced open, its record) was refused
+//   for a reason an operator ends (operatorFixable.ts: revoked grants, a
+//   dropped function), marked by `refusedForNow`: the connection is fine
+//   and the transaction rolled back, so nothing of it took effect; it is run
+//   again, like a failed checkout, while the job holds its lease. A
+//   refusal of the handler's own statements is the handler's error.
+import { isOperatorFixable } from '../db/operatorFixable.js';
 import type pg from 'pg';
 import { Backoff, pause } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
@@ -20,6 +27,20 @@ import type { JobAbort } from './jobAbort.js';
 /** A failed checkout is tried again after this long, then with backoff up to the cap. */
 const CHECKOUT_RETRY_FIRST_MS = 100;
 const CHECKOUT_RETRY_MAX_MS = 2_000;
+
+/** A statement of the step's own refused for a reason an operator ends: the transaction rolls back and runs again. */
+class StepStatementRefused extends Error {
+  constructor(readonly refusal: unknown) {
+    super('a transactional step statement was refused for now', { cause: refusal });
+  }
+}
+
+/** Marks a refusal of `statement` an operator can end, so runStepTransaction runs the transaction again. */
+export function refusedForNow<T>(statement: Promise<T>): Promise<T> {
+  return statement.catch((err: unknown) => {
+    throw isOperatorFixable(err) ? new StepStatementRefused(err) : err;
+  });
+}
 
 export async function runStepTransaction<T>(
   deps: ContextDeps,
@@ -56,6 +77,11 @@ export async function runStepTransaction<T>(
         }
       });
     } catch (err) {
+      if (err instanceof StepStatementRefused) {
+        if (!abort.aborted) await pause(backoff.next(), abort.signal);
+        if (abort.aborted) throw err.refusal;
+        continue;
+      }
       if (began || !isTransientDbError(err)) throw err;
       if (!abort.aborted) await pause(backoff.next(), abort.signal);
       if (abort.aborted) {
