@@ -77,6 +77,32 @@ describe('the namespace table', () => {
     expect(windows).toBe(Math.ceil((top - 1) / 30));
   });
 
+  it('crosses a gap in the ids wider than the window in one page, and says truthfully what it searched', async () => {
+    const gapDb = await createTestDatabase();
+    const c = createClient({ connectionString: gapDb.url, jobs: testApp.jobs, poolMax: 2 });
+    try {
+      const { id: old } = await c.enqueue('email.send', { to: 'old@example.com', subject: 's' }, { queue: 'gapq' });
+      // Retention deleting many finished jobs (or a bumped sequence) leaves millions of ids unused.
+      await gapDb.pool.query(`select setval('workhorse.jobs_id_seq', (select max(id) from workhorse.jobs) + 5000000)`);
+      const { id: recent } = await c.enqueue('email.send', { to: 'new@example.com', subject: 's' }, { queue: 'other' });
+      const gapPage = (f: Partial<dash.DashboardJobFilter>) => dash.dashboardJobs(gapDb.pool, NS, { limit: 50, span: 10_000, ...f });
+      for (const f of [{ queue: 'gapq' }, {}, { type: 'email.send' }]) {
+        const p1 = await gapPage(f);
+        expect(p1.searchedDownTo).toBe(String(BigInt(recent) + 1n - 10_000n));
+        // The next window starts at the newest job below this one, not 10,000 ids lower.
+        expect(p1.nextBeforeId).toBe(String(BigInt(old) + 1n));
+        const p2 = await gapPage({ ...f, beforeId: p1.nextBeforeId! });
+        expect(p2.jobs.map((j) => j.id)).toEqual([old]);
+        expect(p2.nextBeforeId).toBeNull();
+      }
+      const succeeded = await gapPage({ status: 'succeeded' });
+      expect(succeeded.nextBeforeId).toBe(String(BigInt(old) + 1n));
+    } finally {
+      await c.close();
+      await gapDb.drop();
+    }
+  });
+
   it('walks only the rows of a status, with the lease of a running job and the key in its row', async () => {
     await registerWorkerRow(db.pool, NS, 'w-dash', ['email.send']);
     const { id } = await client.enqueue('email.send', { to: 'k@example.com', subject: 's' }, { queue: 'lease', concurrencyKey: 'tenant:7' });
