@@ -91,7 +91,8 @@ function pager(d: NamespaceData): Html {
   const { page, filter } = d;
   const first = filter.before ? html`<a href="${query(filter)}" id="page-newest">← Newest</a>` : '';
   const older = page.nextBeforeId ? html`<a href="${query(filter, page.nextBeforeId)}" id="page-older">${page.jobs.length < PAGE_SIZE ? 'Search older jobs' : 'Older jobs'} →</a>` : '';
-  const top = filter.before ? Number(filter.before) - 1 : null;
+  // Ids are bigint: a JavaScript number rounds them above 2^53.
+  const top = filter.before ? String(BigInt(filter.before) - 1n) : null;
   const searched =
     page.searchedDownTo !== null && page.nextBeforeId !== null && page.jobs.length < PAGE_SIZE
       ? html`<span class="muted small">Searched jobs #${page.searchedDownTo}${top !== null ? html`–#${top}` : ' and newer'}; older jobs were not searched yet.</span>`
