@@ -5,7 +5,7 @@
 // notice: "Queue payments (all refunds were issued, call +1-555-0100)
 // paused" was shown as the dashboard's word from a link in a chat.
 import { describe, expect, it } from 'vitest';
-import { notice } from '../../src/http/ui/views/common.js';
+import { decisionSubject, notice, noticeQuery } from '../../src/http/ui/views/common.js';
 
 const text = (done: Parameters<typeof notice>[0], subject: string) => String(notice(done, subject));
 
@@ -16,6 +16,25 @@ describe('dashboard notices', () => {
     expect(text('worker-resumed', 'host:123:ab12')).toContain('Worker host:123:ab12 resumed.');
     expect(text('decision-made', '"ship" on decision approve of job #7')).toContain('on decision approve of job #7: the job resumes.');
     expect(text('event-discarded', '9007199254740993')).toContain('Outbox event #9007199254740993 discarded');
+  });
+
+  it.each([
+    ['a quote', 'say "yes"', 'approve'],
+    ['130 characters', 'y'.repeat(130), 'approve'],
+    ['the longest choice, on a decision whose name has spaces', 'z'.repeat(200), `final ${'n'.repeat(194)}`],
+    ['line breaks', 'ship\nnow\r\tplease', 'approve'],
+    ['characters outside the BMP cut at the limit', '😀'.repeat(100), 'approve'],
+  ])('shows the notice of a decision whose choice has %s', (_, choice, name) => {
+    const subject = decisionSubject(choice, name, '9223372036854775807');
+    expect(noticeQuery.subject.safeParse(subject).success).toBe(true);
+    const shown = text('decision-made', subject);
+    expect(shown).toMatch(/^<p class="notice" role="status">Recorded &quot;.+&quot; on decision .+ of job #9223372036854775807: the job resumes\.<\/p>$/);
+    expect(shown).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
+  it('keeps a short choice as it is', () => {
+    expect(decisionSubject('ship', 'approve', '7')).toBe('"ship" on decision approve of job #7');
+    expect(decisionSubject('say "yes"', 'approve', '7')).toBe('"say "yes"" on decision approve of job #7');
   });
 
   it.each([

@@ -16,7 +16,7 @@ import { pathParams } from '../pathParams.js';
 import { requireAction } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
-import { noticeUrl } from '../ui/views/common.js';
+import { decisionSubject, noticeUrl } from '../ui/views/common.js';
 import { existingQueue } from './queues.js';
 
 const jobParams = z.object({ id: jobIdStringSchema });
@@ -81,7 +81,7 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
     const form = c.get('form')!;
     const comment = (form.get('comment') ?? '').trim();
     const decision = await client.decide(id, name, { choice: form.get('choice') ?? '', by: c.get('viewer')!.name, comment: comment || null });
-    return c.redirect(noticeUrl('/ui/decisions', 'decision-made', `"${decision.choice}" on decision ${name} of job #${id}`.slice(0, 200)), 303);
+    return c.redirect(noticeUrl('/ui/decisions', 'decision-made', decisionSubject(decision.choice, name, id)), 303);
   });
   return r;
 }

@@ -56,7 +56,8 @@ const SUBJECTS: Record<NoticeCode, RegExp> = {
   'worker-resumed': /^\S{1,200}$/,
   'job-retried': ID,
   'job-cancelled': ID,
-  'decision-made': /^"[^"\n]{1,120}" on decision \S{1,100} of job #[1-9][0-9]{0,18}$/,
+  // decisionSubject's shape: a choice and a name of any characters but line breaks, shortened.
+  'decision-made': /^"[^\n]{1,80}" on decision [^\n]{1,60} of job #[1-9][0-9]{0,18}$/,
   'event-retried': ID,
   'event-discarded': ID,
 };
@@ -69,6 +70,25 @@ export const noticeQuery = {
 
 export function noticeUrl(path: string, done: NoticeCode, subject: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}done=${done}&subject=${encodeURIComponent(subject)}`;
+}
+
+/** `s` on one line (each run of whitespace or control characters one space), cut to `max` UTF-16 units with an ellipsis. */
+function shortLine(s: string, max: number): string {
+  const line = s.replace(/[\s\p{Cc}]+/gu, ' ');
+  if (line.length <= max) return line;
+  let cut = max - 1;
+  if (/[\uD800-\uDBFF]/.test(line[cut - 1]!)) cut--; // never split a surrogate pair
+  return `${line.slice(0, cut)}…`;
+}
+
+/**
+ * The subject of a decision's notice, '"ship" on decision approve of job #7':
+ * the choice and the decision's name on one line and shortened, so any
+ * choice (quotes, 200 characters) fits the notice's shape and the 200
+ * characters a subject may have.
+ */
+export function decisionSubject(choice: string, name: string, jobId: string): string {
+  return `"${shortLine(choice, 80)}" on decision ${shortLine(name, 60)} of job #${jobId}`;
 }
 
 export function notice(done: NoticeCode | undefined, subject: string | undefined): Html | '' {
