@@ -58,14 +58,16 @@ export class Admin {
 
   async listJobs(filter: ListJobsFilter = {}): Promise<JobPage> {
     const f = parseInput(listJobsSchema, filter, 'job filter');
-    const jobs = await this.protocol.listJobs(this.db, this.ns, {
+    // One row more than the page: whether it exists says whether an older page does.
+    const rows = await this.protocol.listJobs(this.db, this.ns, {
       status: f.status as JobRecord['status'] | undefined,
       queue: f.queue,
       type: f.type,
-      limit: f.limit,
+      limit: f.limit + 1,
       beforeId: f.cursor ?? undefined,
     });
-    return { jobs, nextCursor: jobs.length === f.limit ? jobs[jobs.length - 1]!.id : null };
+    const jobs = rows.slice(0, f.limit);
+    return { jobs, nextCursor: rows.length > f.limit ? jobs[jobs.length - 1]!.id : null };
   }
 
   listQueues(): Promise<QueueRecord[]> {

@@ -36,3 +36,14 @@ it('pages through every job by passing nextCursor back as cursor, null included'
   expect(seen).toEqual([5, 4, 3, 2, 1]);
   expect(pages).toBe(3);
 });
+
+it('answers a null nextCursor on a full last page, so no empty page follows', async () => {
+  const all = await client.admin.listJobs({ limit: 5 });
+  expect(all.jobs).toHaveLength(5);
+  expect(all.nextCursor).toBeNull();
+  const first = await client.admin.listJobs({ limit: 4 });
+  expect(first.jobs).toHaveLength(4);
+  const last = await client.admin.listJobs({ limit: 1, cursor: first.nextCursor });
+  expect(last.jobs.map((j) => (j.payload as { n: number }).n)).toEqual([1]);
+  expect(last.nextCursor).toBeNull();
+});

@@ -215,6 +215,10 @@ describe('GET /jobs and /jobs/:id', () => {
       cursor = page.nextCursor;
     }
     expect(new Set(seen).size).toBe(5);
+    // A full last page says it is the last: docs/api.md's null, not a cursor to an empty page.
+    const whole = (await (await withToken(h.app, 'GET', '/jobs?queue=reports&limit=5')).json()) as typeof page1;
+    expect(whole.jobs).toHaveLength(5);
+    expect(whole.nextCursor).toBeNull();
     const byType = (await (await withToken(h.app, 'GET', '/jobs?type=email.send&status=ready')).json()) as typeof page1;
     expect(byType.jobs).toHaveLength(1);
   });
