@@ -37,7 +37,7 @@ begin
          and (p_before_id is null or r.job_id < p_before_id)
          and (p_queue is null or r.queue = p_queue)
          and (p_type is null or j.type = p_type)
-       order by r.job_id desc limit p_limit) x;
+       order by r.job_id desc limit p_limit + 1) x;
   elsif p_status = 'ready' then
     select array_agg(x.id order by x.id desc) into v_ids from (
       select j.id from workhorse.jobs j
@@ -46,7 +46,7 @@ begin
          and (p_before_id is null or j.id < p_before_id)
          and (p_queue is null or j.queue = p_queue)
          and (p_type is null or j.type = p_type)
-       order by j.id desc limit p_limit) x;
+       order by j.id desc limit p_limit + 1) x;
   elsif p_status = 'waiting' then
     select array_agg(x.id order by x.id desc) into v_ids from (
       select j.id from workhorse.jobs j
@@ -54,7 +54,7 @@ begin
          and (p_before_id is null or j.id < p_before_id)
          and (p_queue is null or j.queue = p_queue)
          and (p_type is null or j.type = p_type)
-       order by j.id desc limit p_limit) x;
+       order by j.id desc limit p_limit + 1) x;
   elsif p_status in ('failed', 'cancelled') then
     select array_agg(x.id order by x.id desc) into v_ids from (
       select j.id from workhorse.jobs j
@@ -63,7 +63,7 @@ begin
          and (p_before_id is null or j.id < p_before_id)
          and (p_queue is null or j.queue = p_queue)
          and (p_type is null or j.type = p_type)
-       order by j.id desc limit p_limit) x;
+       order by j.id desc limit p_limit + 1) x;
   else
     -- Every job, or succeeded ones (most of the table): a window of at most
     -- p_span ids of the primary key below the cursor, so a filter that
@@ -81,13 +81,16 @@ begin
          and (p_status is null or j.status = p_status)
          and (p_queue is null or j.queue = p_queue)
          and (p_type is null or j.type = p_type)
-       order by j.id desc limit p_limit) x;
+       order by j.id desc limit p_limit + 1) x;
   end if;
 
-  if coalesce(cardinality(v_ids), 0) = p_limit then
+  -- Each walk reads one row more than the page: whether it exists says
+  -- whether an older page does, so a full last page has no cursor.
+  if coalesce(cardinality(v_ids), 0) > p_limit then
+    v_ids := v_ids[1:p_limit];
     v_next := v_ids[p_limit];
   elsif v_floor is not null then
-    -- A short window continues from the next existing id below it (one probe
+    -- A window with no more matches continues from the next existing id below it (one probe
     -- of the primary key), so a gap in the ids (retention, a bumped
     -- sequence) costs no empty pages; null when nothing older exists.
     v_next := (select max(m.id) from workhorse.jobs m where m.id < v_floor) + 1;
@@ -132,7 +135,7 @@ begin
    where j.id = any (v_ids);
 end $$;
 comment on function workhorse.dashboard_jobs_v1(text, text, text, text, integer, bigint, integer) is
-  'One page of the namespace table, newest first: jobs of p_namespace filtered by status, queue and type when not null, at most p_limit (1..500), keyset-paginated by id below p_before_id. A status other than succeeded walks the structure holding only its rows (ready, waiting and dead-job indexes, the lease table); every job (no status) and succeeded ones read a window of at most p_span ids below the cursor (the newest id when there is none), so a sparse filter costs a bounded range. Returns one row: jobs (a JSON array of the jobs'' columns without payload, result or progress, ids as strings, plus due_in_ms: run_at against the database clock; the lease: leased_by, lease_expires_in_ms, lease_started; recovered_from: the worker whose expired lease the recovery pass last took the job from; gate_held_by: the other job holding the gate of its concurrency key; error_message: the first 200 characters of last_error.message; a waiting job''s open wait: wait_kind, wait_name, wait_key, wait_wake_in_ms: its wake time or timeout against the database clock, null when it has none; wait_others: how many other open waits it has), next_before_id (the cursor of the next page: the last id of a full page, or else one above the highest existing id below the window searched, so the next window starts at an actual job however wide a gap in the ids; null when nothing older exists), searched_down_to (the bottom of that window, null for status pages) and as_of (the database clock). Refuses an unknown status, a limit outside 1..500 or a span below 1 with SQLSTATE 22023.';
+  'One page of the namespace table, newest first: jobs of p_namespace filtered by status, queue and type when not null, at most p_limit (1..500), keyset-paginated by id below p_before_id. A status other than succeeded walks the structure holding only its rows (ready, waiting and dead-job indexes, the lease table); every job (no status) and succeeded ones read a window of at most p_span ids below the cursor (the newest id when there is none), so a sparse filter costs a bounded range. Returns one row: jobs (a JSON array of the jobs'' columns without payload, result or progress, ids as strings, plus due_in_ms: run_at against the database clock; the lease: leased_by, lease_expires_in_ms, lease_started; recovered_from: the worker whose expired lease the recovery pass last took the job from; gate_held_by: the other job holding the gate of its concurrency key; error_message: the first 200 characters of last_error.message; a waiting job''s open wait: wait_kind, wait_name, wait_key, wait_wake_in_ms: its wake time or timeout against the database clock, null when it has none; wait_others: how many other open waits it has), next_before_id (the cursor of the next page: the last id of a page with more matches below it in the structure or window walked, or else one above the highest existing id below the window searched, so the next window starts at an actual job however wide a gap in the ids; null when nothing older exists), searched_down_to (the bottom of that window, null for status pages) and as_of (the database clock). Refuses an unknown status, a limit outside 1..500 or a span below 1 with SQLSTATE 22023.';
 
 create function workhorse.dashboard_job_lease_v1(p_namespace text, p_job_id bigint)
 returns table (worker_id text, execution bigint, claimed_at timestamptz, expires_at timestamptz,

@@ -52,6 +52,15 @@ describe('the namespace table', () => {
       before = p.nextBeforeId;
     }
     expect(seen).toEqual([...ids].reverse());
+    // A full last page has no cursor: no link to an empty page.
+    for (const f of [{}, { status: 'ready' as const }]) {
+      const whole = await page({ ...f, type: 'report.build', limit: 120 });
+      expect(whole.jobs).toHaveLength(120);
+      expect(whole.nextBeforeId).toBeNull();
+      const last = await page({ ...f, type: 'report.build', limit: 20, beforeId: seen[99] });
+      expect(last.jobs.map((j) => j.id)).toEqual(seen.slice(100));
+      expect(last.nextBeforeId).toBeNull();
+    }
     const first = await page({ limit: 3 });
     expect(first.jobs.map((j) => j.type)).toEqual(['email.send', 'report.build', 'report.build']);
     expect(first.jobs[0]).toMatchObject({ queue: 'default', status: 'ready', execution: 0, attempt: 0, maxAttempts: 3, leasedBy: null, leaseExpiresInMs: null, recoveredFrom: null });
