@@ -128,13 +128,20 @@ returns table (status text) language plpgsql as $$
 declare
   v_status text;
   v_queue text;
+  v_run_at timestamptz;
 begin
-  select j.status, j.queue into v_status, v_queue from workhorse.jobs j
+  select j.status, j.queue, j.run_at into v_status, v_queue, v_run_at from workhorse.jobs j
    where j.id = p_job_id and j.namespace = p_namespace for update;
   if not found then return; end if;
   -- A ready job with a lease is running: it is left alone.
   if exists (select 1 from workhorse.job_runtime r where r.job_id = p_job_id) then
     return query select 'running'::text; return;
+  end if;
+  -- A ready job already due runs as soon as a worker is free: it is left as
+  -- it is, keeping its place (moving run_at to now would put it behind the
+  -- jobs due since), so a second retry of a retried job changes nothing.
+  if v_status = 'ready' and v_run_at <= now() then
+    return query select 'ready'::text; return;
   end if;
   if v_status in ('failed', 'cancelled', 'ready') then
     update workhorse.jobs j
@@ -147,7 +154,7 @@ begin
   return query select v_status;
 end $$;
 comment on function workhorse.retry_v1(text, bigint) is
-  'Makes a failed or cancelled job ready now with a fresh attempt budget (attempt = 0), or pulls a scheduled ready job forward to now, and wakes its queue (notify_wake_v1). Returns the status after the call (ready), the unchanged status of a succeeded, running or waiting job, or no row when the job does not exist.';
+  'Makes a failed or cancelled job ready now with a fresh attempt budget (attempt = 0), or pulls a scheduled ready job forward to now, and wakes its queue (notify_wake_v1); a ready job already due is left unchanged (its run_at and place kept). Returns the status after the call (ready), the unchanged status of a succeeded, running or waiting job, or no row when the job does not exist.';
 
 create function workhorse.set_queue_v1(
   p_namespace text, p_queue text, p_paused boolean, p_concurrency_limit integer,

@@ -118,6 +118,16 @@ describe('retry', () => {
     expect((await jobRow(db.pool, id)).status).toBe('succeeded');
   });
 
+  it('leaves a ready job that is already due as it is, its place among the due jobs kept', async () => {
+    const { id } = await client.enqueue(Task, { mode: 'ok' }, { queue: 'due-retry' });
+    await db.pool.query(`update workhorse.jobs set run_at = now() - interval '1 minute' where id = $1`, [id]);
+    const before = await jobRow(db.pool, id);
+    const answered = await client.retry(id);
+    expect(answered).toMatchObject({ status: 'ready', attempt: 0 });
+    expect(answered.runAt.getTime()).toBe(before.run_at.getTime());
+    expect(await jobRow(db.pool, id)).toEqual(before);
+  });
+
   it('refuses to retry a succeeded job with ConflictError and leaves it unchanged', async () => {
     const { id } = await client.enqueue(Task, { mode: 'ok' });
     await worker('r4').runOnce();
