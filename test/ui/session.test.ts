@@ -304,6 +304,7 @@ describe('configuration', () => {
       const res = await fetch(`${off.url}/ui/sign-in`, { method: 'POST', headers: FORM, body: form({ token: ADMIN_TOKEN }), redirect: 'manual' });
       expect(res.status).toBe(403);
       expect(res.headers.get('set-cookie')).toBeNull();
+      expect((await res.text()).match(/Sign-in is off on this server/g)).toHaveLength(1);
       expect((await fetch(`${off.url}/ui`, { headers: { authorization: `Bearer ${READ_TOKEN}` } })).status).toBe(200);
     } finally {
       await off.close();

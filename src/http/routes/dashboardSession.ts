@@ -36,7 +36,8 @@ export function dashboardSession(s: UiSettings): Hono<UiEnv> {
   r.get('/sign-in', (c) => page(c, nextSchema.parse(c.req.query('next') ?? '/ui'), 200));
 
   r.post('/sign-in', async (c) => {
-    if (!s.sessionSecret) return page(c, '/ui', 403, 'Sign-in is off on this server.');
+    // The page itself says sign-in is off and how to turn it on: no second sentence.
+    if (!s.sessionSecret) return page(c, '/ui', 403);
     if (!fromThisSite(c)) throw new ForbiddenError('sign-in came from another site');
     const form = await readForm(c, s);
     if (form instanceof Response) return form;
