@@ -115,9 +115,14 @@ describe('signing in', () => {
   });
 
   it('never redirects to another site after signing in', async () => {
-    for (const next of ['https://evil.example/', '//evil.example', '/ui\\@evil', 'javascript:alert(1)']) {
+    for (const next of ['https://evil.example/', '//evil.example', '/ui\\@evil', 'javascript:alert(1)', '/ui/../jobs/1', '/ui/%2e%2e/jobs/1', '/ui/.%2E/jobs/1', '/ui/x/../../jobs']) {
       const res = await post('/ui/sign-in', {}, { token: READ_TOKEN, next });
       expect(res.headers.get('location')).toBe('/ui');
+    }
+    // A dashboard path arrives where it was going, its dot segments resolved.
+    for (const [next, to] of [['/ui/queues', '/ui/queues'], ['/ui/jobs/7?done=job-retried&subject=7', '/ui/jobs/7?done=job-retried&subject=7'], ['/ui/jobs/../queues', '/ui/queues']] as const) {
+      const res = await post('/ui/sign-in', {}, { token: READ_TOKEN, next });
+      expect(res.headers.get('location')).toBe(to);
     }
   });
 

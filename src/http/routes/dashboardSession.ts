@@ -16,8 +16,20 @@ import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
 import { signInPage } from '../ui/views/signInView.js';
 
-/** Only a path of the dashboard itself: never another site. */
-const nextSchema = z.string().regex(/^\/ui(?:[/?][^\s\\]*)?$/).catch('/ui');
+const BASE = 'http://dashboard.invalid';
+/**
+ * Only a path of the dashboard itself: never another site, and never a path
+ * that leaves /ui once its dot segments are resolved ("/ui/../jobs/1",
+ * "/ui/%2e%2e/jobs/1" are the JSON API's /jobs/1 to a browser). Answers the
+ * resolved path and query.
+ */
+const nextSchema = z
+  .string()
+  .regex(/^\/ui(?:[/?][^\s\\]*)?$/)
+  .transform((v) => new URL(v, BASE))
+  .refine((u) => u.origin === BASE && (u.pathname === '/ui' || u.pathname.startsWith('/ui/')))
+  .transform((u) => `${u.pathname}${u.search}`)
+  .catch('/ui');
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
