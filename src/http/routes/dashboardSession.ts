@@ -4,7 +4,9 @@
 // SameSite=Strict, `__Host-` — carrying its name, scopes and expiry,
 // signed with the session secret; the token is not kept. A wrong token is
 // 401, one without `read` 403, both on the sign-in page again. POST
-// /ui/sign-out (with the session's CSRF token) clears the cookie.
+// /ui/sign-out (with the session's CSRF token) clears the browser's cookie;
+// sessions are stateless, so a copy of the cookie stays valid until it
+// expires (docs/dashboard.md says how to end sessions early).
 import { Hono, type Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import * as z from 'zod';
