@@ -10,6 +10,7 @@ import { silentNull } from '../jsonNulls.js';
 import { protoKeyIssue } from '../protoKeys.js';
 import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
+import { boundedInt } from '../boundedInt.js';
 import { backoffSchema, type JobDefinition } from './defineJob.js';
 import { assertStoredPayloadParses } from './storedPayloadCheck.js';
 
@@ -38,15 +39,15 @@ export const enqueueOptionsSchema = z
   .object({
     queue: queueNameSchema.optional(),
     /** Lower runs first. */
-    priority: z.number().int().min(-32768).max(32767).optional(),
+    priority: boundedInt(-32768, 32767).optional(),
     runAt: storableDateSchema.optional(),
-    delayMs: z.number().int().min(0, 'delayMs must not be negative').max(10 * 365 * 86_400_000).optional(),
-    maxAttempts: z.number().int().min(1).max(1000).optional(),
+    delayMs: boundedInt(0, 10 * 365 * 86_400_000, { min: 'delayMs must not be negative' }).optional(),
+    maxAttempts: boundedInt(1, 1000).optional(),
     // Not retrySchema.shape.backoff: its default would always override the definition's policy.
     backoff: backoffSchema.optional(),
     concurrencyKey: keySchema.optional(),
     dedupeKey: dedupeKeySchema.optional(),
-    timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
+    timeoutMs: boundedInt(1, 2_147_483_647).optional(),
   })
   .strict()
   .refine(oneStartTime, ONE_START_TIME);

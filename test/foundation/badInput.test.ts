@@ -67,6 +67,22 @@ describe('bad input', () => {
     expect(err.issues).toEqual([expect.objectContaining({ path: ['delayMs'], message: 'delayMs must not be negative' })]);
   });
 
+  it.each([
+    ['delayMs', 1e20, /<=315360000000/],
+    ['delayMs', -1e20, /^delayMs must not be negative$/],
+    ['priority', 1e20, /<=32767/],
+    ['maxAttempts', 1e20, /<=1000/],
+    ['timeoutMs', 1e20, /<=2147483647/],
+    ['timeoutMs', 1.5, /expected int/],
+  ] as const)('reports %s: %d out of range as one issue naming its bound', async (field, value, message) => {
+    const err = (await client
+      .enqueue(SendEmail, { to: 'a@example.com', subject: 'hi' }, { [field]: value })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.issues).toHaveLength(1);
+    expect(err.issues[0]).toMatchObject({ path: [field], message: expect.stringMatching(message) });
+  });
+
   it('rejects unknown and malformed options with a ValidationError', async () => {
     const ok = { to: 'a@example.com', subject: 'hi' };
     await expect(client.enqueue(SendEmail, ok, { priority: 1.5 })).rejects.toBeInstanceOf(ValidationError);
