@@ -12,6 +12,7 @@ import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { fireClaimedSlots } from './fireSlots.js';
+import { refuseNameTwinsIssue } from './appSchedules.js';
 import { refuseUnfiredSchedules } from './firedNamespaces.js';
 import { SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
@@ -37,7 +38,10 @@ const runnerOptionsSchema = z
     onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
   })
   .strict()
-  .superRefine((o, ctx) => refuseUnfiredSchedules(o.schedules, o.scheduleNamespaces, 'schedule runner', ctx));
+  .superRefine((o, ctx) => {
+    refuseUnfiredSchedules(o.schedules, o.scheduleNamespaces, 'schedule runner', ctx);
+    refuseNameTwinsIssue(o.schedules, ctx);
+  });
 
 /**
  * Each statement of the runner (storing the schedules, a pass's claim and

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { defaultWorkerId, queueNameSchema, workerIdSchema } from '../names.js';
 import { storableText } from '../storable.js';
 import { isScheduleDefinition, scheduleNamespaceSchema, type ScheduleDefinition } from '../schedules/defineSchedule.js';
+import { refuseNameTwinsIssue } from '../schedules/appSchedules.js';
 import { refuseUnfiredSchedules } from '../schedules/firedNamespaces.js';
 import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
@@ -109,7 +110,10 @@ export const workerOptionsSchema = z
     message: 'alerts are evaluated by the sys slots: add "sys" to scheduleNamespaces',
     path: ['alerts'],
   })
-  .superRefine((o, ctx) => refuseUnfiredSchedules(o.schedules, o.scheduleNamespaces, 'worker', ctx));
+  .superRefine((o, ctx) => {
+    refuseUnfiredSchedules(o.schedules, o.scheduleNamespaces, 'worker', ctx);
+    refuseNameTwinsIssue(o.schedules, ctx);
+  });
 
 /** Listener-less idle polls back off up to this unless maxPollMs says otherwise. */
 export const DEFAULT_MAX_POLL_MS = 5_000;
