@@ -1,6 +1,7 @@
 // The `workhorse` command line: a table of commands, each in its own module.
 // `workhorse <command> --help` prints that command's usage, `workhorse
-// --version` the package's version (each refuses an extra argument);
+// --version` the package's version (each refuses an extra argument, as
+// `help <command>` does);
 // `--verbose`
 // anywhere adds the stack to a failure. Every failure is one line
 // `workhorse <command>: <what>` and exit code 2 (usage or configuration)
@@ -79,6 +80,9 @@ export async function main(argv: string[], io: CliIo = { out: console.log, err: 
   const command = commands.find((c) => c.name === name);
   if (!command) return unknownCommand(name, io);
   if (options(rest).some((a) => HELP_FLAGS.has(a))) {
+    // `<command> --help` takes nothing more, as `help <command>` does.
+    const extra = rest.filter((a) => !HELP_FLAGS.has(a));
+    if (extra.length > 0) return unexpected(`${name} --help`, '', extra, io);
     commandHelp(command, io);
     return 0;
   }

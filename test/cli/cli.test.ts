@@ -78,6 +78,10 @@ describe('--help', () => {
     [['help', 'bogus'], /^workhorse: unknown command "bogus"/],
     [['--help', 'extra'], /^workhorse: unknown command "extra"/],
     [['help', 'migrate', 'extra'], /^workhorse help: unexpected argument "extra"/],
+    [['migrate', '--help', 'extra'], /^workhorse migrate --help: unexpected argument "extra"/],
+    [['tick', 'app.js', '--help'], /^workhorse tick --help: unexpected argument "app\.js"/],
+    [['worker', '-h', 'a.js', 'b.js'], /^workhorse worker --help: unexpected arguments "a\.js", "b\.js"/],
+    [['serve', '--help', '--port', '8080'], /^workhorse serve --help: unexpected arguments "--port", "8080"/],
   ])('workhorse %j refuses what it does not take: one line, exit 2, nothing on stdout', async (args, message) => {
     const r = await runCli(args);
     expect(r.code, r.stderr).toBe(2);
