@@ -1,7 +1,8 @@
 // Loads a module the user names on the command line (an app module, a
 // worker process module). A path that does not exist or is a directory, or TypeScript the
 // running Node cannot load, is a UsageError saying what to do; a module that
-// fails while loading is a runtime failure naming the module.
+// fails while loading, or whose loading can never finish (a top-level await
+// that never settles), is a runtime failure naming the module.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,7 +11,7 @@ import { UsageError } from './usageError.js';
 
 const TYPESCRIPT = /\.[cm]?tsx?$/;
 
-/** The module failed while loading (a syntax error, a missing dependency, a throw at import). */
+/** The module failed while loading (a syntax error, a missing dependency, a throw at import, a top-level await that never settles). */
 export class ModuleLoadError extends WorkhorseError {
   constructor(specifier: string, cause: unknown) {
     super('module_load_failed', `could not load ${specifier}: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { cause });
@@ -35,6 +36,25 @@ export function userModuleUrl(specifier: string, what: string): string {
   return url.href;
 }
 
+/** Why a load that can no longer finish failed. */
+const NEVER_FINISHED = 'its loading never finished: a top-level await that never settles (nothing is left that could settle it)';
+
+/**
+ * `loading`, or a rejection once nothing is left to run while it is still
+ * pending: a module whose top-level await never settles (it awaits a
+ * promise nobody resolves) would otherwise leave the process to end on its
+ * own, with Node's exit code 13 and nothing said. The event loop emptying
+ * (`beforeExit`) means nothing can settle the import any more.
+ */
+function untilStalled<T>(loading: Promise<T>): Promise<T> {
+  let onStall!: () => void;
+  const stalled = new Promise<never>((_, reject) => {
+    onStall = () => reject(new Error(NEVER_FINISHED));
+  });
+  process.once('beforeExit', onStall);
+  return Promise.race([loading, stalled]).finally(() => process.off('beforeExit', onStall));
+}
+
 /**
  * Runs `load(url)` for an existing module and turns a failed import into a
  * clear error; errors `load` throws on purpose (a WorkhorseError, e.g. a bad
@@ -43,7 +63,7 @@ export function userModuleUrl(specifier: string, what: string): string {
 export async function loadUserModule<T>(specifier: string, what: string, load: (url: string) => Promise<T>): Promise<T> {
   const url = userModuleUrl(specifier, what);
   try {
-    return await load(url);
+    return await untilStalled(load(url));
   } catch (err) {
     if (err instanceof WorkhorseError) throw err;
     if (codeOf(err) === 'ERR_UNKNOWN_FILE_EXTENSION' && TYPESCRIPT.test(specifier)) {
