@@ -1,8 +1,9 @@
 // `workhorse tick <app-module>`: runs one tick from a shell or a plain cron
 // line on a VM, then exits. The tick's settings come from the environment
 // (the same variables as the Lambda handler), flags override them; the
-// summary is printed as one JSON line. The schema version is checked first,
-// so an unmigrated database gets the same SchemaVersionError as the other
+// summary is printed as one JSON line. The options are checked as runTick
+// checks them before anything else, then the schema version, so an
+// unmigrated database gets the same SchemaVersionError as the other
 // commands.
 import pg from 'pg';
 import * as z from 'zod';
@@ -10,7 +11,10 @@ import { databaseUrlSchema, loadTickEnv } from '../../config.js';
 import { GuardedDb } from '../../db/guardedDb.js';
 import { assertSchemaVersion } from '../../db/schemaCheck.js';
 import { queueNameSchema } from '../../names.js';
+import { parseConfig } from '../../validation.js';
 import { loadAppModule } from '../../tick/appModule.js';
+import { tickOptionsSchema, type TickOptions } from '../../tick/options.js';
+import { planTick } from '../../tick/plan.js';
 import { runTick } from '../../tick/runTick.js';
 import { skipHint } from '../../tick/skipHint.js';
 import { parseCommandLine } from '../args.js';
@@ -57,7 +61,7 @@ export const tickCommand: Command = {
   usage: 'workhorse tick <app-module.js> [--budget-ms 60000] [--database-url URL] [--heartbeat-ms N] [--safety-margin-ms N] [--concurrency N] [--queue Q ...] [--keep-polling] [--skips-by-type]',
   help: [
     '<app-module.js>          compiled module whose default export is defineApp(...) (default: WORKHORSE_APP)',
-    '--budget-ms N            how long the tick may run, 1000-86400000 ms (default 60000)',
+    '--budget-ms N            how long the tick may run, 1000-86400000 ms and more than the safety margin (default 60000)',
     '--database-url URL       the database (default: DATABASE_URL)',
     '--heartbeat-ms N         lease heartbeat of the tick worker (default 5000, or a quarter of a shorter budget)',
     '--safety-margin-ms N     time kept back before the budget ends (default 1000)',
@@ -92,10 +96,7 @@ export const tickCommand: Command = {
     if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
     const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
     const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
-    await checkSchema(connectionString, flags['budget-ms']);
-    const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
-    if (unserved) io.err(`workhorse tick: ${unserved}`);
-    const summary = await runTick({
+    const options: TickOptions = {
       ...tickEnv.options,
       app,
       connectionString,
@@ -106,11 +107,17 @@ export const tickCommand: Command = {
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       ...(flags.queue ? { queues: flags.queue } : {}),
       ...(flags['keep-polling'] ? { untilEmpty: false } : {}),
-      // A shell tick never fans out to Lambda. Per-type skips feed the hint.
-      maxFanout: 0,
       skipsByType: true,
       log: (line, err) => io.err(`${line} ${err instanceof Error ? err.message : String(err ?? '')}`),
-    });
+    };
+    // Checked as runTick checks them (the environment's WORKHORSE_MAX_FANOUT included, though a
+    // shell tick never fans out), before the database and before any warning about the queues.
+    planTick(parseConfig(tickOptionsSchema, options, 'tick options'));
+    await checkSchema(connectionString, flags['budget-ms']);
+    const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
+    if (unserved) io.err(`workhorse tick: ${unserved}`);
+    // A shell tick never fans out to Lambda. Per-type skips feed the hint.
+    const summary = await runTick({ ...options, maxFanout: 0 });
     const { skippedByType: _byType, ...totals } = summary;
     io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
     const hint = skipHint(summary);
