@@ -111,6 +111,17 @@ describe('workhorse worker', () => {
     expect((await probe(w, '/livez')).status).toBe('refused');
   });
 
+  it('drains on SIGHUP as on SIGTERM (a closed terminal or a process manager\'s reload): the running job finishes, exit 0', async () => {
+    const w = await startWorker({ mode: 'work', workMs: 1500 });
+    const id = await runningJob();
+    w.child.kill('SIGHUP');
+    await waitFor(() => w.output(), (o) => o.includes('SIGHUP: draining'), { what: 'the drain line' });
+    const { code } = await w.exited;
+    expect(code, w.output()).toBe(0);
+    expect(await client.getJob(id)).toMatchObject({ status: 'succeeded', attempt: 1 });
+    expect((await db.pool.query('select 1 from workhorse.worker_registry')).rowCount).toBe(0);
+  });
+
   it('exits within 1 s of a second SIGTERM, non-zero, while the handler ignores its signal; the lease is left to recovery', async () => {
     const w = await startWorker({ mode: 'stubborn', workMs: 60_000, heartbeatMs: 500 });
     const id = await runningJob();

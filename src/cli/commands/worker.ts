@@ -1,6 +1,6 @@
 // `workhorse worker <module>`: loads a compiled module whose default export
 // is a defineWorkerProcess(...) definition and runs it with signal
-// handling. The first SIGTERM/SIGINT drains and exits 0 (3 when outcomes
+// handling. The first SIGTERM/SIGINT/SIGHUP drains and exits 0 (3 when outcomes
 // were given up during the drain: process.ts, stopReport); a second signal,
 // or the drain deadline, exits at once (process.exit) with a non-zero code,
 // whatever the handlers are doing: PostgreSQL recovers their leases. One
@@ -12,9 +12,16 @@ import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { loadUserModule } from '../userModule.js';
 
+/**
+ * The signals that drain. SIGHUP (the terminal closed, or a process
+ * manager's reload) is one: left to Node it ended the process at once,
+ * leaving the running jobs' leases to expire and charging their attempts.
+ */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+
 export const workerCommand: Command = {
   name: 'worker',
-  summary: 'run the workers a compiled defineWorkerProcess() module describes; SIGTERM drains, a second signal or the drain deadline exits at once',
+  summary: 'run the workers a compiled defineWorkerProcess() module describes; SIGTERM (or SIGINT, SIGHUP) drains, a second signal or the drain deadline exits at once',
   usage: 'workhorse worker <module.js>',
   help: [
     '<module.js>   compiled module whose default export is defineWorkerProcess({ client (or adapter), workers, probes? })',
@@ -35,13 +42,11 @@ export const workerCommand: Command = {
       io.err(`[workhorse] ${signal} before the workers started: exiting 0`);
       process.exit(EXIT_DRAINED);
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     proc = await runWorkerProcess(def, { log: io.err, exit: (code) => process.exit(code) });
     io.err(`[workhorse] ${proc.workers.length} worker(s) running: ${proc.workers.map((w) => w.workerId).join(', ')}`);
     const how = await proc.done;
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
     const { code, line } = stopReport(how, proc.droppedOutcomes());
     io.err(line);
     return code;
