@@ -25,7 +25,7 @@ export interface ExecutorDeps {
   settleDeps: SettleDeps;
   /** A handler slot came free (the claim loop may want to claim). */
   onSlotFree(): void;
-  /** An attempt ended while its handler, ignoring its signal, still runs (core.ts logs it). */
+  /** An attempt ended while its handler still runs LINGER_GRACE_MS later: it ignored its signal (core.ts logs it). */
   onLinger?(job: ClaimedJob, reason: unknown): void;
 }
 
@@ -40,15 +40,15 @@ export class Executor {
    */
   lingering = 0;
   private readonly linger: Lingering = {
-    start: (job, reason) => {
+    start: () => {
       this.lingering++;
-      this.d.onLinger?.(job, reason);
     },
     end: () => {
       this.lingering--;
       this.fill();
       this.d.onSlotFree();
     },
+    report: (job, reason) => this.d.onLinger?.(job, reason),
   };
 
   constructor(private readonly d: ExecutorDeps) {}

@@ -38,11 +38,24 @@ export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: 
 
 const RESOLVED = Promise.resolve();
 
-/** Told when an attempt ended (an abort) while its handler still ran, and when that handler returned at last. */
+/**
+ * Told when an attempt ended (an abort) while its handler still ran, and
+ * when that handler returned at last; `report` once it still runs
+ * LINGER_GRACE_MS after the abort (it ignored its signal).
+ */
 export interface Lingering {
-  start(job: ClaimedJob, reason: unknown): void;
+  start(job: ClaimedJob): void;
   end(job: ClaimedJob): void;
+  report(job: ClaimedJob, reason: unknown): void;
 }
+
+/**
+ * How long a handler may go on after its attempt ended before it is said to
+ * ignore its signal. A handler that honours ctx.signal (it waits on the
+ * abort event, then throws) settles a little after the abort, not in the
+ * same microtask: reported at once, it was called one that ignored it.
+ */
+export const LINGER_GRACE_MS = 250;
 
 /**
  * Starts the handler and calls `done` exactly once with its outcome, always
@@ -76,6 +89,8 @@ class HandlerRun {
   private pending = false;
   /** The attempt ended while the handler still ran (linger.start was called, linger.end not yet). */
   private lingering = false;
+  /** Reports the handler as lingering unless it returns within LINGER_GRACE_MS. */
+  private lingerReport: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly job: ClaimedJob,
@@ -117,6 +132,7 @@ class HandlerRun {
     this.pending = false;
     if (this.lingering) {
       this.lingering = false;
+      if (this.lingerReport) clearTimeout(this.lingerReport);
       this.linger!.end(this.job);
     }
     this.finish(outcome);
@@ -129,10 +145,15 @@ class HandlerRun {
   private finish(outcome: HandlerOutcome): void {
     if (this.finished) return;
     this.finished = true;
-    // Ended by an abort while the handler still runs (it ignored its signal): it lingers until it returns.
+    // Ended by an abort while the handler still runs: it keeps its slot until it returns, and is
+    // reported as ignoring its signal if it is still running after the grace.
     if (this.pending && this.linger) {
       this.lingering = true;
-      this.linger.start(this.job, outcome.ok ? undefined : outcome.error);
+      this.linger.start(this.job);
+      const { linger, job } = this;
+      const reason = outcome.ok ? undefined : outcome.error;
+      this.lingerReport = setTimeout(() => linger.report(job, reason), LINGER_GRACE_MS);
+      this.lingerReport.unref();
     }
     this.abort.onAbort(undefined);
     if (this.timer) clearTimeout(this.timer);

@@ -32,7 +32,8 @@ export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string
 
 /**
  * A handler that went on running after its attempt ended (its timeout, a
- * lost lease, a hard stop) because it ignored ctx.signal: one line, as it
+ * lost lease, a hard stop) because it ignored ctx.signal (it still ran
+ * LINGER_GRACE_MS after the abort, invokeHandler.ts): one line, as it
  * holds a handler slot until it returns and may still have effects.
  */
 export function reportLingering(workerId: string, job: ClaimedJob, reason: unknown): void {
