@@ -5,7 +5,10 @@
 // whenever enough room is free and sleep until a wake-up, the next delayed
 // job's due time or the safety poll; on stop, drain the started handlers
 // and deregister. A database fault never ends the loop: claims back off
-// (capped) and try again.
+// (capped) and try again. A schema of another version found under the
+// running loop (a claim, the next-due read or the registry refresh naming a
+// SchemaVersionError) does: no retry can fix it, so the loop stops claiming,
+// drains and run() rejects with it.
 //
 // The wake path: a hint from another process (NOTIFY or Redis) or a due
 // time claims after a short random stagger when peers share the queues, so
@@ -83,6 +86,8 @@ export class RunLoop {
   private ended = false;
   /** Set when the client was closed under the running loop: nothing can be claimed, settled or deregistered any more. */
   private closedBy: ClientClosedError | undefined;
+  /** Set when a call found the schema at another version under the running loop: no retry can fix it. */
+  private schemaMoved: SchemaVersionError | undefined;
 
   constructor(private readonly s: RunLoopSetup) {}
 
@@ -132,6 +137,7 @@ export class RunLoop {
       }
       if (this.closedBy) throw this.closedBy;
       await core.drain();
+      if (this.schemaMoved) throw this.schemaMoved;
     } finally {
       // The companion (slot runner, system worker) stops beside this worker, not before it: against a
       // hung server each waits out its own shutdown bound, and one after the other doubled the stop.
@@ -179,6 +185,7 @@ export class RunLoop {
         this.stopClosed(err);
         return undefined;
       }
+      if (this.endsOnSchema(err)) return undefined;
       // A database fault: back off (capped) instead of polling a dead server.
       const delay = Math.min(CLAIM_BACKOFF_MAX_MS, 100 * 2 ** Math.min(this.claimFailures++, 10));
       core.emitError(err, `claim failed; retrying in ${delay} ms`);
@@ -201,6 +208,20 @@ export class RunLoop {
     this.halt.abort();
   }
 
+  /**
+   * A schema of another version under the running loop (newer code migrated
+   * it, or it was rolled back): every claim would fail the same way, so
+   * instead of retrying it for ever the loop stops claiming, drains, and
+   * run() rejects with the SchemaVersionError (`workhorse worker` exits 1).
+   */
+  private endsOnSchema(err: unknown): boolean {
+    if (!(err instanceof SchemaVersionError)) return false;
+    this.schemaMoved ??= err;
+    this.halt.abort();
+    this.s.waiter.wake();
+    return true;
+  }
+
   /** Sets the due-time wake-up from the database's answer (looking as far ahead as the coming wait). */
   private async readNextDue(): Promise<void> {
     const { core, waiter } = this.s;
@@ -209,6 +230,7 @@ export class RunLoop {
       this.dueUnknown = false;
       if (ms !== null) waiter.wakeAt(Date.now() + ms);
     } catch (err) {
+      if (this.endsOnSchema(err)) return;
       core.emitError(err, 'could not read when the next delayed job comes due; the safety poll covers it');
     }
   }
@@ -287,7 +309,9 @@ export class RunLoop {
         this.peers = r.peers;
         await core.applyRegistry(r);
       },
-      onError: (err) => core.emitError(err, 'registry refresh failed; dispatch goes on and the last pause decision stands'),
+      onError: (err) => {
+        if (!this.endsOnSchema(err)) core.emitError(err, 'registry refresh failed; dispatch goes on and the last pause decision stands');
+      },
     });
     this.refresher.start();
     if (options.listen) {

@@ -5,10 +5,12 @@
 // for PostgreSQL to recover. The probes answer before, during and after
 // the drain: /livez 200 and /readyz 200 while running; /livez 200 and
 // /readyz 503 (draining) during the drain; nothing once the process is gone.
+// A schema that moves ahead under the running worker ends it with exit 1.
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/index.js';
+import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { SendEmail } from '../fixtures/emailJob.js';
 import { createRunLog } from '../fixtures/spawnWorker.js';
 import { cliEnv, startCli } from '../cli/support/runCli.js';
@@ -121,6 +123,24 @@ describe('workhorse worker', () => {
     expect(await client.getJob(id)).toMatchObject({ status: 'succeeded', attempt: 1 });
     expect((await db.pool.query('select 1 from workhorse.worker_registry')).rowCount).toBe(0);
   });
+
+  it('exits 1 when the schema moves ahead under it (a claim finds its function gone), instead of retrying the claim for ever', async () => {
+    const w = await startWorker({ mode: 'work', workMs: 100 });
+    // Newer code migrated: one more migration recorded, the claim function this code calls gone.
+    await db.pool.query(
+      `begin; insert into workhorse.migrations (version, name) values (${SCHEMA_VERSION + 1}, 'from_newer_code'); alter function workhorse.claim_many_v1 rename to claim_many_v1_moved; commit`,
+    );
+    try {
+      const exited = await Promise.race([w.exited, sleep(20_000).then(() => undefined)]);
+      expect(exited?.code, w.output()).toBe(1);
+      expect(w.output()).toMatch(/worker \S+ failed: workhorse schema version \d+ is ahead of this code/);
+      expect(w.output()).toContain('stopped after a failure; exiting 1');
+    } finally {
+      await db.pool.query(
+        `begin; delete from workhorse.migrations where version = ${SCHEMA_VERSION + 1}; alter function workhorse.claim_many_v1_moved rename to claim_many_v1; commit`,
+      );
+    }
+  }, 40_000);
 
   it('exits within 1 s of a second SIGTERM, non-zero, while the handler ignores its signal; the lease is left to recovery', async () => {
     const w = await startWorker({ mode: 'stubborn', workMs: 60_000, heartbeatMs: 500 });
