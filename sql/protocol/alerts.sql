@@ -57,6 +57,10 @@ begin
   end if;
 
   -- dead_worker: a registered worker silent for this many of its heartbeats (a clean stop deregisters).
+  -- A heartbeat counts as missed half a heartbeat after it was due: beats
+  -- come a little later than every heartbeat_ms (each is timed from the
+  -- previous one's end), so with no slack a live worker with a threshold of
+  -- 1 opened and resolved alerts.
   r := p_rules->'dead_worker';
   if r is not null then
     return query
@@ -65,7 +69,7 @@ begin
                               'silentMs', floor(extract(epoch from now() - w.last_seen) * 1000)::bigint, 'heartbeatMs', w.heartbeat_ms)
       from workhorse.worker_registry w
      where w.namespace = p_namespace
-       and (w.state = 'dead' or w.last_seen < now() - (r->>'missedHeartbeats')::integer * w.heartbeat_ms * interval '1 millisecond');
+       and (w.state = 'dead' or w.last_seen < now() - ((r->>'missedHeartbeats')::integer + 0.5) * w.heartbeat_ms * interval '1 millisecond');
   end if;
 
   -- unhandled_type: ready jobs due for a while whose (queue, type) no live worker claims.
@@ -138,7 +142,7 @@ begin
   end if;
 end $$;
 comment on function workhorse.alert_conditions_v1(text, jsonb) is
-  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats}, unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
+  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats} (silent for more than missedHeartbeats + 0.5 heartbeats), unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
 
 -- A time in an event payload as JavaScript's toISOString writes it (UTC,
 -- milliseconds, "Z"), the form of the envelope's publishedAt; null stays null.

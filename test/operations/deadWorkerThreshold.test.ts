@@ -36,6 +36,22 @@ describe('dead_worker missedHeartbeats', () => {
     expect(await evaluateAlerts(client, only)).toMatchObject([{ rule: 'dead_worker', key: 'silent', state: 'open' }]);
   });
 
+  it('counts a heartbeat as missed half a heartbeat after it was due, so a live worker a little late is not reported', async () => {
+    // Beats come a little later than every heartbeatMs; with a threshold of 1 a live worker flapped open and resolved.
+    const only = { dead_worker: parseAlertsOptions({ rules: { dead_worker: { missedHeartbeats: 1 } } }).thresholds.dead_worker! };
+    await db.pool.query(
+      `insert into workhorse.worker_registry (namespace, id, heartbeat_ms, state, last_seen)
+       values ('default', 'late', 10000, 'active', now() - interval '12 seconds'), ('default', 'gone', 10000, 'active', now() - interval '16 seconds')`,
+    );
+    try {
+      const open = (await evaluateAlerts(client, only)).filter((a) => a.state === 'open').map((a) => a.key);
+      expect(open).toContain('gone');
+      expect(open).not.toContain('late');
+    } finally {
+      await db.pool.query("delete from workhorse.worker_registry where id in ('late', 'gone')");
+    }
+  });
+
   it('refuses a count above 7, naming the field', () => {
     const bad = { rules: { dead_worker: { missedHeartbeats: 10 } } };
     expect(() => parseAlertsOptions(bad)).toThrow(ConfigError);
