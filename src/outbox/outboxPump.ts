@@ -4,7 +4,8 @@
 // each hint, once at start, once more when its LISTEN is first in place (an
 // event committed between the two sent its hint to nobody) and after each
 // reconnect (a hint may have been missed). Hints arriving during a pass
-// cause one more pass after it. After each pass it asks the database when
+// cause one more pass after it, or beside it when it has run for a second
+// (a slow sink holds its own key, not every other). After each pass it asks the database when
 // the soonest pending event it could not lease becomes leasable (a backoff,
 // a delay, another deliverer's lease) and looks again then, up to the
 // sys.outbox cadence: an event that failed in another deliverer's pass (a
@@ -28,12 +29,25 @@ export const OUTBOX_CHANNEL_QUEUE = '#outbox';
 export const PUMP_STOP_WAIT_MS = 5_000;
 /** Added to a due time before looking again, so the event is due by then on the database's clock too. */
 const LOOK_AGAIN_SLACK_MS = 50;
+/**
+ * A pass running this long is waiting on a slow delivery (its batch settles
+ * when its last key is done): a hint then starts another pass beside it,
+ * which leases what the slow one does not hold, so other keys need not wait
+ * for a sink's timeout. The slow key's later events stay behind it (a
+ * lease leaves out an event whose key has an earlier one pending).
+ */
+const SLOW_PASS_MS = 1_000;
+/** Passes one pump runs at once, at most. */
+const MAX_PASSES = 4;
 
 export class OutboxPump {
   private listener: WakeListener | undefined;
   private readonly abort = new AbortController();
-  private running: Promise<void> | undefined;
+  /** Passes in flight: one, or more beside a slow one (SLOW_PASS_MS). */
+  private readonly running = new Set<Promise<void>>();
+  private newestStartedAt = 0;
   private again = false;
+  private slowCheck = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   /** When the look-again timer fires (at most one is kept: the soonest). */
   private lookAgainAt = Infinity;
@@ -93,19 +107,28 @@ export class OutboxPump {
   /** Runs a pass now, or one more after the pass in flight. */
   kick(): void {
     if (this.abort.signal.aborted) return;
-    if (this.running) {
-      this.again = true;
-      return;
+    if (this.running.size > 0) {
+      const youngForMs = this.newestStartedAt + SLOW_PASS_MS - Date.now();
+      if (this.running.size >= MAX_PASSES || youngForMs > 0) {
+        this.again = true;
+        // If the newest pass is still running once it counts as slow, start one beside it then.
+        if (this.running.size < MAX_PASSES && !this.slowCheck) {
+          this.slowCheck = true;
+          this.kickIn(youngForMs + 1);
+        }
+        return;
+      }
     }
-    this.running = this.pass()
+    this.again = false;
+    this.slowCheck = false;
+    this.newestStartedAt = Date.now();
+    const p: Promise<void> = this.pass()
       .catch((err: unknown) => this.onError(err))
       .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
+        this.running.delete(p);
+        if (this.again) this.kick();
       });
+    this.running.add(p);
   }
 
   async stop(): Promise<void> {
@@ -113,6 +136,6 @@ export class OutboxPump {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await this.listener?.close();
-    await settledWithin(this.running, PUMP_STOP_WAIT_MS);
+    await settledWithin(Promise.all(this.running), PUMP_STOP_WAIT_MS);
   }
 }

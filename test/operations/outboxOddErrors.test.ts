@@ -102,10 +102,9 @@ describe('a sink that never answers and ignores its signal', () => {
     // A database of its own: the job a hard stop aborted is retried with backoff, and holds its slot's gate meanwhile.
     const own = await createTestDatabase();
     const ownClient = new Client({ connectionString: own.url });
-    // Two events, one per batch: the pump's first pass takes one and waits on the silent sink, so the
-    // sys.outbox job (its first cadence 1 s on) takes the other and waits on it too.
-    await ownClient.publish('silent.stop', { n: 1 });
-    await ownClient.publish('silent.stop', { n: 2 });
+    // Six events, one per batch: the pump's passes (at most four at once, beside a slow one) take some
+    // and wait on the silent sink, so the sys.outbox job (its first cadence 1 s on) takes another and waits on it too.
+    for (let n = 1; n <= 6; n++) await ownClient.publish('silent.stop', { n });
     const worker = new Worker(ownClient, {
       pollMs: 100,
       scheduleNamespaces: ['sys'],

@@ -1,0 +1,58 @@
+// A slow delivery holds its own key, not every other. A delivery pass
+// settles its batch when its last key is done, and the worker's pump ran
+// one pass at a time, so one event whose sink took its time (up to the
+// webhook's 10 s timeout, or the lease) held every event committed after
+// it, on any key. A pass that has run for a second now gets another beside
+// it, which leases what the slow one does not hold; the slow key's later
+// events still wait for it.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Client } from '../../src/client/client.js';
+import { parseOutboxOptions } from '../../src/outbox/outboxOptions.js';
+import { OutboxPump } from '../../src/outbox/outboxPump.js';
+import type { Sink } from '../../src/outbox/sink.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+let db: TestDatabase;
+let client: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = new Client({ connectionString: db.url });
+});
+afterAll(async () => {
+  await client.close();
+  await db.drop();
+});
+
+it('delivers events of other keys while one key waits on a slow sink, and that key in order after it', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const sent: { id: string; key: string | null }[] = [];
+  const sink: Sink = {
+    name: 'memory',
+    deliver: async (e) => {
+      if (e.key === 'slow' && (e.payload as { n: number }).n === 1) await held;
+      sent.push({ id: e.id, key: e.key });
+    },
+  };
+  const errors: unknown[] = [];
+  const pump = new OutboxPump(client, parseOutboxOptions({ sinks: [sink], leaseMs: 30_000 }), 'test:pump', (e) => errors.push(e));
+  pump.start();
+  try {
+    const slow1 = await client.publish('slow.sink', { n: 1 }, { key: 'slow' });
+    await sleep(300); // the pump's pass is waiting on the slow delivery
+    const slow2 = await client.publish('slow.sink', { n: 2 }, { key: 'slow' });
+    const other = await client.publish('slow.sink', { n: 3 }, { key: 'other' });
+    const loose = await client.publish('slow.sink', { n: 4 });
+    await waitFor(() => sent.map((s) => s.id).sort(), (ids) => ids.length === 2, { what: 'the other keys delivered', timeoutMs: 8_000 });
+    expect(sent.map((s) => s.id).sort()).toEqual([other.id, loose.id].sort());
+    release();
+    await waitFor(() => sent.length, (n) => n === 4, { what: 'the slow key delivered', timeoutMs: 10_000 });
+    expect(sent.filter((s) => s.key === 'slow').map((s) => s.id)).toEqual([slow1.id, slow2.id]);
+    expect(errors).toEqual([]);
+  } finally {
+    release();
+    await pump.stop();
+  }
+});
