@@ -90,6 +90,13 @@ export const tickOptionsSchema = z
     reportBacklog: fn<(readyBacklog: number) => void>('reportBacklog').optional(),
     /** Where the tick reports errors it survives (default console.error). */
     log: fn<(line: string, err?: unknown) => void>('log').optional(),
+    /**
+     * Stops the tick early (a process told to stop): no more claims, running
+     * handlers may finish until the tick's abort instant as at its deadline,
+     * outcomes are written and the tick deregisters, then it returns its
+     * summary.
+     */
+    signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'signal must be an AbortSignal').optional(),
   })
   .strict()
   .superRefine((o, ctx) => {

@@ -9,6 +9,7 @@
 // untilEmpty off, when the window closes). After the first full batch has
 // finished it decides on fan-out; invocations still unanswered when handlers
 // are aborted are given up, so the tick still returns before its deadline.
+// A stop signal (the tick's `signal`) ends claiming as the window's close does.
 import type { Client } from '../client/client.js';
 import { TickDeadlineError } from '../errors.js';
 import { claimThreshold } from '../worker/claimBatching.js';
@@ -59,6 +60,12 @@ export class TickPass {
       wake: (reason) => this.waiter.wake(reason),
     });
     this.abortTimer = setTimeout(() => this.core.abortRunning(new TickDeadlineError()), Math.max(0, window.abortAt - Date.now()));
+    o.signal?.addEventListener('abort', () => this.waiter.wake('hint'), { once: true });
+  }
+
+  /** Whether claims may go on: the window is open and the tick was not told to stop. */
+  private claiming(): boolean {
+    return Date.now() < this.window.claimUntil && !this.o.signal?.aborted;
   }
 
   /** Milliseconds a job claimed now may take. */
@@ -71,13 +78,15 @@ export class TickPass {
     core.startHeartbeat();
     let decided = false;
     let reason: WakeReason = 'hint';
-    while (Date.now() < this.window.claimUntil) {
+    while (this.claiming()) {
       const idle = core.table.size === 0;
       if (!core.paused && core.freeRoom >= claimThreshold(this.worker.options, reason, idle)) {
         const t0 = Date.now();
         const claimed = await core.claim(this.claimableMs());
         // A settled lease wakes the loop too: the last one ends the pass at once.
         for (const l of claimed) void l.done().then(() => this.waiter.wake('slot'));
+        // Told to stop while the claim was out: what it took runs and settles like any claimed job.
+        if (this.o.signal?.aborted) break;
         if (claimed.length > 0 && !decided) {
           decided = true;
           if (claimed.length >= this.o.concurrency) this.decideFanout(claimed, t0);

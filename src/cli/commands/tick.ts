@@ -22,7 +22,9 @@ import type { Command } from '../command.js';
 import { unservedQueuesWarning } from '../unservedQueues.js';
 import { UsageError } from '../usageError.js';
 import { wholeNumberFlag } from '../wholeNumberFlag.js';
+import { STOP_SIGNALS } from '../stopSignals.js';
 import { loadUserModule } from '../userModule.js';
+import { EXIT_SECOND_SIGNAL } from '../../worker/process.js';
 
 const ms = (min: number, max: number) => wholeNumberFlag('milliseconds', min, max);
 const flagsSchema = z.object({
@@ -117,7 +119,26 @@ export const tickCommand: Command = {
     const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
     if (unserved) io.err(`workhorse tick: ${unserved}`);
     // A shell tick never fans out to Lambda. Per-type skips feed the hint.
-    const summary = await runTick({ ...options, maxFanout: 0 });
+    // The first SIGTERM, SIGINT or SIGHUP stops it early (running handlers
+    // finish, outcomes are written, it deregisters and prints its summary);
+    // a second one exits at once with 130, leaving its leases to recovery.
+    const stop = new AbortController();
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (!stop.signal.aborted) {
+        io.err(`[workhorse] ${signal}: the tick stops claiming; running handlers finish (a second signal exits at once)`);
+        stop.abort();
+        return;
+      }
+      io.err(`[workhorse] ${signal} again: exiting ${EXIT_SECOND_SIGNAL}`);
+      process.exit(EXIT_SECOND_SIGNAL);
+    };
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+    let summary;
+    try {
+      summary = await runTick({ ...options, maxFanout: 0, signal: stop.signal });
+    } finally {
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    }
     const { skippedByType: _byType, ...totals } = summary;
     io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
     const hint = skipHint(summary);

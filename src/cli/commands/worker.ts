@@ -10,6 +10,7 @@ import { ValidationError } from '../../errors.js';
 import { EXIT_DRAINED, runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
+import { STOP_SIGNALS } from '../stopSignals.js';
 import { loadUserModule } from '../userModule.js';
 
 /**
@@ -17,7 +18,6 @@ import { loadUserModule } from '../userModule.js';
  * manager's reload) is one: left to Node it ended the process at once,
  * leaving the running jobs' leases to expire and charging their attempts.
  */
-const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 export const workerCommand: Command = {
   name: 'worker',
