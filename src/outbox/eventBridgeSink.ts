@@ -63,6 +63,8 @@ export function eventBridgeSink(options: EventBridgeSinkOptions): Sink {
       if ((r.FailedEntryCount ?? 0) > 0 || failed) {
         throw new Error(`EventBridge refused the event: ${failed?.ErrorCode ?? 'failed'}${failed?.ErrorMessage ? ` (${failed.ErrorMessage})` : ''}`);
       }
+      // PutEvents answers each entry with its EventId once accepted; an answer without one (a proxy's `{}`) accepted nothing.
+      if (typeof r.Entries?.[0]?.EventId !== 'string') throw new Error('EventBridge answered without an EventId for the event: not counted as delivered');
     },
   };
 }

@@ -26,7 +26,7 @@ let client: Client;
 let server: Server;
 let endpoint: string;
 const calls: Call[] = [];
-let refuse = { lambda: false, eventbridge: false };
+let refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
 
 // The SDK reads its region and credentials from the environment.
 process.env.AWS_REGION = 'us-east-1';
@@ -53,6 +53,10 @@ beforeAll(async () => {
       if (req.method === 'POST' && req.headers['x-amz-target'] === 'AWSEvents.PutEvents') {
         const body = JSON.parse(raw);
         calls.push({ service: 'eventbridge', path: req.url!, headers: req.headers, body });
+        if (refuse.emptyAnswer) {
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': 'req-3' }).end('{}');
+          return;
+        }
         const entries = body.Entries.map((_: unknown, i: number) =>
           refuse.eventbridge ? { ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' } : { EventId: `eb-${calls.length}-${i}` },
         );
@@ -69,7 +73,7 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   calls.length = 0;
-  refuse = { lambda: false, eventbridge: false };
+  refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
   await db.pool.query('delete from workhorse.outbox_events');
 });
 afterAll(async () => {
@@ -117,8 +121,15 @@ it('retries an event EventBridge refused, or that Lambda failed, until both acce
   expect(row.last_error.message).toMatch(/EventBridge refused the event: ThrottlingException/);
   refuse = { lambda: true, eventbridge: false };
   expect(await deliverOutbox(client, options(), { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
-  refuse = { lambda: false, eventbridge: false };
+  refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
   expect(await deliverOutbox(client, options())).toMatchObject({ delivered: 1 });
   const lambdaAttempts = calls.filter((c) => c.service === 'lambda').map((c) => c.body.attempt);
   expect(lambdaAttempts.slice(-1)).toEqual([3]);
+});
+
+it('does not count as delivered a PutEvents answer without an EventId (a proxy answering {})', async () => {
+  refuse.emptyAnswer = true;
+  const sink = eventBridgeSink({ eventBusName: 'orders-bus', endpoint });
+  const event = { id: '1', namespace: 'default', topic: 't', key: null, payload: {}, publishedAt: new Date().toISOString(), attempt: 1 };
+  await expect(sink.deliver(event, new AbortController().signal)).rejects.toThrow(/answered without an EventId/);
 });
