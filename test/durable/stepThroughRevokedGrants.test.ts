@@ -39,8 +39,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  await login?.drop();
+  // The database first: the login's grant on public.effects lives there, and a role with grants cannot be dropped.
   await db?.drop();
+  await login?.drop();
 });
 
 describe('the runtime role revoked for less than a lease', () => {

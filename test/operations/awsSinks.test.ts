@@ -114,12 +114,12 @@ it('takes only the topics a sink names', async () => {
 
 it('retries an event EventBridge refused, or that Lambda failed, until both accept it', async () => {
   const { id } = await client.publish('order.paid', {});
-  refuse = { lambda: false, eventbridge: true };
+  refuse = { lambda: false, eventbridge: true, emptyAnswer: false };
   expect(await deliverOutbox(client, options(), { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
   const [row] = (await db.pool.query('select attempts, last_error from workhorse.outbox_events where id = $1', [id])).rows;
   expect(row.attempts).toBe(1);
   expect(row.last_error.message).toMatch(/EventBridge refused the event: ThrottlingException/);
-  refuse = { lambda: true, eventbridge: false };
+  refuse = { lambda: true, eventbridge: false, emptyAnswer: false };
   expect(await deliverOutbox(client, options(), { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
   refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
   expect(await deliverOutbox(client, options())).toMatchObject({ delivered: 1 });
