@@ -5,28 +5,17 @@
 // and a finished handler's settlement was given up at once. The worker runs
 // as a login in the workhorse_runtime role; the test takes that membership
 // away for 1.5 s (4 s leases) just as the handlers reach their steps.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
-import { createRuntimeLogin, type RuntimeLogin } from '../helpers/runtimeLogin.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { asServerAdmin, createRuntimeLogin, type RuntimeLogin } from '../helpers/runtimeLogin.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Once = defineJob({ type: 'revoke.step', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
 let db: TestDatabase;
 let login: RuntimeLogin;
 let client: Client;
-
-async function asServerAdmin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();

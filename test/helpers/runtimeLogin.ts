@@ -14,7 +14,8 @@ export interface RuntimeLogin {
   drop(): Promise<void>;
 }
 
-async function asServerAdmin(sql: string): Promise<void> {
+/** Runs `sql` as the test server's admin (role changes are server-wide, not the test database's). */
+export async function asServerAdmin(sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: serverUrl() });
   await c.connect();
   try {
