@@ -220,12 +220,19 @@ export class Client {
     const rows = Array.from(items as readonly unknown[]).map((raw: unknown, i) => {
       try {
         const item = parseInput(enqueueItemSchema, raw, 'enqueue item');
-        const { tx: _tx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;
+        const { tx: itemTx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;
+        // An item's own tx was dropped: its job committed outside the caller's transaction.
+        if (indexed && itemTx !== undefined) {
+          const message = "a transaction is enqueueMany's second argument, for the whole batch (enqueueMany(items, { tx })), not an item's option";
+          throw new ValidationError(`invalid enqueue item: options.tx: ${message}`, [{ path: ['options', 'tx'], message }]);
+        }
         return buildJobInsert(this.resolve(item.job), item.payload, options, this.maxPayloadBytes);
       } catch (err) {
         if (err instanceof ValidationError && indexed) {
           throw new ValidationError(`item ${i}: ${err.message}`, err.issues.map((x) => ({ ...x, path: [i, ...x.path] })));
         }
+        // Any other refusal of one item (too large, an unknown type) names the item too.
+        if (err instanceof Error && indexed && items.length > 1) err.message = `item ${i}: ${err.message}`;
         throw err;
       }
     });
