@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
-import { ValidationError } from '../errors.js';
+import { ConfigError, ValidationError } from '../errors.js';
 import { handlerTypeSchema } from '../names.js';
 import { parseField } from '../validation.js';
 import type { BatchHandler } from './invokeBatch.js';
@@ -55,6 +55,10 @@ export class HandlerRegistry {
     const type = typeof job === 'string' ? parseField(handlerTypeSchema, job, 'type', 'handler') : job.type;
     if (typeof fn !== 'function') throw new ValidationError(`handler for "${type}" must be a function`);
     if (this.entries.has(type)) throw new ValidationError(`a handler for "${type}" is already registered`);
+    // Another definition under the client's name for the type would parse stored payloads with the wrong schema: every job would fail.
+    if (typeof job !== 'string' && this.client.hasDefinition(type) && this.client.definition(type) !== job) {
+      throw new ConfigError(`two different job definitions are named "${type}": the worker's handler was given one the client does not know (import the same defineJob() value the client has)`);
+    }
     const def = typeof job === 'string' ? (this.client.hasDefinition(type) ? this.client.definition(type) : undefined) : job;
     this.entries.set(type, { ...entry, def });
   }

@@ -219,6 +219,22 @@ describe('enqueue with another definition of a registered type', () => {
   });
 });
 
+describe('worker.handle with another definition of a registered type', () => {
+  it('is a ConfigError when the handler is added: every job of the type failed on its first attempt with a schema mismatch', async () => {
+    const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db', jobs: [Ping] });
+    try {
+      const other = defineJob({ type: 'ping', schema: z.object({ n: z.number() }) });
+      const worker = new Worker(client, { listen: false });
+      expect(() => worker.handle(other, async () => undefined)).toThrow(ConfigError);
+      expect(() => worker.handle(other, async () => undefined)).toThrow(/two different job definitions are named "ping"/);
+      // The client's own definition, and the type by name, are fine.
+      worker.handle(Ping, async () => undefined);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('client.define', () => {
   it('refuses what is not a definition (define({}) used to register the type undefined)', async () => {
     const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
