@@ -5,15 +5,23 @@ import * as z from 'zod';
 import { jobTypeSchema, queueNameSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 
+const backoffKindSchema = z.enum(['exponential', 'linear', 'fixed']);
+const backoffMsSchema = z.number().int().min(0).max(2_147_483_647);
+
 /** How retries are spaced. Unknown keys are refused, and the base delay may not exceed the cap. */
 export const backoffSchema = z
   .object({
-    kind: z.enum(['exponential', 'linear', 'fixed']).default('exponential'),
-    baseMs: z.number().int().min(0).max(2_147_483_647).default(1000),
-    maxMs: z.number().int().min(0).max(2_147_483_647).default(3_600_000),
+    kind: backoffKindSchema.default('exponential'),
+    baseMs: backoffMsSchema.default(1000),
+    maxMs: backoffMsSchema.default(3_600_000),
   })
   .strict()
   .refine((b) => b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] });
+
+/** A backoff whose fields are each optional and have no defaults: a per-enqueue override of a definition's. */
+export const backoffOverrideSchema = z
+  .object({ kind: backoffKindSchema.optional(), baseMs: backoffMsSchema.optional(), maxMs: backoffMsSchema.optional() })
+  .strict();
 
 export const retrySchema = z
   .object({

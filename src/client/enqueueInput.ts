@@ -11,7 +11,7 @@ import { protoKeyIssue } from '../protoKeys.js';
 import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { boundedInt } from '../boundedInt.js';
-import { backoffSchema, type JobDefinition } from './defineJob.js';
+import { backoffOverrideSchema, type JobDefinition } from './defineJob.js';
 import { assertStoredPayloadParses } from './storedPayloadCheck.js';
 
 /** Payloads are limited to this many bytes of JSON unless the client says otherwise. */
@@ -35,6 +35,23 @@ const dedupeKeySchema = keySchema.refine(
   `must not start with "${SLOT_KEY_PREFIX}": recurring schedules key the job of each cadence so (slot:<name>:<cadence>), and a job holding such a key would take that cadence's place`,
 );
 
+/**
+ * A per-enqueue backoff: each field given replaces the definition's, the
+ * others keep the definition's (not the library's defaults, which
+ * backoffSchema fills in: `{ maxMs: 10000 }` on a fixed 5 s policy made it
+ * exponential from 1 s).
+ */
+function withBackoffOverride(def: JobDefinition, o: z.output<typeof backoffOverrideSchema> | undefined): JobDefinition['retry']['backoff'] {
+  const b = def.retry.backoff;
+  if (!o) return b;
+  const merged = { kind: o.kind ?? b.kind, baseMs: o.baseMs ?? b.baseMs, maxMs: o.maxMs ?? b.maxMs };
+  if (merged.baseMs > merged.maxMs) {
+    const message = `baseMs (${merged.baseMs}${o.baseMs === undefined ? ", the definition's" : ''}) must not exceed maxMs (${merged.maxMs}${o.maxMs === undefined ? ", the definition's" : ''})`;
+    throw new ValidationError(`invalid options for job type "${def.type}": backoff.baseMs: ${message}`, [{ path: ['backoff', 'baseMs'], message }]);
+  }
+  return merged;
+}
+
 export const enqueueOptionsSchema = z
   .object({
     queue: queueNameSchema.optional(),
@@ -43,8 +60,8 @@ export const enqueueOptionsSchema = z
     runAt: storableDateSchema.optional(),
     delayMs: boundedInt(0, 10 * 365 * 86_400_000, { min: 'delayMs must not be negative' }).optional(),
     maxAttempts: boundedInt(1, 1000).optional(),
-    // Not retrySchema.shape.backoff: its default would always override the definition's policy.
-    backoff: backoffSchema.optional(),
+    // The fields given override the definition's; the rest stay the definition's (buildJobInsert).
+    backoff: backoffOverrideSchema.optional(),
     concurrencyKey: keySchema.optional(),
     dedupeKey: dedupeKeySchema.optional(),
     timeoutMs: boundedInt(1, 2_147_483_647).optional(),
@@ -75,7 +92,7 @@ export function buildJobInsert(
   refuseUndefined(`payload for job type "${def.type}"`, parsed);
   const { encoded, bytes } = encodeSizedPayload(`job type "${def.type}"`, parsed, maxPayloadBytes);
   assertStoredPayloadParses(def.schema, encoded, `payload for job type "${def.type}"`);
-  const backoff = o.backoff ?? def.retry.backoff;
+  const backoff = withBackoffOverride(def, o.backoff);
   const row: SizedJobInsert = {
     type: def.type,
     queue: o.queue ?? def.queue,
