@@ -25,6 +25,13 @@ returns integer language sql immutable parallel safe as $$ select 7700012 $$;
 comment on function workhorse.outbox_key_mark_v1() is
   'The first key of the advisory lock a keyed publish_v1 holds, shared, until its transaction ends (the second: hashtext(namespace || '':'' || key)). outbox_lease_v1 leaves out keys whose lock some other session holds.';
 
+-- The first half of the advisory lock deliverers take, one namespace at a
+-- time, while they lease (the second: the namespace's hash).
+create function workhorse.outbox_lease_lock_v1()
+returns integer language sql immutable parallel safe as $$ select 7700013 $$;
+comment on function workhorse.outbox_lease_lock_v1() is
+  'The first key of the transaction-scoped advisory lock outbox_lease_v1 takes (the second: hashtext(namespace)), so deliverers of a namespace lease one at a time.';
+
 create function workhorse.publish_v1(
   p_namespace text, p_topic text, p_key text, p_payload jsonb, p_delay_ms bigint default 0)
 returns bigint language plpgsql as $$
@@ -65,33 +72,51 @@ language plpgsql as $$
 declare
   v_ids bigint[];
   v_keys text[];
+  v_marked oid[];
 begin
-  -- The candidates, oldest first, locked to the end of this transaction.
-  -- Not SKIP LOCKED: another lease statement holds its rows for an instant,
-  -- and with a key's first event skipped every later event of that key is
-  -- left out below, so the lease came back empty while events were due and
-  -- the pass ended. Waiting that instant, then re-reading the row (leased
-  -- by now, so passed over), costs nothing of the kind.
+  -- Deliverers of a namespace lease one at a time (each lease is an
+  -- instant), so SKIP LOCKED below only ever skips rows a session other
+  -- than a deliverer holds (an operator's statement, a transaction of the
+  -- application's), never a row another lease is taking: that skip left out
+  -- the rest of its key, and a lease came back empty while events were due.
+  perform pg_advisory_xact_lock(workhorse.outbox_lease_lock_v1(), hashtext(p_namespace));
+  -- Keys with a publish in flight now (their mark held: publish_v1) are
+  -- left out before the batch is cut, as are events whose key has an
+  -- earlier event that cannot go yet (its backoff or delay runs, another
+  -- deliverer holds it): a batch full of held-back events would have come
+  -- back empty and ended the pass, every other key waiting.
+  select coalesce(array_agg(l.objid), '{}') into v_marked
+    from pg_locks l
+   where l.locktype = 'advisory' and l.database = (select d.oid from pg_database d where d.datname = current_database())
+     and l.classid = workhorse.outbox_key_mark_v1()::oid and l.objsubid = 2
+     and l.pid is distinct from pg_backend_pid();
   select coalesce(array_agg(c.id order by c.id), '{}'), coalesce(array_agg(distinct c.key) filter (where c.key is not null), '{}')
     into v_ids, v_keys
     from (select e.id, e.key from workhorse.outbox_events e
            where e.namespace = p_namespace and e.state = 'pending' and e.available_at <= now()
              and (e.leased_until is null or e.leased_until < now())
+             and (e.key is null or (
+                  hashtext(p_namespace || ':' || e.key)::oid <> all(v_marked)
+                  and not exists (
+                    select 1 from workhorse.outbox_events p
+                     where p.namespace = p_namespace and p.key = e.key and p.state = 'pending' and p.id < e.id
+                       and (p.available_at > now() or p.leased_until >= now()))))
            order by e.id
            limit greatest(p_limit, 0)
-           for update) c;
+           for update of e skip locked) c;
   if cardinality(v_ids) = 0 then
     return;
   end if;
   -- A key with a publish in flight (publish_v1 holds its mark until commit)
   -- waits: that publish may hold an earlier id than the candidates. One that
-  -- starts after this look draws a later id than every candidate.
+  -- starts after this look draws a later id than every candidate (the look
+  -- before the candidates was a shortcut; this one, after them, is the rule).
   if cardinality(v_keys) > 0 then
     select coalesce(array_agg(k.key), '{}') into v_keys
       from unnest(v_keys) k(key)
      where not exists (
        select 1 from pg_locks l
-        where l.locktype = 'advisory' and l.database = (select oid from pg_database where datname = current_database())
+        where l.locktype = 'advisory' and l.database = (select d.oid from pg_database d where d.datname = current_database())
           and l.classid = workhorse.outbox_key_mark_v1()::oid
           and l.objid = hashtext(p_namespace || ':' || k.key)::oid and l.objsubid = 2
           and l.pid is distinct from pg_backend_pid());
@@ -115,7 +140,7 @@ begin
   returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at;
 end $$;
 comment on function workhorse.outbox_lease_v1(text, text, integer, integer) is
-  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first (waiting out another lease statement on the same rows rather than skipping them), passing over events others hold, leaving out the keys another session is publishing on (its publish_v1 mark is held) and an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first, one deliverer of the namespace at a time (outbox_lease_lock_v1), skipping rows other sessions lock, passing over events others hold, leaving out the keys another session is publishing on (its publish_v1 mark is held), events whose key has an earlier event that cannot go yet (backoff, delay, leased), and an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
 
 -- When a deliverer that found nothing to lease should look again: the
 -- soonest pending event that is not leasable yet (its backoff or delay runs,
@@ -222,14 +247,18 @@ comment on function workhorse.retry_outbox_v1(text, bigint[]) is
   'Makes dead (or waiting, not leased) events pending again with a fresh attempt budget, due now, and wakes the deliverers. Returns the ids changed; a delivered, leased or unknown id is left out.';
 
 create function workhorse.discard_outbox_v1(p_namespace text, p_ids bigint[])
-returns setof bigint language sql as $$
+returns setof bigint language plpgsql as $$
+begin
+  return query
   delete from workhorse.outbox_events e
    where e.namespace = p_namespace and e.id = any(p_ids) and e.state in ('dead', 'pending')
      and (e.leased_until is null or e.leased_until < now())
-  returning e.id
-$$;
+  returning e.id;
+  -- A discarded pending event may have held back later events of its key: wake the deliverers.
+  if found then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
+end $$;
 comment on function workhorse.discard_outbox_v1(text, bigint[]) is
-  'Deletes dead or pending (not leased) events: they are never delivered. Returns the ids deleted; a delivered, leased or unknown id is left out.';
+  'Deletes dead or pending (not leased) events: they are never delivered, and wakes the deliverers (a discarded event may have held back its key). Returns the ids deleted; a delivered, leased or unknown id is left out.';
 
 create function workhorse.purge_outbox_v1(p_namespace text, p_older_than_ms bigint, p_limit integer)
 returns integer language sql as $$
