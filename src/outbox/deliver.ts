@@ -19,6 +19,7 @@
 // has failed, as at the lease's end; only a stop releases events untouched.
 // Each sink gets a signal that aborts when its answer is no longer awaited.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
@@ -43,8 +44,28 @@ export async function deliverOutbox(
 ): Promise<DeliveryResult> {
   // A call that takes longer than the lease is of no use: the events are leased again by then.
   const db = opts.db ?? new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
+  // One signal for the pass, following the caller's: every delivery in flight listens to it, more than
+  // Node's default of 10 listeners (concurrency 8, passes side by side), which is no leak.
+  const pass = new AbortController();
+  setMaxListeners(0, pass.signal);
+  const follow = () => pass.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) follow();
+  else opts.signal?.addEventListener('abort', follow, { once: true });
+  try {
+    return await runBatches(client, o, opts, db, pass.signal);
+  } finally {
+    opts.signal?.removeEventListener('abort', follow);
+  }
+}
+
+async function runBatches(
+  client: Client,
+  o: ResolvedOutboxOptions,
+  opts: { maxBatches?: number; owner?: string; deadline?: number },
+  db: Queryable,
+  signal: AbortSignal,
+): Promise<DeliveryResult> {
   const out: DeliveryResult = { delivered: 0, retried: 0, dead: 0, batches: 0, nextRetryInMs: null };
-  const signal = opts.signal ?? new AbortController().signal;
   const maxBatches = opts.maxBatches ?? 100;
   const deadline = opts.deadline ?? Infinity;
   // No delivery starts after this: it could not have its time before the deadline.

@@ -200,7 +200,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       );
     }
     // A tick told to stop leaves delivery to the next tick or the cadence.
-    if (withSystem && system.outbox && !o.signal?.aborted) await deliverBeforeReturn(client, db, system.outbox, worker.workerId, plan.closeAt, log);
+    if (withSystem && system.outbox && !o.signal?.aborted) await deliverBeforeReturn(client, db, system.outbox, worker.workerId, plan.closeAt, log, o.signal);
     if (o.reportBacklog) {
       const backlog = await client.protocol.countReady(db, o.namespace, queues, worker.types, null, BACKLOG_METRIC_CAP).catch(
         (err: unknown) => (log('[workhorse] tick could not count its backlog:', err), null),

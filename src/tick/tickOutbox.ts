@@ -28,11 +28,13 @@ export async function deliverBeforeReturn(
   owner: string,
   closeAt: number,
   log: (line: string, err?: unknown) => void,
+  stop?: AbortSignal,
 ): Promise<number> {
   const windowMs = closeAt - Date.now();
   if (windowMs < MIN_WINDOW_MS) return 0;
   try {
-    const r = await deliverOutbox(client, outbox, { deadline: closeAt, maxBatches: TICK_OUTBOX_BATCHES, owner, db });
+    // A stop (the tick told to stop) releases what is in flight untouched, as a worker's stop does.
+    const r = await deliverOutbox(client, outbox, { deadline: closeAt, maxBatches: TICK_OUTBOX_BATCHES, owner, db, ...(stop ? { signal: stop } : {}) });
     return r.delivered;
   } catch (err) {
     log('[workhorse] tick could not deliver the outbox (the next tick or sys.outbox will):', err);

@@ -41,3 +41,29 @@ it('charges an attempt to an event its sink leaves unanswered at the window, and
   }
   expect(calls).toBe(2);
 });
+
+it("releases its in-flight events and returns when the tick is told to stop mid-delivery, charging no attempt", async () => {
+  await db.pool.query('delete from workhorse.outbox_events');
+  // Slow, but honours its signal; the tick is told to stop 200 ms into the first delivery.
+  let calls = 0;
+  const slow: Sink = {
+    name: 'slow',
+    deliver: (_e, signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (calls++ === 0) setTimeout(() => stop.abort(), 200);
+        const t = setTimeout(resolve, 3_000);
+        signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+      }),
+  };
+  const stop = new AbortController();
+  const app = defineApp({ jobs: [], configure: () => undefined, outbox: { sinks: [slow], concurrency: 1 } });
+  for (let n = 0; n < 6; n++) await client.publish('slow.tick', { n });
+  const started = Date.now();
+  await runTick({ app, connectionString: db.url, deadline: new Date(Date.now() + 30_000), scheduleNamespaces: ['sys'], signal: stop.signal });
+  expect(calls).toBe(1);
+  expect(Date.now() - started).toBeLessThan(5_000);
+  const rows = await db.pool.query<{ state: string; attempts: number; leased: boolean }>(
+    'select state, attempts, leased_by is not null leased from workhorse.outbox_events order by id',
+  );
+  expect(rows.rows.every((r) => r.state === 'pending' && r.attempts === 0 && !r.leased)).toBe(true);
+});
