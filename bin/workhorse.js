@@ -16,13 +16,13 @@ const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
 const asDependency = /[\\/]node_modules[\\/]/.test(process.argv[1] ?? '');
 const fromSources = existsSync(sources) && !(asDependency && existsSync(compiled));
 const tsx = fromSources ? await import('tsx/esm/api').catch(() => undefined) : undefined;
-let mod;
-if (tsx) {
-  tsx.register();
-  mod = await import(sources.href);
-} else {
-  mod = await import(compiled.href);
-}
+tsx?.register();
+// `worker` and `tick` take SIGTERM, SIGINT and SIGHUP as "stop" from here on,
+// before the rest of the CLI loads: a signal while it loads no longer ends the
+// process by the signal, saying nothing (src/cli/stopSignals.ts).
+const stopSignals = new URL(tsx ? '../src/cli/stopSignals.ts' : '../dist/src/cli/stopSignals.js', import.meta.url);
+(await import(stopSignals.href)).takeStopSignals(process.argv.slice(2));
+const mod = await import(tsx ? sources.href : compiled.href);
 // A reader that closed the pipe (`workhorse --help | head -1`) is not a crash.
 mod.ignoreClosedPipes();
 // Ends the process once the command returned, even if something in it lingers (main.ts, endProcess).

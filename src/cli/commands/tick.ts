@@ -22,7 +22,7 @@ import type { Command } from '../command.js';
 import { unservedQueuesWarning } from '../unservedQueues.js';
 import { UsageError } from '../usageError.js';
 import { wholeNumberFlag } from '../wholeNumberFlag.js';
-import { STOP_SIGNALS } from '../stopSignals.js';
+import { stopSignalsFor } from '../stopSignals.js';
 import { loadUserModule } from '../userModule.js';
 import { EXIT_SECOND_SIGNAL } from '../../worker/process.js';
 
@@ -74,75 +74,74 @@ export const tickCommand: Command = {
     'the tick\'s WORKHORSE_* variables apply too (flags win); docs/cli.md and docs/serverless.md list them',
   ],
   async run(argv, env, io) {
-    const { flags, positionals } = parseCommandLine(
-      argv,
-      {
-        options: {
-          'database-url': { type: 'string' },
-          'budget-ms': { type: 'string' },
-          'heartbeat-ms': { type: 'string' },
-          'safety-margin-ms': { type: 'string' },
-          concurrency: { type: 'string' },
-          queue: { type: 'string', multiple: true },
-          'keep-polling': { type: 'boolean' },
-          'skips-by-type': { type: 'boolean' },
-        },
-        positionals: ['app-module.js'],
-      },
-      flagsSchema,
-    );
-    const tickEnv = loadTickEnv();
-    const file = positionals[0] ?? tickEnv.appModule;
-    if (!file) throw new UsageError('give the path of a module whose default export is defineApp(...), or set WORKHORSE_APP');
-    const connectionString = flags['database-url'] ?? env.databaseUrl;
-    if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
-    const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
-    const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
-    const options: TickOptions = {
-      ...tickEnv.options,
-      app,
-      connectionString,
-      namespace: env.namespace,
-      deadline: new Date(Date.now() + flags['budget-ms']),
-      ...(flags['heartbeat-ms'] !== undefined ? { heartbeatMs: flags['heartbeat-ms'] } : {}),
-      ...(flags['safety-margin-ms'] !== undefined ? { safetyMarginMs: flags['safety-margin-ms'] } : {}),
-      ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-      ...(flags.queue ? { queues: flags.queue } : {}),
-      ...(flags['keep-polling'] ? { untilEmpty: false } : {}),
-      skipsByType: true,
-      log: (line, err) => io.err(`${line} ${err instanceof Error ? err.message : String(err ?? '')}`),
-    };
-    // Checked as runTick checks them (the environment's WORKHORSE_MAX_FANOUT included, though a
-    // shell tick never fans out), before the database and before any warning about the queues.
-    planTick(parseConfig(tickOptionsSchema, options, 'tick options'));
-    await checkSchema(connectionString, flags['budget-ms']);
-    const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
-    if (unserved) io.err(`workhorse tick: ${unserved}`);
-    // A shell tick never fans out to Lambda. Per-type skips feed the hint.
-    // The first SIGTERM, SIGINT or SIGHUP stops it early (running handlers
-    // finish, outcomes are written, it deregisters and prints its summary);
-    // a second one exits at once with 130, leaving its leases to recovery.
-    const stop = new AbortController();
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (!stop.signal.aborted) {
-        io.err(`[workhorse] ${signal}: the tick stops claiming; running handlers finish (a second signal exits at once)`);
-        stop.abort();
-        return;
-      }
-      io.err(`[workhorse] ${signal} again: exiting ${EXIT_SECOND_SIGNAL}`);
-      process.exit(EXIT_SECOND_SIGNAL);
-    };
-    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-    let summary;
+    // A signal before the tick runs (the module loading, the schema check) exits 0: nothing is claimed yet.
+    const stop = stopSignalsFor('tick', io.err);
     try {
-      summary = await runTick({ ...options, maxFanout: 0, signal: stop.signal });
+      const { flags, positionals } = parseCommandLine(
+        argv,
+        {
+          options: {
+            'database-url': { type: 'string' },
+            'budget-ms': { type: 'string' },
+            'heartbeat-ms': { type: 'string' },
+            'safety-margin-ms': { type: 'string' },
+            concurrency: { type: 'string' },
+            queue: { type: 'string', multiple: true },
+            'keep-polling': { type: 'boolean' },
+            'skips-by-type': { type: 'boolean' },
+          },
+          positionals: ['app-module.js'],
+        },
+        flagsSchema,
+      );
+      const tickEnv = loadTickEnv();
+      const file = positionals[0] ?? tickEnv.appModule;
+      if (!file) throw new UsageError('give the path of a module whose default export is defineApp(...), or set WORKHORSE_APP');
+      const connectionString = flags['database-url'] ?? env.databaseUrl;
+      if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
+      const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
+      const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
+      const options: TickOptions = {
+        ...tickEnv.options,
+        app,
+        connectionString,
+        namespace: env.namespace,
+        deadline: new Date(Date.now() + flags['budget-ms']),
+        ...(flags['heartbeat-ms'] !== undefined ? { heartbeatMs: flags['heartbeat-ms'] } : {}),
+        ...(flags['safety-margin-ms'] !== undefined ? { safetyMarginMs: flags['safety-margin-ms'] } : {}),
+        ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+        ...(flags.queue ? { queues: flags.queue } : {}),
+        ...(flags['keep-polling'] ? { untilEmpty: false } : {}),
+        skipsByType: true,
+        log: (line, err) => io.err(`${line} ${err instanceof Error ? err.message : String(err ?? '')}`),
+      };
+      // Checked as runTick checks them (the environment's WORKHORSE_MAX_FANOUT included, though a
+      // shell tick never fans out), before the database and before any warning about the queues.
+      planTick(parseConfig(tickOptionsSchema, options, 'tick options'));
+      await checkSchema(connectionString, flags['budget-ms']);
+      const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
+      if (unserved) io.err(`workhorse tick: ${unserved}`);
+      // A shell tick never fans out to Lambda. Per-type skips feed the hint.
+      // Once it runs, the first SIGTERM, SIGINT or SIGHUP stops it early
+      // (running handlers finish, outcomes are written, it deregisters and
+      // prints its summary); a second one exits at once with 130, leaving its
+      // leases to recovery.
+      stop.started((signal, nth) => {
+        if (nth === 1) {
+          io.err(`[workhorse] ${signal}: the tick stops claiming; running handlers finish (a second signal exits at once)`);
+          return;
+        }
+        io.err(`[workhorse] ${signal} again: exiting ${EXIT_SECOND_SIGNAL}`);
+        process.exit(EXIT_SECOND_SIGNAL);
+      });
+      const summary = await runTick({ ...options, maxFanout: 0, signal: stop.signal });
+      const { skippedByType: _byType, ...totals } = summary;
+      io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
+      const hint = skipHint(summary);
+      if (hint) io.err(`workhorse tick: ${hint}`);
+      return 0;
     } finally {
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+      stop.release();
     }
-    const { skippedByType: _byType, ...totals } = summary;
-    io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
-    const hint = skipHint(summary);
-    if (hint) io.err(`workhorse tick: ${hint}`);
-    return 0;
   },
 };

@@ -7,10 +7,10 @@
 // log line per phase.
 import * as z from 'zod';
 import { ValidationError } from '../../errors.js';
-import { EXIT_DRAINED, runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
+import { runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
-import { STOP_SIGNALS } from '../stopSignals.js';
+import { stopSignalsFor } from '../stopSignals.js';
 import { loadUserModule } from '../userModule.js';
 
 /**
@@ -28,27 +28,25 @@ export const workerCommand: Command = {
     'exit codes    0 drained; 3 drained, but outcomes were given up during the drain (recovery runs those jobs again); 1 a worker failed; 124 the drain deadline passed; 130 a second signal',
   ],
   async run(argv, _env, io) {
-    const { positionals } = parseCommandLine(argv, { options: {}, positionals: ['module.js'], required: 1 }, z.object({}));
-    const file = positionals[0]!;
-    const def = await loadUserModule(file, 'worker module', async (url) => ((await import(url)) as { default?: WorkerProcessDefinition }).default);
-    if (!def || typeof def !== 'object' || (typeof def.adapter !== 'function' && typeof def.client !== 'function') || !Array.isArray(def.workers)) {
-      throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client (or adapter), workers })`);
+    // A signal before the workers run (the module loading, the database waited for) exits 0: nothing is claimed yet.
+    const stop = stopSignalsFor('worker', io.err);
+    try {
+      const { positionals } = parseCommandLine(argv, { options: {}, positionals: ['module.js'], required: 1 }, z.object({}));
+      const file = positionals[0]!;
+      const def = await loadUserModule(file, 'worker module', async (url) => ((await import(url)) as { default?: WorkerProcessDefinition }).default);
+      if (!def || typeof def !== 'object' || (typeof def.adapter !== 'function' && typeof def.client !== 'function') || !Array.isArray(def.workers)) {
+        throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client (or adapter), workers })`);
+      }
+      io.err(`[workhorse] starting ${def.workers.length} worker(s) from ${file}`);
+      const proc = await runWorkerProcess(def, { log: io.err, exit: (code) => process.exit(code) });
+      stop.started((signal) => proc.shutdown(signal));
+      io.err(`[workhorse] ${proc.workers.length} worker(s) running: ${proc.workers.map((w) => w.workerId).join(', ')}`);
+      const how = await proc.done;
+      const { code, line } = stopReport(how, proc.droppedOutcomes());
+      io.err(line);
+      return code;
+    } finally {
+      stop.release();
     }
-    io.err(`[workhorse] starting ${def.workers.length} worker(s) from ${file}`);
-    let proc: Awaited<ReturnType<typeof runWorkerProcess>> | undefined;
-    // Before the workers run (waiting for the database) nothing is claimed: a signal just ends the process.
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (proc) return proc.shutdown(signal);
-      io.err(`[workhorse] ${signal} before the workers started: exiting 0`);
-      process.exit(EXIT_DRAINED);
-    };
-    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-    proc = await runWorkerProcess(def, { log: io.err, exit: (code) => process.exit(code) });
-    io.err(`[workhorse] ${proc.workers.length} worker(s) running: ${proc.workers.map((w) => w.workerId).join(', ')}`);
-    const how = await proc.done;
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-    const { code, line } = stopReport(how, proc.droppedOutcomes());
-    io.err(line);
-    return code;
   },
 };
