@@ -168,13 +168,22 @@ declare
   v_retried integer;
   v_dead integer;
   v_released integer;
+  v_unblocked boolean;
   v_retry_at timestamptz;
 begin
   perform workhorse.check_lengths_v1('outbox_settle_v1 failed/errors', cardinality(p_failed), jsonb_array_length(coalesce(p_errors, '[]'::jsonb)));
-  update workhorse.outbox_events e
-     set state = 'delivered', delivered_at = now(), attempts = e.attempts + 1, leased_by = null, leased_until = null
-   where e.namespace = p_namespace and e.id = any(p_delivered) and e.leased_by = p_owner and e.state = 'pending';
-  get diagnostics v_delivered = row_count;
+  with done as (
+    update workhorse.outbox_events e
+       set state = 'delivered', delivered_at = now(), attempts = e.attempts + 1, leased_by = null, leased_until = null
+     where e.namespace = p_namespace and e.id = any(p_delivered) and e.leased_by = p_owner and e.state = 'pending'
+    returning e.id, e.key
+  )
+  select count(*),
+         -- A delivered event that held back later events of its key (recorded while its batch's other keys still run).
+         bool_or(done.key is not null and exists (
+           select 1 from workhorse.outbox_events p
+            where p.namespace = p_namespace and p.key = done.key and p.state = 'pending' and p.id > done.id and p.leased_by is null))
+    into v_delivered, v_unblocked from done;
 
   with f as (
     select u.id, u.ord, p_errors -> (u.ord::integer - 1) as err
@@ -199,7 +208,7 @@ begin
   get diagnostics v_released = row_count;
   -- Whoever delivers next (a pump of any worker, or the next sys.outbox job)
   -- is told when the retries come due, and that released events wait now.
-  if v_released > 0 then
+  if v_released > 0 or coalesce(v_unblocked, false) then
     perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
   elsif v_retry_at is not null then
     perform pg_notify(workhorse.outbox_channel_v1(p_namespace),

@@ -25,6 +25,7 @@ import { GuardedDb } from '../db/guardedDb.js';
 import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
 import { errorToJson } from '../worker/errorJson.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
+import { BatchSettlement } from './batchSettlement.js';
 import { sinkTakes, type OutboxEvent } from './sink.js';
 
 export interface DeliveryResult {
@@ -76,24 +77,27 @@ async function runBatches(
     const events = await client.protocol.leaseOutbox(db, client.namespace, owner, o.batchSize, o.leaseMs);
     if (events.length === 0) break;
     out.batches++;
-    const settlement = await deliverBatch(client.namespace, events, o, signal, {
+    const batch = new BatchSettlement(async (part) => {
+      const r = await client.protocol.settleOutbox(db, client.namespace, owner, part, {
+        maxAttempts: o.maxAttempts,
+        baseMs: o.backoff.baseMs,
+        maxMs: o.backoff.maxMs,
+      });
+      out.delivered += r.delivered;
+      out.retried += r.retried;
+      out.dead += r.dead;
+      for (const f of part.failed) {
+        const attempts = events.find((e) => e.id === f.id)?.attempts ?? 0;
+        if (attempts + 1 >= o.maxAttempts) continue;
+        const delay = Math.min(o.backoff.maxMs, o.backoff.baseMs * 2 ** Math.min(attempts, 30));
+        out.nextRetryInMs = out.nextRetryInMs === null ? delay : Math.min(out.nextRetryInMs, delay);
+      }
+    });
+    await deliverBatch(client.namespace, events, o, signal, batch, {
       lastStart: Math.min(deadlineLastStart, leasedAt + o.leaseMs - LEASE_MARGIN_MS - Math.min(DELIVERY_ALLOWANCE_MS, o.leaseMs / 2)),
       answerBy: Math.min(deadline, leasedAt + o.leaseMs - LEASE_MARGIN_MS),
     });
-    const r = await client.protocol.settleOutbox(db, client.namespace, owner, settlement, {
-      maxAttempts: o.maxAttempts,
-      baseMs: o.backoff.baseMs,
-      maxMs: o.backoff.maxMs,
-    });
-    out.delivered += r.delivered;
-    out.retried += r.retried;
-    out.dead += r.dead;
-    for (const f of settlement.failed) {
-      const attempts = events.find((e) => e.id === f.id)?.attempts ?? 0;
-      if (attempts + 1 >= o.maxAttempts) continue;
-      const delay = Math.min(o.backoff.maxMs, o.backoff.baseMs * 2 ** Math.min(attempts, 30));
-      out.nextRetryInMs = out.nextRetryInMs === null ? delay : Math.min(out.nextRetryInMs, delay);
-    }
+    await batch.finish();
     // A key that failed is held back by its failed event; anything else released is leased again.
   }
   return out;
@@ -104,14 +108,15 @@ const LEASE_MARGIN_MS = 2000;
 /** The longest a sink is given (the webhook's default timeout). */
 const DELIVERY_ALLOWANCE_MS = 10_000;
 
+/** Delivers a batch, one lane per key; each lane's outcomes go to `batch` when the lane is done. */
 async function deliverBatch(
   namespace: string,
   events: LeasedEvent[],
   o: ResolvedOutboxOptions,
   signal: AbortSignal,
+  batch: BatchSettlement,
   { lastStart, answerBy }: { lastStart: number; answerBy: number },
-): Promise<OutboxSettlement> {
-  const s: OutboxSettlement = { delivered: [], failed: [], released: [] };
+): Promise<void> {
   // One lane per key (events without a key each get their own), in id order.
   const lanes = new Map<string, LeasedEvent[]>();
   for (const e of events) {
@@ -122,29 +127,42 @@ async function deliverBatch(
   }
   const queue = [...lanes.values()];
   const runLane = async (lane: LeasedEvent[]): Promise<void> => {
-    for (let i = 0; i < lane.length; i++) {
-      const e = lane[i]!;
-      if (signal.aborted || Date.now() > lastStart) {
-        for (const rest of lane.slice(i)) s.released.push(rest.id);
-        return;
-      }
-      try {
-        await deliverOne(namespace, e, o, signal, answerBy);
-        s.delivered.push(e.id);
-      } catch (err) {
-        // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
-        if (signal.aborted) s.released.push(e.id);
-        else s.failed.push({ id: e.id, error: errorToJson(err) });
-        for (const rest of lane.slice(i + 1)) s.released.push(rest.id);
-        return;
-      }
-    }
+    const s: OutboxSettlement = { delivered: [], failed: [], released: [] };
+    await deliverLane(namespace, lane, o, signal, s, { lastStart, answerBy });
+    batch.add(s);
   };
   const workers = Array.from({ length: Math.min(o.concurrency, queue.length) }, async () => {
     for (let lane = queue.shift(); lane; lane = queue.shift()) await runLane(lane);
   });
   await Promise.all(workers);
-  return s;
+}
+
+/** One key's events in id order, into `s`; the key stops at its first failure (the rest released). */
+async function deliverLane(
+  namespace: string,
+  lane: LeasedEvent[],
+  o: ResolvedOutboxOptions,
+  signal: AbortSignal,
+  s: OutboxSettlement,
+  { lastStart, answerBy }: { lastStart: number; answerBy: number },
+): Promise<void> {
+  for (let i = 0; i < lane.length; i++) {
+    const e = lane[i]!;
+    if (signal.aborted || Date.now() > lastStart) {
+      for (const rest of lane.slice(i)) s.released.push(rest.id);
+      return;
+    }
+    try {
+      await deliverOne(namespace, e, o, signal, answerBy);
+      s.delivered.push(e.id);
+    } catch (err) {
+      // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
+      if (signal.aborted) s.released.push(e.id);
+      else s.failed.push({ id: e.id, error: errorToJson(err) });
+      for (const rest of lane.slice(i + 1)) s.released.push(rest.id);
+      return;
+    }
+  }
 }
 
 async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOptions, signal: AbortSignal, answerBy: number): Promise<void> {

@@ -56,3 +56,40 @@ it('delivers events of other keys while one key waits on a slow sink, and that k
     await pump.stop();
   }
 });
+
+it("records a batch's finished keys while a slow key of the same batch still runs, so their later events need not wait for it", async () => {
+  await db.pool.query('delete from workhorse.outbox_events');
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const sent: string[] = [];
+  const sink: Sink = {
+    name: 'memory',
+    deliver: async (e) => {
+      if (e.key === 'slow') await held;
+      sent.push(e.id);
+    },
+  };
+  const pump = new OutboxPump(client, parseOutboxOptions({ sinks: [sink], leaseMs: 30_000 }), 'test:pump', () => undefined);
+  // Both in one transaction, so one batch leases them together.
+  const tx = await db.pool.connect();
+  let f1: { id: string };
+  try {
+    await tx.query('begin');
+    await client.publish('slow.batch', { n: 's' }, { key: 'slow', tx });
+    f1 = await client.publish('slow.batch', { n: 1 }, { key: 'fast', tx });
+    await tx.query('commit');
+  } finally {
+    tx.release();
+  }
+  pump.start();
+  try {
+    await waitFor(() => sent.length, (n) => n === 1, { what: 'the fast key delivered', timeoutMs: 5_000 });
+    await sleep(500);
+    const f2 = await client.publish('slow.batch', { n: 2 }, { key: 'fast' });
+    await waitFor(() => sent, (s) => s.includes(f2.id), { what: "the fast key's later event delivered while the slow one runs", timeoutMs: 5_000 });
+    expect(sent).toEqual([f1!.id, f2.id]);
+  } finally {
+    release();
+    await pump.stop();
+  }
+});
