@@ -70,6 +70,12 @@ export function settleJob(
     );
     return;
   }
+  // A returned Error (meant to be thrown: JSON would store it as {} and the job would succeed) fails the attempt as a
+  // thrown one does, as a batch handler's Error outcome does.
+  if (outcome.ok && outcome.value instanceof Error) {
+    settleJob(job, { ok: false, error: outcome.value }, null, deps, finished);
+    return;
+  }
   if (outcome.ok) {
     let json: string;
     try {
