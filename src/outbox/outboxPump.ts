@@ -5,13 +5,14 @@
 // event committed between the two sent its hint to nobody) and after each
 // reconnect (a hint may have been missed). Hints arriving during a pass
 // cause one more pass after it, or beside it when it has run for a second
-// (a slow sink holds its own key, not every other). After each pass it asks the database when
-// the soonest pending event it could not lease becomes leasable (a backoff,
-// a delay, another deliverer's lease) and looks again then, up to the
-// sys.outbox cadence: an event that failed in another deliverer's pass (a
-// sys.outbox job, an earlier worker) is retried after its backoff, not at
-// the next cadence. The cadence stays the safety net; passes lease their events, so
-// pumps of several workers and sys.outbox jobs never deliver one batch twice.
+// (a slow sink holds its own key, not every other). After each pass it
+// asks the database when the soonest pending event it could not lease
+// becomes leasable (a backoff, a delay, another deliverer's lease) and
+// looks again then, up to the sys.outbox cadence: an event that failed in
+// another deliverer's pass (a sys.outbox job, an earlier worker) is retried
+// after its backoff, not at the next cadence. The cadence stays the safety
+// net; passes lease their events, so pumps of several workers and
+// sys.outbox jobs never deliver one batch twice.
 // stop() waits for the pass in flight only so long: against a hung server its
 // settlement would hold the stop for a lease; its events, if unrecorded, are
 // delivered again once the lease ends.
@@ -30,8 +31,8 @@ export const PUMP_STOP_WAIT_MS = 5_000;
 /** Added to a due time before looking again, so the event is due by then on the database's clock too. */
 const LOOK_AGAIN_SLACK_MS = 50;
 /**
- * A pass running this long is waiting on a slow delivery (its batch settles
- * when its last key is done): a hint then starts another pass beside it,
+ * A pass running this long is waiting on a slow delivery (a pass leases its
+ * next batch once every key of this one is done): a hint then starts another pass beside it,
  * which leases what the slow one does not hold, so other keys need not wait
  * for a sink's timeout. The slow key's later events stay behind it (a
  * lease leaves out an event whose key has an earlier one pending).
