@@ -230,7 +230,9 @@ export async function spawn<D extends JobDefinition | string>(
 /** A child's dedupeKey held by another job: refused without retries (a retry would find the same job). */
 function refusedDedupe(jobId: string, name: string, key: unknown, holder: string): ConflictError {
   return Object.assign(
-    new ConflictError(`spawn "${name}" of job ${jobId}: dedupeKey "${String(key)}" is held by job ${holder}, which is not a child of this job; a child is always a new job`),
+    new ConflictError(
+      `spawn "${name}" of job ${jobId}: dedupeKey "${String(key)}" is held by job ${holder}; a spawn always creates a new child and never adopts an existing job (another spawn's child, another parent's, or one enqueued on its own)`,
+    ),
     { retryable: false },
   );
 }

@@ -4,7 +4,9 @@
 // PostgreSQL error (23505, no workhorse code) and the job was retried
 // until its attempts ran out. The spawn is now refused with a
 // ConflictError naming the holder, at once and without retries; a
-// dedupeKey nobody holds spawns as before.
+// dedupeKey nobody holds spawns as before. The refusal no longer says the
+// holder is not a child of the job: a sibling spawned under another name
+// with the same key is one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -14,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Ship = defineJob({ type: 'dx.dedupe.ship', schema: z.object({ order: z.number() }) });
+const Twins = defineJob({ type: 'dx.dedupe.twins', schema: z.object({}), retry: { maxAttempts: 1 } });
 const Order = defineJob({
   type: 'dx.dedupe.order',
   schema: z.object({ order: z.number() }),
@@ -27,7 +30,7 @@ let running: Promise<void>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, jobs: [Order, Ship], poolMax: 4 });
+  client = createClient({ connectionString: db.url, jobs: [Order, Ship, Twins], poolMax: 4 });
   worker = new Worker(client, { workerId: 'spawn-dedupe', concurrency: 4, heartbeatMs: 200, pollMs: 200 });
   worker.handle(Order, async ({ order }, ctx) => {
     const ship = await ctx.spawn('ship', Ship, { order }, { dedupeKey: `shipment:${order}` });
@@ -35,6 +38,10 @@ beforeAll(async () => {
     return { tracking };
   });
   worker.handle(Ship, async ({ order }) => `track-${order}`);
+  worker.handle(Twins, async (_p, ctx) => {
+    await ctx.spawn('a', Ship, { order: 1 }, { dedupeKey: `twins:${ctx.job.id}` });
+    await ctx.spawn('b', Ship, { order: 2 }, { dedupeKey: `twins:${ctx.job.id}` });
+  });
   running = worker.run();
 });
 
@@ -60,5 +67,15 @@ describe('a spawn whose dedupeKey another job holds', () => {
     // The first order's child is still its own.
     expect((await db.pool.query('select parent_id::text from workhorse.jobs where id = $1', [shipment])).rows[0].parent_id).toBe(first.id);
     expect((await db.pool.query('select count(*)::int as n from workhorse.job_children where parent_id = $1', [second.id])).rows[0].n).toBe(0);
+  });
+
+  it("refuses a second spawn of the same parent with its sibling's key, without calling the sibling another job's", async () => {
+    const { id } = await client.enqueue(Twins, {});
+    const failed = await waitFor(() => client.getJob(id), (j) => j!.status === 'failed', { what: 'the parent to fail' });
+    const sibling = (await db.pool.query<{ id: string; parent_id: string }>('select id::text, parent_id::text from workhorse.jobs where dedupe_key = $1', [`twins:${id}`])).rows[0]!;
+    expect(sibling.parent_id).toBe(id);
+    const message = (failed!.lastError as { message: string }).message;
+    expect(message).toContain(`dedupeKey "twins:${id}" is held by job ${sibling.id}`);
+    expect(message).not.toContain('not a child');
   });
 });
