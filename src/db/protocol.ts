@@ -61,6 +61,7 @@ export interface Protocol {
   failMany: typeof settle.failMany;
   setProgress: typeof steps.setProgress;
   recordStep: typeof steps.recordStep;
+  recordTxStep: typeof steps.recordTxStep;
   beginTxStep: typeof steps.beginTxStep;
   beginWait: typeof waits.beginWait;
   loseWaits: typeof waits.loseWaits;

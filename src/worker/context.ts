@@ -109,7 +109,9 @@ export class JobContext implements HandlerContext {
   private closing: Promise<void> = Promise.resolve();
   /** Spawns in flight by name (durable.spawn). */
   readonly spawning = new Map<string, Promise<string>>();
-  /** Plain steps started and not yet recorded: a suspension waits for them (stepsInFlight.ts). */
+  /** Steps (plain and transactional) in flight by name: a second call of the name meanwhile gets the first's outcome. */
+  private readonly stepping = new Map<string, Promise<unknown>>();
+  /** Steps started and not yet recorded: a suspension waits for them (stepsInFlight.ts). */
   readonly steps = new StepsInFlight();
 
   constructor(
@@ -145,7 +147,24 @@ export class JobContext implements HandlerContext {
   }
 
   step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
-    return this.steps.track(this.runStep(name, fn));
+    return this.steps.track(this.once(name, () => this.runStep(name, fn)));
+  }
+
+  /**
+   * A step's name runs once per job: a second call of a name while the first
+   * is in flight (a Promise.all of two calls) gets the first's result or
+   * error, as a later call gets its record, instead of running its body too.
+   */
+  private once<T>(name: string, run: () => Promise<T>): Promise<T> {
+    const inFlight = this.stepping.get(name);
+    if (inFlight) return inFlight as Promise<T>;
+    const p = run();
+    this.stepping.set(name, p);
+    const clear = (): void => {
+      if (this.stepping.get(name) === p) this.stepping.delete(name);
+    };
+    p.then(clear, clear);
+    return p;
   }
 
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
@@ -158,25 +177,32 @@ export class JobContext implements HandlerContext {
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
     if (opened.recorded) return opened.result as Jsonified<T>;
     const result = await fn();
-    assertStorableStepResult(`step "${name}"`, this.job.id, result);
+    const what = `step "${name}"`;
+    assertStorableStepResult(what, this.job.id, result);
     return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as Jsonified<T>;
   }
 
-  async txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
+  txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
+    return this.once(name, () => this.runTxStep(name, fn));
+  }
+
+  private async runTxStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
     checkStepName(name, 'transactional step');
     checkStepFn(fn, `transactional step "${name}"`);
     this.assertLive(`transactional step "${name}"`);
     await this.goingOn();
     const { namespace, protocol } = this.deps;
-    return this.transaction(`transactional step "${name}"`, async (tx) => {
+    const what = `transactional step "${name}"`;
+    return this.transaction(what, async (tx) => {
       // The step's own statements: refused for a reason an operator ends, the transaction is run again (refusedForNow).
       const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       const result = await fn(tx);
-      assertStorableStepResult(`transactional step "${name}"`, this.job.id, result); // throws before the commit: its writes roll back
+      assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
-      const recorded = await refusedForNow(protocol.recordStep(tx, namespace, this.lease, name, result));
-      return { commit: true, value: recorded as Jsonified<T> };
+      const record = await refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result));
+      // An earlier record won (it committed while this one ran): this run's writes roll back, its result is the record's.
+      return { commit: record.won, value: record.result as Jsonified<T> };
     });
   }
 

@@ -25,6 +25,30 @@ export function recordStep(db: Queryable, ns: string, lease: LeaseRef, name: str
 }
 
 /**
+ * Inside a transactional step's open transaction: records the step, and
+ * whether this transaction's record is the one kept (`won`). A record an
+ * earlier transaction committed meanwhile wins; the caller must then roll
+ * its own writes back. Told by the kept row's xmin: this transaction's id
+ * (modulo 2^32, as xmin is), when its insert wrote the row.
+ */
+export function recordTxStep(
+  tx: Queryable,
+  ns: string,
+  lease: LeaseRef,
+  name: string,
+  result: unknown,
+): Promise<{ result: unknown; won: boolean }> {
+  return mapped({ lease, what: `transactional step "${name}"` }, async () => {
+    const recorded = await recordStep(tx, ns, lease, name, result);
+    const r = await tx.query<{ won: boolean }>(
+      `select s.xmin::text = (txid_current() % 4294967296)::text as won from workhorse.job_steps s where s.job_id = $1 and s.name = $2`,
+      [lease.id, name],
+    );
+    return { result: recorded, won: r.rows[0]?.won === true };
+  });
+}
+
+/**
  * Inside an open transaction: holds the fence and reads the step's record.
  * Outside one (autocommit) it is a fenced read: refused when stale.
  */
