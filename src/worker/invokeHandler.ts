@@ -142,6 +142,23 @@ class HandlerRun {
     void RESOLVED.then(() => this.finish(outcome));
   }
 
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /**
+   * The job timed out while a suspension waited for steps still running
+   * beside it: the job does not suspend; the timeout is its outcome, after
+   * the waits it went on past are closed (as for any failure).
+   */
+  private abandoned(ctx: JobContext): Promise<HandlerOutcome> {
+    const ended: HandlerOutcome = { ok: false, error: this.abort.reason };
+    return ctx.closeLosers().then(
+      () => ended,
+      () => ended,
+    );
+  }
+
   private finish(outcome: HandlerOutcome): void {
     if (this.finished) return;
     this.finished = true;
@@ -156,7 +173,6 @@ class HandlerRun {
       this.lingerReport.unref();
     }
     this.abort.onAbort(undefined);
-    if (this.timer) clearTimeout(this.timer);
     // A wait suspended the job: whatever the handler did after that is
     // discarded. Waits it opened beside that one (Promise.race, Promise.all)
     // are recorded first, so the suspension takes them into account.
@@ -169,22 +185,31 @@ class HandlerRun {
       // the others were opened beside this wait (a Promise.all) and stay open.
       // Steps still running beside the wait are recorded first, under the
       // lease: the replay finds them recorded instead of running them again.
+      // The job's timeout stays armed meanwhile: a step that outruns it ends
+      // the attempt with JobTimeoutError (and aborts ctx.signal), as it would
+      // without the wait.
       void ctx
         .waitsDecided()
         .then(() => ctx.steps.settled(this.abort))
-        .then(() => ctx.closeLosers(true))
+        .then(() => (this.abort.reason instanceof JobTimeoutError ? this.abandoned(ctx) : ctx.closeLosers(true).then(() => undefined)))
         .then(
-          () => {
+          (ended) => {
+            this.disarm();
+            if (ended) return this.done(ended);
             // The context's own, if one was recorded meanwhile (a wait opened
             // beside it that resolved takes it over: the job is ready at once).
             const s = ctx.suspension ?? suspension;
             // A wait that lost a race before cannot hold the job: it never resolves.
             this.done({ ok: false, error: ctx.lostWaits.has(s.wait) ? new WaitLostError(ctx.job.id, s.wait) : s });
           },
-          (error: unknown) => this.done({ ok: false, error }),
+          (error: unknown) => {
+            this.disarm();
+            this.done({ ok: false, error });
+          },
         );
       return;
     }
+    this.disarm();
     // A failure: the waits the handler went on past are closed before the
     // job is retried, so nothing that arrives meanwhile resolves them; a
     // success closes the race losers it returned past (a finished job keeps
