@@ -30,7 +30,7 @@ import * as durable from './durable.js';
 import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
 import { checkStepFn, checkStepName } from './stepArguments.js';
-import { StepsInFlight } from './stepsInFlight.js';
+import { dropped, StepsInFlight } from './stepsInFlight.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
@@ -109,9 +109,7 @@ export class JobContext implements HandlerContext {
   private closing: Promise<void> = Promise.resolve();
   /** Spawns in flight by name (durable.spawn). */
   readonly spawning = new Map<string, Promise<string>>();
-  /** Steps (plain and transactional) in flight by name: a second call of the name meanwhile gets the first's outcome. */
-  private readonly stepping = new Map<string, Promise<unknown>>();
-  /** Steps started and not yet recorded: a suspension waits for them (stepsInFlight.ts). */
+  /** Steps started and not yet recorded, by name: a suspension waits for them, a second call of a name gets the first's (stepsInFlight.ts). */
   readonly steps = new StepsInFlight();
 
   constructor(
@@ -140,31 +138,18 @@ export class JobContext implements HandlerContext {
     return this.deps.deadline ? Math.max(0, this.deps.deadline.getTime() - Date.now()) : Infinity;
   }
 
-  async progress(value: unknown): Promise<void> {
+  progress(value: unknown): Promise<void> {
+    return dropped(this.setProgress(value));
+  }
+
+  private async setProgress(value: unknown): Promise<void> {
     if (this.suspension) throw this.suspension;
     assertStorableProgress(this.job.id, value);
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 
   step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
-    return this.steps.track(this.once(name, () => this.runStep(name, fn)));
-  }
-
-  /**
-   * A step's name runs once per job: a second call of a name while the first
-   * is in flight (a Promise.all of two calls) gets the first's result or
-   * error, as a later call gets its record, instead of running its body too.
-   */
-  private once<T>(name: string, run: () => Promise<T>): Promise<T> {
-    const inFlight = this.stepping.get(name);
-    if (inFlight) return inFlight as Promise<T>;
-    const p = run();
-    this.stepping.set(name, p);
-    const clear = (): void => {
-      if (this.stepping.get(name) === p) this.stepping.delete(name);
-    };
-    p.then(clear, clear);
-    return p;
+    return this.steps.run(name, () => this.runStep(name, fn));
   }
 
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
@@ -182,8 +167,9 @@ export class JobContext implements HandlerContext {
     return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as Jsonified<T>;
   }
 
+  /** Tracked like a plain step: a suspension waits for it, and its failure the handler no longer awaits is dropped. */
   txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
-    return this.once(name, () => this.runTxStep(name, fn));
+    return this.steps.run(name, () => this.runTxStep(name, fn));
   }
 
   private async runTxStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
@@ -207,27 +193,27 @@ export class JobContext implements HandlerContext {
   }
 
   sleep(name: string, ms: number): Promise<void> {
-    return durable.refusedFinally(durable.sleep(this, name, ms));
+    return dropped(durable.refusedFinally(durable.sleep(this, name, ms)));
   }
 
   sleepUntil(name: string, at: Date): Promise<void> {
-    return durable.refusedFinally(durable.sleepUntil(this, name, at));
+    return dropped(durable.refusedFinally(durable.sleepUntil(this, name, at)));
   }
 
   waitForSignal<T = unknown>(name: string, options?: durable.SignalWaitOptions<T>): Promise<T> {
-    return durable.refusedFinally(durable.waitForSignal(this, name, options));
+    return dropped(durable.refusedFinally(durable.waitForSignal(this, name, options)));
   }
 
   waitForDecision<C extends string>(name: string, options: durable.DecisionWaitOptions<C>): Promise<DecisionResult<C>> {
-    return durable.refusedFinally(durable.waitForDecision(this, name, options));
+    return dropped(durable.refusedFinally(durable.waitForDecision(this, name, options)));
   }
 
   spawn<D extends JobDefinition | string>(name: string, job: D, payload: durable.PayloadOf<D>, options?: durable.SpawnOptions): Promise<ChildJob> {
-    return durable.refusedFinally(durable.spawn(this, name, job, payload, options));
+    return dropped(durable.refusedFinally(durable.spawn(this, name, job, payload, options)));
   }
 
   join(name: string, children: readonly (ChildJob | string)[], options?: durable.JoinOptions): Promise<unknown[]> {
-    return durable.refusedFinally(durable.join(this, name, children, options));
+    return dropped(durable.refusedFinally(durable.join(this, name, children, options)));
   }
 
   /**

@@ -6,11 +6,33 @@
 // replay, and the refusal, which nobody awaited any more, ended the worker
 // process as an unhandled rejection. The suspension now waits for them (see
 // invokeHandler.ts), and every tracked step's rejection is handled here, so
-// one the handler no longer awaits cannot end the process.
+// one the handler no longer awaits cannot end the process; so are a
+// transactional step's and a wait's, progress's and a spawn's (dropped()),
+// which rejected unhandled when the handler had stopped awaiting them (a
+// txStep started before a wait, a call left running past the handler's
+// return). And a step's name runs once per job: two calls of a name at once
+// (a Promise.all) both ran their body; the second now gets the first's
+// result or error (run()).
 import type { JobAbort } from './jobAbort.js';
 
 export class StepsInFlight {
   private readonly running = new Set<Promise<unknown>>();
+  /** The steps in flight by name. */
+  private readonly byName = new Map<string, Promise<unknown>>();
+
+  /**
+   * Starts step `name` with `start`, tracked, unless a step of that name is
+   * in flight: then it is that step's promise (its result or its error).
+   */
+  run<T>(name: string, start: () => Promise<T>): Promise<T> {
+    const inFlight = this.byName.get(name);
+    if (inFlight) return inFlight as Promise<T>;
+    const step = this.track(start());
+    this.byName.set(name, step);
+    const done = () => void (this.byName.get(name) === step && this.byName.delete(name));
+    step.then(done, done);
+    return step;
+  }
 
   /** Tracks `step` until it settles; returns it unchanged (the handler still sees its rejection). */
   track<T>(step: Promise<T>): Promise<T> {
@@ -38,4 +60,15 @@ export class StepsInFlight {
     });
     abort.onAbort(undefined);
   }
+}
+
+/**
+ * `p`, with its rejection marked handled: a context call the handler does
+ * not await (one it left running when it returned, or one started before a
+ * wait and awaited after it) fails without an unhandled rejection, which
+ * would end the worker process. A handler that awaits it still gets the error.
+ */
+export function dropped<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
