@@ -32,7 +32,7 @@ import type { JobAbort } from './jobAbort.js';
 import { checkStepFn, checkStepName } from './stepArguments.js';
 import { dropped, StepsInFlight } from './stepsInFlight.js';
 import { JobSuspension } from './suspension.js';
-import { assertStorableStepResult } from './stepResult.js';
+import { assertStorableStepResult, refusedRecord } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
 import { refusedForNow, runStepTransaction } from './stepTransaction.js';
@@ -164,7 +164,7 @@ export class JobContext implements HandlerContext {
     const result = await fn();
     const what = `step "${name}"`;
     assertStorableStepResult(what, this.job.id, result);
-    return (await this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result))) as Jsonified<T>;
+    return (await refusedRecord(what, this.job.id, this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result)))) as Jsonified<T>;
   }
 
   /** Tracked like a plain step: a suspension waits for it, and its failure the handler no longer awaits is dropped. */
@@ -186,7 +186,7 @@ export class JobContext implements HandlerContext {
       const result = await fn(tx);
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
-      const record = await refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result));
+      const record = await refusedRecord(what, this.job.id, refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result)));
       // An earlier record won (it committed while this one ran): this run's writes roll back, its result is the record's.
       return { commit: record.won, value: record.result as Jsonified<T> };
     });

@@ -4,8 +4,11 @@
 // recorded, so every retry would run the step's body again. It fails the job
 // at once instead (a ValidationError that is not retried). A value
 // JSON.stringify drops (undefined, a function) is recorded as null, as before.
+// A record PostgreSQL refuses all the same for its value (over jsonb's 256 MiB)
+// fails the job the same way (refusedRecord).
 import { ValidationError } from '../errors.js';
 import { jsonProblem } from '../storable.js';
+import { isProgramLimitExceeded } from '../db/sqlState.js';
 
 export function assertStorableStepResult(what: string, jobId: string, result: unknown): void {
   let reason: string | undefined;
@@ -19,4 +22,20 @@ export function assertStorableStepResult(what: string, jobId: string, result: un
   if (reason === undefined) return;
   const error = new ValidationError(`${what} of job ${jobId} returned a result that is not JSON PostgreSQL can store (${reason}); the job fails without a retry`);
   throw Object.assign(error, { retryable: false });
+}
+
+/**
+ * A step's record PostgreSQL refused for its value (class 54, a program
+ * limit: a jsonb string over 256 MiB; class 22, a data exception, which the
+ * protocol layer maps to a ValidationError): every retry would run the body
+ * again and be refused the same way, so it fails the job at once, as a job
+ * result over the limit does.
+ */
+export function refusedRecord<T>(what: string, jobId: string, record: Promise<T>): Promise<T> {
+  return record.catch((err: unknown) => {
+    if (!isProgramLimitExceeded(err) && !(err instanceof ValidationError)) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    const error = new ValidationError(`${what} of job ${jobId}: PostgreSQL refused to record its result (${message}); the job fails without a retry`);
+    throw Object.assign(error, { retryable: false, cause: err });
+  });
 }
