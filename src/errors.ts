@@ -273,6 +273,24 @@ export class WaitLostError extends WorkhorseError {
   }
 }
 
+/**
+ * A transactional step's body ended the step's transaction itself (a
+ * `commit` or `rollback` through the client it was handed): its writes no
+ * longer commit with the step's record, so the step is not recorded. A
+ * retry runs the same code, so it fails the job without retries.
+ */
+export class StepTransactionEndedError extends WorkhorseError {
+  readonly retryable = false;
+  readonly step: string;
+  constructor(jobId: string, step: string) {
+    super(
+      'step_transaction_ended',
+      `transactional step "${step}" of job ${jobId}: its body ended the step's transaction (a commit or rollback through the client it was handed), so its writes no longer commit with the step's record; the step is not recorded. Use savepoints inside a step, never commit or rollback`,
+    );
+    this.step = step;
+  }
+}
+
 /** One child's end, as `ChildJobFailedError` reports it. */
 export interface ChildOutcome {
   id: string;

@@ -23,7 +23,7 @@ import { pause, retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
-import { DatabaseUnavailableError, StaleLeaseError, ValidationError, WaitLostError } from '../errors.js';
+import { DatabaseUnavailableError, StaleLeaseError, StepTransactionEndedError, ValidationError, WaitLostError } from '../errors.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
@@ -179,14 +179,16 @@ export class JobContext implements HandlerContext {
     await this.goingOn();
     const { namespace, protocol } = this.deps;
     const what = `transactional step "${name}"`;
-    return this.transaction(what, async (tx) => {
+    return this.transaction(what, async (tx, txid) => {
       // The step's own statements: refused for a reason an operator ends, the transaction is run again (refusedForNow).
       const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       const result = await fn(tx);
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
-      const record = await refusedRecord(what, this.job.id, refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result)));
+      const record = await refusedRecord(what, this.job.id, refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result, txid)));
+      // The body ended the transaction itself (a commit or a rollback): nothing was recorded.
+      if (!record) throw new StepTransactionEndedError(this.job.id, name);
       // An earlier record won (it committed while this one ran): this run's writes roll back, its result is the record's.
       return { commit: record.won, value: record.result as Jsonified<T> };
     });
@@ -346,7 +348,7 @@ export class JobContext implements HandlerContext {
   }
 
   /** Runs `fn` in a transaction of its own (stepTransaction.ts): a connection that cannot be had is waited for while the lease holds. */
-  transaction<T>(what: string, fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+  transaction<T>(what: string, fn: (tx: pg.PoolClient, txid: string) => Promise<{ commit: boolean; value: T }>): Promise<T> {
     return runStepTransaction(this.deps, this.job.id, this.abort, what, fn);
   }
 

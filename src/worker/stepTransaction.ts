@@ -47,7 +47,8 @@ export async function runStepTransaction<T>(
   jobId: string,
   abort: JobAbort,
   what: string,
-  fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>,
+  /** `txid`: the transaction's id, which tells whether a statement still runs in it. */
+  fn: (tx: pg.PoolClient, txid: string) => Promise<{ commit: boolean; value: T }>,
 ): Promise<T> {
   const { db, txIdleTimeoutMs, txStatementTimeoutMs } = deps;
   const backoff = new Backoff({ baseMs: CHECKOUT_RETRY_FIRST_MS, maxMs: CHECKOUT_RETRY_MAX_MS });
@@ -57,11 +58,11 @@ export async function runStepTransaction<T>(
       return await db.withClient(async (tx, broken) => {
         began = true;
         try {
-          await tx.query(
+          const opened = (await tx.query(
             `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
-              ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}`,
-          );
-          const r = await fn(tx);
+              ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}; select txid_current()::text as txid`,
+          )) as unknown as pg.QueryResult<{ txid: string }>[];
+          const r = await fn(tx, opened[opened.length - 1]!.rows[0]!.txid);
           await tx.query(r.commit ? 'commit' : 'rollback');
           return r.value;
         } catch (err) {

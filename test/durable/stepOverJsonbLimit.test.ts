@@ -37,7 +37,7 @@ beforeAll(async () => {
   const protocol: Protocol = {
     ...postgresProtocol,
     recordStep: (q, ns, lease, name, result) => (result === HUGE ? tooLong() : postgresProtocol.recordStep(q, ns, lease, name, result)),
-    recordTxStep: (q, ns, lease, name, result) => (result === HUGE ? tooLong() : postgresProtocol.recordTxStep(q, ns, lease, name, result)),
+    recordTxStep: (q, ns, lease, name, result, txid) => (result === HUGE ? tooLong() : postgresProtocol.recordTxStep(q, ns, lease, name, result, txid)),
   };
   Object.defineProperty(client, 'protocol', { value: protocol });
   worker = new Worker(client, { workerId: 'jsonb-limit', concurrency: 2, heartbeatMs: 500, pollMs: 100 });
