@@ -21,7 +21,8 @@ export const backoffSchema = z
 /** A backoff whose fields are each optional and have no defaults: a per-enqueue override of a definition's. */
 export const backoffOverrideSchema = z
   .object({ kind: backoffKindSchema.optional(), baseMs: backoffMsSchema.optional(), maxMs: backoffMsSchema.optional() })
-  .strict();
+  .strict()
+  .refine((b) => b.baseMs === undefined || b.maxMs === undefined || b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] });
 
 export const retrySchema = z
   .object({
