@@ -15,6 +15,7 @@ import { context, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace, type Context } from
 import type { ClaimedJob } from '../db/protocol.js';
 import { getTracer, SpanKind, SpanStatusCode, type Span } from './telemetry.js';
 import { contextFrom } from './traceContext.js';
+import { errorToJson } from '../worker/errorJson.js';
 
 /**
  * The key under which the API keeps a context's span (its createContextKey
@@ -66,38 +67,68 @@ export class JobSpan implements Context {
     return trace.setSpan(this.parent, this.started()).deleteValue(key);
   }
 
-  /** Ends the span with what the attempt became, at `endedAt` (performance.now() when the settlement was written). */
+  /**
+   * Ends the span with what the attempt became, at `endedAt` (performance.now()
+   * when the settlement was written). Every outcome but succeeded and
+   * suspended is an error, whatever the handler threw (a string, an object,
+   * undefined): its exception is recorded with the message the job's
+   * lastError carries.
+   */
   end(outcome: string, error: unknown, endedAt: number): void {
     const span = this.started();
     span.setAttribute('workhorse.job.outcome', outcome);
-    if (error !== undefined && outcome !== 'succeeded') {
-      if (error instanceof Error) span.recordException(error, endedAt);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    if (outcome !== 'succeeded' && outcome !== 'suspended') {
+      const exception = exceptionOf(outcome, error);
+      // An Error whose fields throw when read must not cost the span its end.
+      try {
+        span.recordException(exception, endedAt);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: typeof exception === 'string' ? exception : exception.message });
+      } catch {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorToJson(exception).message });
+      }
     }
     span.end(endedAt);
   }
 
-  /** The SDK span, started at the attempt's start time the first time it is needed. */
+  /**
+   * The SDK span, started at the attempt's start time the first time it is
+   * needed. A tracer that throws (a span processor's onStart, a sampler) gets
+   * a non-recording span in the enqueuer's trace instead: the handler that
+   * happened to read the active span goes on, as one that did not would.
+   */
   private started(): Span {
+    if (this.span) return this.span;
     const job = this.job;
-    return (this.span ??= getTracer().startSpan(
-      spanName(job.type),
-      {
-        kind: SpanKind.CONSUMER,
-        startTime: this.startedAt,
-        attributes: {
-          'messaging.system': 'workhorse',
-          'messaging.operation.type': 'process',
-          'messaging.operation.name': 'process',
-          'messaging.destination.name': job.queue,
-          'messaging.message.id': job.id,
-          'workhorse.job.type': job.type,
-          'workhorse.job.attempt': job.attempt,
+    try {
+      this.span = getTracer().startSpan(
+        spanName(job.type),
+        {
+          kind: SpanKind.CONSUMER,
+          startTime: this.startedAt,
+          attributes: {
+            'messaging.system': 'workhorse',
+            'messaging.operation.type': 'process',
+            'messaging.operation.name': 'process',
+            'messaging.destination.name': job.queue,
+            'messaging.message.id': job.id,
+            'workhorse.job.type': job.type,
+            'workhorse.job.attempt': job.attempt,
+          },
         },
-      },
-      this.parent,
-    ));
+        this.parent,
+      );
+    } catch {
+      this.span = trace.wrapSpanContext(trace.getSpanContext(this.parent) ?? INVALID_SPAN_CONTEXT);
+    }
+    return this.span;
   }
+}
+
+/** What a failed attempt records as its exception: the Error, or, for anything else thrown, the message its lastError carries. */
+function exceptionOf(outcome: string, error: unknown): Error | string {
+  if (error instanceof Error) return error;
+  if (error === undefined) return outcome === 'unsettled' ? 'the attempt\'s outcome could not be written' : `job ${outcome}: the handler threw undefined`;
+  return errorToJson(error).message;
 }
 
 /** Runs `fn` with the job's span (a JobSpan, or any context) active. */

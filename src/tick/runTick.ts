@@ -8,6 +8,7 @@
 // no attempt counted), and closes its connections before returning a summary.
 // Nothing here runs at module scope and no session state is used, so it
 // works through a transaction-mode pooler.
+import { context, trace, type Attributes, type Span } from '@opentelemetry/api';
 import pg from 'pg';
 import { prepareConnection } from '../db/connectionSetup.js';
 import { destroyPoolSockets } from '../db/poolEnd.js';
@@ -53,38 +54,70 @@ const TIGHT_MARGIN_MS = 250;
  * leased is recovered by the next one.
  */
 export function runTick(options: TickOptions): Promise<TickSummary> {
-  return tracingOn() ? tracedTick(options) : failFast(tick(options)).then(recordTimeLeft);
+  return tracingOn() ? tracedTick(options) : untracedTick(options);
 }
 
 function recordTimeLeft(summary: TickSummary): TickSummary {
   flushTelemetry();
-  meters().tickTimeLeft.record(summary.msLeft);
+  quietly(() => meters().tickTimeLeft.record(summary.msLeft));
   return summary;
 }
 
-/** The tick inside a `workhorse.tick` span carrying its summary. */
+/**
+ * The tick inside a `workhorse.tick` span carrying its summary. The
+ * application's tracer runs apart from the tick: a span processor or sampler
+ * that throws costs the span, never the tick or its summary.
+ */
 function tracedTick(options: TickOptions): Promise<TickSummary> {
-  return getTracer().startActiveSpan('workhorse.tick', { kind: SpanKind.INTERNAL }, async (span) => {
-    try {
-      const summary = recordTimeLeft(await failFast(tick(options)));
-      span.setAttributes({
-        'workhorse.tick.claimed': summary.claimed,
-        'workhorse.tick.succeeded': summary.succeeded,
-        'workhorse.tick.failed': summary.failed,
-        'workhorse.tick.retried': summary.retried,
-        'workhorse.tick.recovered': summary.recovered,
-        'workhorse.tick.slots_fired': summary.slotsFired,
-        'workhorse.tick.ms_left': summary.msLeft,
-      });
+  let span: Span;
+  try {
+    span = getTracer().startSpan('workhorse.tick', { kind: SpanKind.INTERNAL });
+  } catch {
+    return untracedTick(options);
+  }
+  return context.with(trace.setSpan(context.active(), span), () => untracedTick(options)).then(
+    (summary) => {
+      quietly(() => span.setAttributes(tickAttributes(summary)));
+      quietly(() => span.end());
       return summary;
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    },
+    (err: unknown) => {
+      quietly(() => {
+        span.recordException(err instanceof Error ? err : String(err));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      });
+      quietly(() => span.end());
       throw err;
-    } finally {
-      span.end();
-    }
-  });
+    },
+  );
+}
+
+function untracedTick(options: TickOptions): Promise<TickSummary> {
+  return failFast(tick(options)).then(recordTimeLeft);
+}
+
+function tickAttributes(summary: TickSummary): Attributes {
+  return {
+    'workhorse.tick.claimed': summary.claimed,
+    'workhorse.tick.succeeded': summary.succeeded,
+    'workhorse.tick.failed': summary.failed,
+    'workhorse.tick.retried': summary.retried,
+    'workhorse.tick.suspended': summary.suspended,
+    'workhorse.tick.recovered': summary.recovered,
+    'workhorse.tick.skipped_timeout': summary.skippedTimeout,
+    'workhorse.tick.fanned_out': summary.fannedOut,
+    'workhorse.tick.slots_fired': summary.slotsFired,
+    'workhorse.tick.ms_left': summary.msLeft,
+  };
+}
+
+/** Runs an SDK call whose failure is the application's tracer's, not the tick's. */
+function quietly(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // a span processor of the application's threw
+  }
 }
 
 async function tick(options: TickOptions): Promise<TickSummary> {
