@@ -1,11 +1,21 @@
 // The readiness probe's round trip to the database. It runs as a bounded
 // call (guardedDb.ts): a ping the server does not answer in time has its
 // connection destroyed, so a hung or vanished server cannot keep the pool
-// slot it took, one per probe, until the worker has none left.
+// slot it took, one per probe, until the worker has none left. A server that
+// answers but takes no writes (a standby after a failover, or
+// default_transaction_read_only) is not ready either: no claim, heartbeat or
+// settlement can go through it.
 import type pg from 'pg';
+import { DatabaseUnavailableError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
 
-/** One `select 1` within `timeoutMs` (checkout included), or a DatabaseUnavailableError. */
+/** The reason a ping gives for a server that answers but takes no writes. */
+export const READ_ONLY_REASON = 'the database is read-only (a standby, or default_transaction_read_only is on): no job can be claimed or settled';
+
+/** One query within `timeoutMs` (checkout included); a DatabaseUnavailableError when it fails or the server takes no writes. */
 export async function pingDatabase(pool: pg.Pool, timeoutMs: number): Promise<void> {
-  await new GuardedDb(pool, { timeoutMs }).query('select 1');
+  const { rows } = await new GuardedDb(pool, { timeoutMs }).query<{ read_only: boolean }>(
+    "select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only",
+  );
+  if (rows[0]?.read_only) throw new DatabaseUnavailableError(READ_ONLY_REASON);
 }

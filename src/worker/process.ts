@@ -8,7 +8,7 @@
 // Each phase is logged in one line.
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
-import { pingDatabase } from '../db/ping.js';
+import { pingDatabase, READ_ONLY_REASON } from '../db/ping.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { describeDbError } from '../db/transient.js';
 import { ConfigError } from '../errors.js';
@@ -149,7 +149,10 @@ async function startProcess(
         if (unregistered.length > 0) return { ok: false, reason: `not registered: ${unregistered.map((w) => w.workerId).join(', ')}` };
         return adapter.ping(timeoutMs).then(
           () => ({ ok: true }),
-          (err: unknown) => ({ ok: false, reason: `the database does not answer: ${describeDbError(err)}` }),
+          (err: unknown) => ({
+            ok: false,
+            reason: err instanceof Error && err.message === READ_ONLY_REASON ? READ_ONLY_REASON : `the database does not answer: ${describeDbError(err)}`,
+          }),
         );
       },
       workers: () => workers.map((w) => ({ id: w.workerId, ...pick(w.runtimeState()) })),
