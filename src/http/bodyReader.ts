@@ -19,6 +19,15 @@ export interface BodyLimits {
 }
 
 const RETRY_AFTER_SEC = 1;
+
+/**
+ * Bodies of signed requests read at the same time, out of `maxBodyReads`: a
+ * quarter of it (at least 1), in slots of their own, since anyone can send
+ * a signature that only the body's MAC check will refuse.
+ */
+export function signedBodyReads(maxBodyReads: number): number {
+  return Math.max(1, Math.floor(maxBodyReads / 4));
+}
 const EMPTY = new Uint8Array(0);
 
 function tooLarge(c: Context<HttpEnv>, limit: number): Response {

@@ -7,11 +7,11 @@
 // method is 405, an unknown one 404.
 import { Hono } from 'hono';
 import { parseHttpAppConfig, type HttpAppConfig } from './appConfig.js';
-import { BodyReader } from './bodyReader.js';
+import { BodyReader, signedBodyReads } from './bodyReader.js';
 import type { HttpEnv } from './env.js';
 import { createHealthCheck } from './healthCheck.js';
 import { allowedMethods } from './methods.js';
-import { requireScope, requireSignature, type AuthSettings } from './middleware/auth.js';
+import { requireScope, requireSignature, type AuthSettings, type Bodies } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errorHandler.js';
 import { alertRoutes } from './routes/alerts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -35,12 +35,16 @@ export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
     toleranceSec: c.toleranceSec,
     now: c.now ?? Date.now,
   };
-  const body = new BodyReader({ maxBytes: c.maxBodyBytes, maxConcurrent: c.maxBodyReads, timeoutMs: c.bodyTimeoutMs });
+  const limits = { maxBytes: c.maxBodyBytes, timeoutMs: c.bodyTimeoutMs };
+  const bodies: Bodies = {
+    verified: new BodyReader({ ...limits, maxConcurrent: c.maxBodyReads }),
+    signed: new BodyReader({ ...limits, maxConcurrent: signedBodyReads(c.maxBodyReads) }),
+  };
   const deps: RouteDeps = {
     client: c.client,
     config: c,
-    guard: (scope) => requireScope(auth, body, scope),
-    signed: requireSignature(auth, body),
+    guard: (scope) => requireScope(auth, bodies, scope),
+    signed: requireSignature(auth, bodies),
   };
   const health = c.health ?? createHealthCheck({ poolConfig: c.client.pool.options });
   const log = c.log ?? ((message: string, err: unknown) => console.error(message, err));

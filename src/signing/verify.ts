@@ -35,19 +35,24 @@ export type VerifyResult = { ok: true; secretIndex: number } | { ok: false; reas
 const MAX_SIGNATURES = 4;
 const MAC_BYTES = 32;
 
-/** Parses `v1=<hex>[,v1=<hex>…]`; undefined when malformed. */
+/**
+ * Parses `v1=<hex>[,v1=<hex>…]`: the well-formed v1 values (32-byte MACs).
+ * An entry of another version, or a v1 value that is not one, is passed
+ * over (a signer in the middle of a change may send more than one); the
+ * header is malformed when no entry is a well-formed v1 value, or when it
+ * holds more than MAX_SIGNATURES entries.
+ */
 function parseSignatures(header: string): Uint8Array[] | undefined {
   const parts = header.split(',').map((p) => p.trim());
   if (parts.length === 0 || parts.length > MAX_SIGNATURES) return undefined;
   const macs: Uint8Array[] = [];
   for (const part of parts) {
     const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq) !== SIGNATURE_VERSION) return undefined;
+    if (eq < 0 || part.slice(0, eq) !== SIGNATURE_VERSION) continue;
     const mac = fromHex(part.slice(eq + 1));
-    if (!mac || mac.length !== MAC_BYTES) return undefined;
-    macs.push(mac);
+    if (mac && mac.length === MAC_BYTES) macs.push(mac);
   }
-  return macs;
+  return macs.length > 0 ? macs : undefined;
 }
 
 /** A header as given: a string, or absent (anything else, such as a number or an array of values, is not one header). */
@@ -62,7 +67,7 @@ function headerText(v: unknown): string | undefined | false {
  * timestamp check off (every comparison with NaN is false) and accept a
  * request captured any time ago. A caller's mistake, so a TypeError.
  */
-function checkSettings(input: VerifyInput): { tolerance: number; nowMs: number } {
+function checkSettings(input: Pick<VerifyInput, 'toleranceSec' | 'nowMs' | 'secrets'>): { tolerance: number; nowMs: number } {
   const tolerance = input.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
   const nowMs = input.nowMs ?? Date.now();
   if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
@@ -73,7 +78,10 @@ function checkSettings(input: VerifyInput): { tolerance: number; nowMs: number }
   return { tolerance, nowMs };
 }
 
-export async function verifySignedRequest(input: VerifyInput): Promise<VerifyResult> {
+type HeaderCheck = { ok: true; ts: string; macs: Uint8Array[]; secrets: string[] } | { ok: false; reason: VerifyFailure };
+
+/** Everything but the MAC: secrets configured, both headers present and well-formed, the timestamp within the tolerance. */
+function checkHeaders(input: Omit<VerifyInput, 'method' | 'path' | 'body'>): HeaderCheck {
   const { tolerance, nowMs } = checkSettings(input);
   const secrets = input.secrets.filter((s) => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) return { ok: false, reason: 'no_secret' };
@@ -86,6 +94,23 @@ export async function verifySignedRequest(input: VerifyInput): Promise<VerifyRes
   if (!macs) return { ok: false, reason: 'malformed' };
   const nowSec = Math.floor(nowMs / 1000);
   if (Math.abs(nowSec - Number(ts)) > tolerance) return { ok: false, reason: 'stale' };
+  return { ok: true, ts, macs, secrets };
+}
+
+/**
+ * The checks a server can make from a signed request's headers alone,
+ * before it reads the body: why the request will fail whatever its body,
+ * or undefined when only the MAC is left to check.
+ */
+export function signedHeadersFailure(input: Omit<VerifyInput, 'method' | 'path' | 'body'>): VerifyFailure | undefined {
+  const r = checkHeaders(input);
+  return r.ok ? undefined : r.reason;
+}
+
+export async function verifySignedRequest(input: VerifyInput): Promise<VerifyResult> {
+  const h = checkHeaders(input);
+  if (!h.ok) return h;
+  const { ts, macs, secrets } = h;
   if (typeof input.path !== 'string' || !input.path.startsWith('/')) return { ok: false, reason: 'mismatch' };
   const message = signedMessage(ts, input.method, input.path, input.body);
   for (let i = 0; i < secrets.length; i++) {

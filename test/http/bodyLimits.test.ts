@@ -92,6 +92,49 @@ describe('concurrent body reads', () => {
   });
 });
 
+describe('signed requests before their MAC is checked', () => {
+  const forgedHead = (timestamp: number, length: number) =>
+    requestHead('POST', '/tick', {
+      'x-workhorse-timestamp': String(timestamp),
+      'x-workhorse-signature': `v1=${'ab'.repeat(32)}`,
+      'content-type': 'application/json',
+      'content-length': String(length),
+    });
+
+  it('refuses a stale or malformed signature from the headers, without waiting for the body', async () => {
+    for (const head of [
+      forgedHead(Math.floor(Date.now() / 1000) - 3600, 500_000),
+      requestHead('POST', '/tick', { 'x-workhorse-timestamp': 'soon', 'x-workhorse-signature': 'v1=ab', 'content-length': '500000' }),
+    ]) {
+      const socket = await rawRequest(server.port, head);
+      const started = Date.now();
+      const res = await readResponse(socket);
+      socket.destroy();
+      expect(res.status).toBe(401);
+      expect(Date.now() - started).toBeLessThan(BODY_TIMEOUT_MS);
+    }
+  });
+
+  it("read their bodies in slots of their own: forged signatures with bodies that never arrive cannot make bearer requests busy", async () => {
+    const forged = await Promise.all([1, 2, 3].map(() => rawRequest(server.port, forgedHead(Math.floor(Date.now() / 1000), 1000), '{"budgetMs":')));
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      // The signed slot is taken: another signed request is busy…
+      const signed = await rawRequest(server.port, forgedHead(Math.floor(Date.now() / 1000), 2), '{}');
+      expect((await readResponse(signed)).status).toBe(503);
+      signed.destroy();
+      // …while both bearer slots are free.
+      const posts = await Promise.all(
+        [1, 2].map(() => fetch(`${server.url}/jobs`, { method: 'POST', body: email, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } })),
+      );
+      expect(posts.map((r) => r.status)).toEqual([201, 201]);
+    } finally {
+      for (const s of forged) s.destroy();
+      await db.pool.query('truncate workhorse.jobs cascade');
+    }
+  });
+});
+
 describe('a client that goes away', () => {
   it('is not logged as an internal failure, writes nothing and frees its body slot', async () => {
     for (let i = 0; i < 3; i++) {

@@ -110,6 +110,11 @@ describe('signRequest / verifySignedRequest', () => {
     const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '{"budgetMs":1000}' });
     const header = `v1=${'0'.repeat(64)}, ${h[SIGNATURE_HEADER]}`;
     expect((await verify({ ...h, [SIGNATURE_HEADER]: header })).ok).toBe(true);
+    // Entries that are not well-formed v1 values (another version, a short value) are passed over; one must be.
+    for (const other of ['v1=00', `v2=${'a'.repeat(64)}`, 'v1']) {
+      expect((await verify({ ...h, [SIGNATURE_HEADER]: `${other},${h[SIGNATURE_HEADER]}` })).ok, other).toBe(true);
+    }
+    expect(await verify({ ...h, [SIGNATURE_HEADER]: `v1=00,v2=${'a'.repeat(64)}` })).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('refuses everything when no secret is configured', async () => {

@@ -3,15 +3,18 @@
 // before any body byte is read, and a token without the scope gets 403. A
 // signed request (the tick's HMAC) is accepted on POST /tick always and on
 // the API routes only when the server gives signatures scopes
-// (`signedScopes`); its scope is checked before the body is read, its MAC
-// after. A route with no credential configured for it refuses everything
+// (`signedScopes`); its scope, timestamp and header form are checked before
+// the body is read, its MAC after. Until its MAC is checked a signed request
+// is anyone's, so its body is read in slots of its own (`Bodies.signed`):
+// forged signatures with bodies that never arrive can hold those, never the
+// ones bearer-authenticated requests use. A route with no credential configured for it refuses everything
 // (fail closed). Failures throw UnauthorizedError (401) or ForbiddenError
 // (403) before any handler runs.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../signing/scheme.js';
-import { verifySignedRequest, type VerifyFailure } from '../../signing/verify.js';
+import { signedHeadersFailure, verifySignedRequest, type VerifyFailure } from '../../signing/verify.js';
 import type { BodyReader } from '../bodyReader.js';
 import type { ApiToken } from '../../credentials/tokens.js';
 import type { HttpEnv, Principal } from '../env.js';
@@ -25,6 +28,12 @@ export interface AuthSettings {
   signedScopes: readonly Scope[];
   toleranceSec: number;
   now: () => number;
+}
+
+/** Where bodies are read: a bearer-authenticated request's, and a signed one's before its MAC is checked. */
+export interface Bodies {
+  verified: BodyReader;
+  signed: BodyReader;
 }
 
 function failureMessage(reason: VerifyFailure, toleranceSec: number): string {
@@ -78,6 +87,18 @@ function isSigned(c: Context<HttpEnv>): boolean {
   return c.req.header(SIGNATURE_HEADER) !== undefined || c.req.header(TIMESTAMP_HEADER) !== undefined;
 }
 
+/** Refuses a signed request its headers already condemn (no secret, malformed, stale), before its body is read. */
+function checkSignedHeaders(c: Context<HttpEnv>, auth: AuthSettings): void {
+  const reason = signedHeadersFailure({
+    secrets: auth.signingSecrets,
+    timestampHeader: c.req.header(TIMESTAMP_HEADER),
+    signatureHeader: c.req.header(SIGNATURE_HEADER),
+    toleranceSec: auth.toleranceSec,
+    nowMs: auth.now(),
+  });
+  if (reason) throw new UnauthorizedError(failureMessage(reason, auth.toleranceSec));
+}
+
 /** Reads the body, or answers the body reader's refusal. */
 async function withBody(c: Context<HttpEnv>, body: BodyReader, then: () => Promise<void>): Promise<Response | void> {
   const refused = await body.read(c);
@@ -86,11 +107,12 @@ async function withBody(c: Context<HttpEnv>, body: BodyReader, then: () => Promi
 }
 
 /** For POST /tick: a valid HMAC signature or nothing (a bearer token never runs a tick). */
-export function requireSignature(auth: AuthSettings, body: BodyReader): MiddlewareHandler<HttpEnv> {
+export function requireSignature(auth: AuthSettings, bodies: Bodies): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    // Refuse an unsigned request before reading its body.
+    // Refuse an unsigned, malformed or stale request before reading its body.
     if (!isSigned(c)) throw new UnauthorizedError(failureMessage(auth.signingSecrets.length ? 'unsigned' : 'no_secret', auth.toleranceSec));
-    return withBody(c, body, async () => {
+    checkSignedHeaders(c, auth);
+    return withBody(c, bodies.signed, async () => {
       await checkSignature(c, auth);
       c.set('principal', { name: 'signature', via: 'signature', scopes: new Set() });
       await next();
@@ -102,7 +124,7 @@ export function requireSignature(auth: AuthSettings, body: BodyReader): Middlewa
  * For an API route: credentials holding `scope` (or one of several), checked
  * from the headers before the body is read.
  */
-export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope | readonly Scope[]): MiddlewareHandler<HttpEnv> {
+export function requireScope(auth: AuthSettings, bodies: Bodies, scope: Scope | readonly Scope[]): MiddlewareHandler<HttpEnv> {
   const signedScopes = new Set(auth.signedScopes);
   const anyOf: readonly Scope[] = typeof scope === 'string' ? [scope] : scope;
   const holds = (scopes: ReadonlySet<Scope>) => anyOf.some((s) => scopes.has(s));
@@ -113,7 +135,7 @@ export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope 
       const principal = tokenPrincipal(authorization, auth.tokens);
       if (!holds(principal.scopes)) throw new ForbiddenError(`token "${principal.name}" lacks the ${needed} scope this route needs`);
       c.set('principal', principal);
-      return withBody(c, body, next);
+      return withBody(c, bodies.verified, next);
     }
     if (isSigned(c)) {
       if (signedScopes.size === 0) {
@@ -122,7 +144,8 @@ export function requireScope(auth: AuthSettings, body: BodyReader, scope: Scope 
       if (!holds(signedScopes)) {
         throw new ForbiddenError(`signed requests carry the scopes ${[...signedScopes].join(', ')}; this route needs ${needed}`);
       }
-      return withBody(c, body, async () => {
+      checkSignedHeaders(c, auth);
+      return withBody(c, bodies.signed, async () => {
         await checkSignature(c, auth);
         c.set('principal', { name: 'signature', via: 'signature', scopes: signedScopes });
         await next();
