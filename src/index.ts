@@ -18,7 +18,7 @@ export { JobSuspension, isSuspension } from './worker/suspension.js';
 export type { DurableContext, SignalWaitOptions, DecisionWaitOptions, DecisionResult, SpawnOptions, ChildJob, JoinOptions } from './worker/durable.js';
 export type { SignalResult, DecisionInput, DecisionFilter } from './client/durableClient.js';
 export type { Decision, PendingDecision, WaitRecord, WaitKind } from './db/protocol.js';
-export { PermanentJobError } from './worker/errorJson.js';
+export { PermanentJobError } from './errorJson.js';
 export { migrate } from './db/migrate.js';
 export { readSchemaVersion, assertSchemaVersion } from './db/schemaCheck.js';
 export type { MigrateOptions, MigrateResult } from './db/migrate.js';

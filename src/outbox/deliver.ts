@@ -23,7 +23,7 @@ import { setMaxListeners } from 'node:events';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
-import { errorToJson } from '../worker/errorJson.js';
+import { errorToJson } from '../errorJson.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 import { BatchSettlement } from './batchSettlement.js';
 import { sinkTakes, type OutboxEvent } from './sink.js';

@@ -15,7 +15,7 @@ import { context, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace, type Context } from
 import type { ClaimedJob } from '../db/protocol.js';
 import { getTracer, SpanKind, SpanStatusCode, type Span } from './telemetry.js';
 import { contextFrom } from './traceContext.js';
-import { errorToJson } from '../worker/errorJson.js';
+import { errorToJson } from '../errorJson.js';
 
 /**
  * The key under which the API keeps a context's span (its createContextKey

@@ -7,7 +7,7 @@ import type { ClaimedJob } from '../db/protocol.js';
 import { resultJson } from '../db/protocol.js';
 import { isProgramLimitExceeded } from '../db/sqlState.js';
 import { ConfigError, StaleLeaseError, ValidationError } from '../errors.js';
-import { errorToJson, isRetryable, readableThrown } from './errorJson.js';
+import { errorToJson, isRetryable, readableThrown } from '../errorJson.js';
 import type { HandlerOutcome } from './invokeHandler.js';
 import { MAX_RETRY_DELAY_MS, type RetryDelay } from './options.js';
 import type { Settler } from './settler.js';

@@ -16,7 +16,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { findSqlDir } from '../../src/db/sqlFiles.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 import { runTick } from '../../src/tick/runTick.js';
-import { PermanentJobError } from '../../src/worker/errorJson.js';
+import { PermanentJobError } from '../../src/errorJson.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createRuntimeLogin, type RuntimeLogin } from '../helpers/runtimeLogin.js';
 

@@ -13,7 +13,7 @@ import { defineApp } from '../../src/app/defineApp.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { ChildJobFailedError } from '../../src/errors.js';
 import { isSuspension } from '../../src/worker/suspension.js';
-import { PermanentJobError } from '../../src/worker/errorJson.js';
+import { PermanentJobError } from '../../src/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';

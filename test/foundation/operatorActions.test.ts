@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { ConflictError, NotFoundError, StaleLeaseError, ValidationError } from '../../src/errors.js';
-import { PermanentJobError } from '../../src/worker/errorJson.js';
+import { PermanentJobError } from '../../src/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
 import type { HandlerContext } from '../../src/worker/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
-import { PermanentJobError } from '../../src/worker/errorJson.js';
+import { PermanentJobError } from '../../src/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
 import type { WorkerOptions } from '../../src/worker/options.js';
 import { ConfigError } from '../../src/errors.js';

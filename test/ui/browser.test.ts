@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 import { Schedules } from '../../src/schedules/schedules.js';
-import { PermanentJobError } from '../../src/worker/errorJson.js';
+import { PermanentJobError } from '../../src/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';

@@ -5,7 +5,7 @@
 // PostgreSQL's jsonb refuses (NUL, a lone surrogate), so every field is read
 // guarded and cleaned: storing an error never throws and never poisons the
 // settlement batch it is written in.
-import { textProblem } from '../storable.js';
+import { textProblem } from './storable.js';
 
 export interface StoredError {
   name: string;
