@@ -8,13 +8,16 @@
 // `workhorse worker app.js` refused the application's own client. Run from
 // a checkout itself (`node bin/workhorse.js`), with tsx installed, it runs
 // the TypeScript sources, so an edit never runs against a stale dist/
-// build; without dist/ (a checkout not yet built) it does so in both cases.
+// build, unless the command loads a compiled module (`worker app.js`,
+// `tick app.js`, `serve --app app.js`): that module's `import 'workhorse'`
+// loads dist/, so the CLI does too. Without dist/ (a checkout not yet
+// built) it runs the sources in every case.
 import { existsSync } from 'node:fs';
 
 const sources = new URL('../src/cli/main.ts', import.meta.url);
 const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
 const asDependency = /[\\/]node_modules[\\/]/.test(process.argv[1] ?? '');
-const fromSources = existsSync(sources) && !(asDependency && existsSync(compiled));
+const fromSources = existsSync(sources) && !((asDependency || loadsCompiledModule(process.argv.slice(2))) && existsSync(compiled));
 const tsx = fromSources ? await import('tsx/esm/api').catch(() => undefined) : undefined;
 tsx?.register();
 // `worker` and `tick` take SIGTERM, SIGINT and SIGHUP as "stop" from here on,
@@ -27,3 +30,15 @@ const mod = await import(tsx ? sources.href : compiled.href);
 mod.ignoreClosedPipes();
 // Ends the process once the command returned, even if something in it lingers (main.ts, endProcess).
 mod.endProcess(await mod.main(process.argv.slice(2)));
+
+/** Whether the command names an application module that is JavaScript (`worker app.js`, `tick app.mjs`, `serve --app app.js`). */
+function loadsCompiledModule(args) {
+  const [command, ...rest] = args;
+  let module;
+  if (command === 'worker' || command === 'tick') module = rest.find((a) => !a.startsWith('-'));
+  if (command === 'serve') {
+    const i = rest.indexOf('--app');
+    module = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--app='))?.slice('--app='.length);
+  }
+  return typeof module === 'string' && /\.[cm]?js$/.test(module);
+}
