@@ -232,7 +232,7 @@ export class Client {
           throw new ValidationError(`item ${i}: ${err.message}`, err.issues.map((x) => ({ ...x, path: [i, ...x.path] })));
         }
         // Any other refusal of one item (too large, an unknown type) names the item too.
-        if (err instanceof Error && indexed && items.length > 1) err.message = `item ${i}: ${err.message}`;
+        if (err instanceof Error && indexed) err.message = `item ${i}: ${err.message}`;
         throw err;
       }
     });

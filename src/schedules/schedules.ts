@@ -87,8 +87,8 @@ export class Schedules {
   async delete(name: string): Promise<void> {
     const n = parseInput(scheduleNameSchema, name, 'schedule name');
     if (n.startsWith(SYSTEM_PREFIX)) {
-      const message = `"${n}" is a built-in slot, stored again by every tick and worker that fires the sys namespace; disable it instead`;
-      throw new ValidationError(`cannot delete schedule ${message}`, [{ path: [], message }]);
+      const message = `it is a built-in slot, stored again by every tick and worker that fires the sys namespace; disable it instead`;
+      throw new ValidationError(`cannot delete schedule "${n}": ${message}`, [{ path: [], message }]);
     }
     await this.client.ready();
     if (!(await this.client.protocol.deleteSchedule(this.client.calls, this.ns, n))) {

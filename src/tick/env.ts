@@ -8,9 +8,16 @@ import { parseConfig } from '../validation.js';
 import type { TickOptions } from './options.js';
 
 const int = envInteger();
-const list = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+/** A comma list; an empty entry (two commas in a row, or one at an end) is a mistake, not nothing. */
+const list = z.string().transform((s, ctx) => {
+  if (s.trim() === '') return [];
+  const entries = s.split(',').map((x) => x.trim());
+  if (entries.includes('')) {
+    ctx.addIssue({ code: 'custom', message: `"${s}" has an empty entry (two commas in a row, or one at an end)` });
+    return z.NEVER;
+  }
+  return entries;
+});
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const tickEnvSchema = z.object({

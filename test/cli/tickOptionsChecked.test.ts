@@ -30,6 +30,13 @@ describe('workhorse tick checks its options first', () => {
     ]);
   });
 
+  it('refuses a WORKHORSE_QUEUES list with an empty entry rather than dropping it', async () => {
+    const r = await runCli(['tick', APP], cliEnv({ DATABASE_URL: NO_DATABASE, WORKHORSE_QUEUES: 'email,,x' }));
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/WORKHORSE_QUEUES.*"email,,x" has an empty entry/);
+  });
+
   it('refuses --budget-ms 1000 with the default 1000 ms margin, and runs it with a smaller margin', async () => {
     const refused = await runCli(['tick', APP, '--budget-ms', '1000'], cliEnv({ DATABASE_URL: NO_DATABASE }));
     expect(refused.code, refused.stderr).toBe(2);

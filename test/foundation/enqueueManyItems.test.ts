@@ -52,4 +52,10 @@ it('names the item a payload too large or an unknown type came from', async () =
   const unknown = await client.enqueueMany([{ job: 'items.nope', payload: {} }, { job: Note, payload: { text: 'ok' } }]).catch((e: unknown) => e);
   expect(unknown).toBeInstanceOf(UnknownJobTypeError);
   expect((unknown as Error).message).toMatch(/^item 0: /);
+  // A batch of one names its item too, as a ValidationError of it does.
+  const alone = await client.enqueueMany([{ job: 'items.nope', payload: {} }]).catch((e: unknown) => e);
+  expect(alone).toBeInstanceOf(UnknownJobTypeError);
+  expect((alone as Error).message).toMatch(/^item 0: /);
+  const bigAlone = await client.enqueueMany([{ job: Note, payload: { text: 'x'.repeat(2000) } }]).catch((e: unknown) => e);
+  expect((bigAlone as Error).message).toMatch(/^item 0: /);
 });

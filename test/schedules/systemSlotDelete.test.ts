@@ -32,7 +32,7 @@ describe('deleting a built-in slot', () => {
     const schedules = new Schedules(client);
     const err = await schedules.delete('sys.retention').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as Error).message).toMatch(/built-in slot.*disable it instead/);
+    expect((err as Error).message).toMatch(/^cannot delete schedule "sys\.retention": it is a built-in slot.*disable it instead$/);
     expect((await schedules.get('sys.retention')).name).toBe('sys.retention');
   });
 
