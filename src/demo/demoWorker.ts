@@ -33,10 +33,17 @@ export async function runDemoWorker(raw: string): Promise<void> {
   // the demo. A shorter stop turns a longer one hard when it passes.
   const stop = (timeoutMs: number) => () => void worker.stop({ timeoutMs }).catch(() => undefined);
   process.on('SIGTERM', stop(a.workMs + DRAIN_SLACK_MS));
-  process.on('SIGINT', stop(GONE_STOP_MS));
+  // Once the demo is gone its database is going too: the worker's retries
+  // against it ("settle failed; retrying … ECONNREFUSED") are not news then.
+  let quiet = false;
+  const gone = () => {
+    if (!quiet) worker.events.on('error', () => undefined);
+    quiet = true;
+    stop(GONE_STOP_MS)();
+  };
+  process.on('SIGINT', gone);
   // The demo holds the other end of stdin: when it is gone, however it ended, drain and leave.
   // Unref'd: it must not keep the process alive once the worker has stopped.
-  const gone = stop(GONE_STOP_MS);
   process.stdin.on('end', gone).on('close', gone).on('error', gone).resume();
   (process.stdin as { unref?: () => void }).unref?.();
   await worker.run();

@@ -44,7 +44,8 @@ function workerScript(): string {
  */
 function workerNodeArgs(script: string): string[] {
   const hasLoader = process.execArgv.some((a) => a.includes('tsx'));
-  return script.endsWith('.ts') && !hasLoader ? ['--import', 'tsx', ...process.execArgv] : process.execArgv;
+  // tsx as this module resolves it: a bare `tsx` would be looked up from the working directory, outside the checkout when run from elsewhere.
+  return script.endsWith('.ts') && !hasLoader ? ['--import', import.meta.resolve('tsx'), ...process.execArgv] : process.execArgv;
 }
 
 export async function runDemo(o: DemoOptions): Promise<void> {
