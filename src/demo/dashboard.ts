@@ -8,6 +8,7 @@ import { serve } from '@hono/node-server';
 import { createClient } from '../client/client.js';
 import { answerClientErrors } from '../http/clientErrors.js';
 import { createApp } from '../http/createApp.js';
+import { answerUnmetExpectations } from '../http/expectations.js';
 import { createHealthCheck } from '../http/healthCheck.js';
 import { tickRunnerFor } from '../http/tickAdapter.js';
 import { demoJobs } from './jobs.js';
@@ -55,6 +56,7 @@ export function startDemoDashboard(o: DemoDashboardOptions): Promise<DemoDashboa
       });
     });
     answerClientErrors(server);
+    answerUnmetExpectations(server);
     server.once('error', (err) => {
       void client.close();
       reject(err);

@@ -112,6 +112,23 @@ describe('workhorse serve', () => {
     expect(await rawExchange('GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 
+  it("answers an Expect other than 100-continue with a JSON 417, and still honours Expect: 100-continue", async () => {
+    const refused = await rawExchange(`POST /jobs HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(refused).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
+    expect(refused).toMatch(/\r\ncontent-type: application\/json\r\n/i);
+    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'expectation_failed', message: 'the server cannot meet "Expect: foo": it supports only "Expect: 100-continue"' },
+    });
+    const body = JSON.stringify({ type: 'email.send', payload: { to: 'expect@example.com', subject: 'continue' } });
+    const sig = await signRequest({ secret: SECRET, method: 'POST', path: '/jobs', body });
+    const headers = Object.entries(sig).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const accepted = await rawExchange(
+      `POST /jobs HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(accepted).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 Created\r\n/);
+    expect(JSON.parse(accepted.slice(accepted.lastIndexOf('\r\n\r\n') + 4))).toMatchObject({ created: true });
+  });
+
   it('exits 0 on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
 import { SchemaVersionError, WorkhorseError } from '../../errors.js';
 import { answerClientErrors, refusedMissingHost, requestErrorResponse } from '../../http/clientErrors.js';
+import { answerUnmetExpectations } from '../../http/expectations.js';
 import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
 import { parseCommandLine } from '../args.js';
@@ -62,6 +63,7 @@ function listen(service: HttpService, port: number, hostname: string, io: CliIo)
       if (!refusedMissingHost(req, res)) void listener(req, res);
     });
     answerClientErrors(s);
+    answerUnmetExpectations(s);
     s.once('error', (err) => reject(listenFailure(err, hostname, port)));
     s.listen(port, hostname, () => {
       const info = s.address() as AddressInfo;
