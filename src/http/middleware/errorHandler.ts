@@ -81,13 +81,23 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   return undefined;
 }
 
+/** How long a client should wait before retrying a `database_unreachable` answer, in seconds, on every route. */
+export const UNREACHABLE_RETRY_AFTER = '1';
+
+/**
+ * What every route (the API's and the dashboard's) does for a failure
+ * described as `database_unreachable`: `Retry-After: 1` and one log line
+ * without a stack. `source` names the part of the app in the line.
+ */
+export function noteDatabaseUnreachable(c: Context, err: unknown, log: (message: string, err: unknown) => void, source: 'http' | 'ui'): void {
+  log(`[workhorse ${source}] ${c.req.method} ${c.req.path}: the database did not answer:`, describeDbError(err));
+  c.header('Retry-After', UNREACHABLE_RETRY_AFTER);
+}
+
 export function errorHandler(log: (message: string, err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     const known = describeError(err);
-    if (known?.body.code === 'database_unreachable') {
-      log(`[workhorse http] ${c.req.method} ${c.req.path}: the database did not answer:`, describeDbError(err));
-      c.header('Retry-After', '1');
-    }
+    if (known?.body.code === 'database_unreachable') noteDatabaseUnreachable(c, err, log, 'http');
     // The server's own configuration (an app's job schema it cannot run): the operator must hear of it too.
     if (known?.status === 500) log(`[workhorse http] ${c.req.method} ${c.req.path}: the server's configuration is invalid`, err);
     if (known) return errorResponse(c, known.status, known.body);

@@ -1,12 +1,13 @@
 // What a failed dashboard request answers. A page gets an HTML page with the
 // status its typed error stands for and the error's message (a bad filter is
 // a 400 naming the field, a missing job a 404, a refused action a 401, 403
-// or 409); a live refresh gets the API's JSON error shape instead. Anything
-// unexpected is a 500 that says nothing about internals, logged like the
-// API's.
+// or 409); a live refresh gets the API's JSON error shape instead. A
+// database that did not answer is a 503 with Retry-After and one log line,
+// as on the API's routes. Anything unexpected is a 500 that says nothing
+// about internals, logged like the API's.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { describeError, errorResponse, type ErrorBody } from '../../middleware/errorHandler.js';
+import { describeError, errorResponse, noteDatabaseUnreachable, type ErrorBody } from '../../middleware/errorHandler.js';
 import { html } from '../html.js';
 import { document } from '../layout.js';
 import { isLiveRequest } from '../liveRequest.js';
@@ -28,6 +29,7 @@ export function renderUiError(c: Context, status: ContentfulStatusCode, body: Er
 export function uiErrorHandler(log: (message: string, err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     const known = describeError(err);
+    if (known?.body.code === 'database_unreachable') noteDatabaseUnreachable(c, err, log, 'ui');
     if (known) return renderUiError(c, known.status, known.body);
     log(`[workhorse ui] ${c.req.method} ${c.req.path} failed`, err);
     return renderUiError(c, 500, { code: 'internal', message: 'internal error' });
