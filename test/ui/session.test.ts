@@ -166,6 +166,19 @@ describe('signing in', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('set-cookie')).toMatch(/^__Host-workhorse-session=; Max-Age=0; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
   });
+
+  it('refuses a sign-out posted from another site, with its valid CSRF token, saying so as every action does', async () => {
+    const cookie = await sessionCookie(d.url, READ_TOKEN);
+    const csrf = await csrfOf(d.url, cookie);
+    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+      const res = await post('/ui/sign-out', { cookie, ...headers }, { csrf });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const page = await res.text();
+      expect(page).toContain('this action came from another site');
+      expect(page).not.toContain('CSRF token');
+    }
+  });
 });
 
 describe('acting', () => {

@@ -12,8 +12,8 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import * as z from 'zod';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { tokenPrincipal } from '../middleware/auth.js';
-import { issueSession, isCsrfTokenOf, SESSION_COOKIE } from '../ui/session/sessionCookie.js';
-import { fromThisSite, readForm } from '../ui/session/viewerAuth.js';
+import { issueSession, SESSION_COOKIE } from '../ui/session/sessionCookie.js';
+import { fromThisSite, readForm, requireSessionForm } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
 import { signInPage } from '../ui/views/signInView.js';
@@ -76,11 +76,7 @@ export function dashboardSession(s: UiSettings): Hono<UiEnv> {
     const viewer = c.get('viewer') ?? null;
     const form = await readForm(c, s);
     if (form instanceof Response) return form;
-    if (viewer?.session) {
-      if (!fromThisSite(c) || !isCsrfTokenOf(s.sessionSecret!, viewer.session, form.get('csrf') ?? '')) {
-        throw new ForbiddenError('the form\'s CSRF token does not belong to this session: reload the page and try again');
-      }
-    }
+    if (viewer?.session) requireSessionForm(c, s, viewer.session, form);
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true, httpOnly: true, sameSite: 'Strict' });
     return c.redirect('/ui/sign-in', 303);
   });

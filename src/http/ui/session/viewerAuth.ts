@@ -17,7 +17,7 @@ import { isLiveRequest } from '../liveRequest.js';
 import type { UiEnv, Viewer } from '../uiEnv.js';
 import type { UiSettings } from '../uiSettings.js';
 import { renderUiError } from '../views/errorView.js';
-import { csrfTokenFor, isCsrfTokenOf, readSession, SESSION_COOKIE } from './sessionCookie.js';
+import { csrfTokenFor, isCsrfTokenOf, readSession, SESSION_COOKIE, type Session } from './sessionCookie.js';
 
 export function identify(s: UiSettings): MiddlewareHandler<UiEnv> {
   return async (c, next) => {
@@ -111,13 +111,19 @@ export function requireAction(s: UiSettings, scope: Scope = 'admin'): Middleware
     const form = await readForm(c, s);
     if (form instanceof Response) return form;
     c.set('form', form);
-    if (viewer.session) {
-      if (!fromThisSite(c)) throw new ForbiddenError('this action came from another site; use the dashboard\'s own buttons');
-      const presented = form.get('csrf') ?? '';
-      if (!isCsrfTokenOf(s.sessionSecret!, viewer.session, presented)) {
-        throw new ForbiddenError('the form\'s CSRF token does not belong to this session: reload the page and try again');
-      }
-    }
+    if (viewer.session) requireSessionForm(c, s, viewer.session, form);
     await next();
   };
+}
+
+/**
+ * A session's state-changing form (each action, and sign-out): from this
+ * site's own page (403 saying it came from another site), carrying the
+ * session's CSRF token (403 saying the token is not this session's).
+ */
+export function requireSessionForm(c: Context, s: UiSettings, session: Session, form: URLSearchParams): void {
+  if (!fromThisSite(c)) throw new ForbiddenError('this action came from another site; use the dashboard\'s own buttons');
+  if (!isCsrfTokenOf(s.sessionSecret!, session, form.get('csrf') ?? '')) {
+    throw new ForbiddenError('the form\'s CSRF token does not belong to this session: reload the page and try again');
+  }
 }
