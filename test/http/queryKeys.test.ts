@@ -32,6 +32,29 @@ describe('query keys', () => {
     }
   });
 
+  it.each([
+    ['/jobs', 'status', 'failed'],
+    ['/outbox', 'state', 'dead'],
+    ['/decisions', 'queue', 'email'],
+    ['/alerts', 'state', 'open'],
+  ])('%s refuses a repeated ?%s the same way as every list route, over a real socket', async (route, param, value) => {
+    const server = await startServer(h.app);
+    try {
+      const res = await fetch(`${server.url}${route}?${param}=${value}&${param}=${value}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const json = (await res.json()) as ErrorJson;
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expect(json.error.code).toBe('validation_failed');
+      expect(json.error.issues).toEqual([{ path: [param], message: 'Invalid input: expected string, received array' }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('/alerts still names its states for one it does not know', async () => {
+    const json = (await (await withToken(h.app, 'GET', '/alerts?state=closed')).json()) as ErrorJson;
+    expect(json.error.issues).toEqual([{ path: ['state'], message: 'Invalid option: expected one of "open"|"resolved"' }]);
+  });
+
   it.each(['/queues', '/workers', '/schedules'])('%s takes no parameter: ?name=x is 400 naming it, not an unfiltered list', async (route) => {
     const server = await startServer(h.app);
     try {

@@ -4,12 +4,12 @@ import * as z from 'zod';
 import { parseInput } from '../../validation.js';
 import { readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
-import { cursorParam, limitParam } from '../queryParams.js';
+import { choiceParam, limitParam } from '../queryParams.js';
 import type { RouteDeps } from './deps.js';
 
 const listQuery = z
   .object({
-    state: z.enum(['open', 'resolved']).optional(),
+    state: choiceParam(['open', 'resolved']),
     limit: limitParam,
   })
   .strict();
