@@ -256,6 +256,21 @@ describe('acting', () => {
     expect(await conflict.text()).toContain(`job ${id} is succeeded`);
     expect((await post('/ui/jobs/99999999/cancel', admin)).status).toBe(404);
   });
+
+  it('answers a retry or discard of an outbox event the namespace does not hold 404, like an unknown job or queue', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const { id } = await d.client.publish('order.paid', { order: 1 });
+    for (const missing of ['99999', String(BigInt(id) + 1n), '9223372036854775807']) {
+      for (const action of ['retry', 'discard']) {
+        const res = await post(`/ui/outbox/${missing}/${action}`, admin);
+        expect(res.status, `${action} ${missing}`).toBe(404);
+        expect(await res.text()).toContain(`outbox event ${missing} not found in namespace &quot;default&quot;`);
+      }
+    }
+    // The event below the missing ids is still there, and still acted on.
+    expect((await post(`/ui/outbox/${id}/discard`, admin)).status).toBe(303);
+    expect((await post(`/ui/outbox/${id}/discard`, admin)).status).toBe(404);
+  });
 });
 
 describe('the page itself', () => {

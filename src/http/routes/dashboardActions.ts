@@ -4,7 +4,7 @@
 // /workers/:id/pause, /jobs/:id/retry, /jobs/:id/cancel and
 // /jobs/:id/decisions/:name, /outbox/retry and /outbox/discard make — then
 // a redirect back to the page it came from with a notice. A decision's `by`
-// is the viewer's token name. A refused action (no such queue, a job that cannot be
+// is the viewer's token name. A refused action (no such queue or event, a job that cannot be
 // retried) is the error page with the API's status and message.
 import { Hono } from 'hono';
 import * as z from 'zod';
@@ -17,6 +17,7 @@ import { requireAction } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
 import { decisionSubject, noticeUrl } from '../ui/views/common.js';
+import { outboxRefusal } from './outboxRefusal.js';
 import { existingQueue } from './queues.js';
 
 const jobParams = z.object({ id: jobIdStringSchema });
@@ -64,16 +65,12 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   });
   r.post('/outbox/:id/retry', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
-    if ((await client.outbox.retry([id])).length === 0) {
-      throw new ConflictError(`outbox event ${id} was not retried: it is delivered, being delivered, or gone`);
-    }
+    if ((await client.outbox.retry([id])).length === 0) throw await outboxRefusal(client, id, 'retried');
     return c.redirect(noticeUrl('/ui/outbox', 'event-retried', id), 303);
   });
   r.post('/outbox/:id/discard', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
-    if ((await client.outbox.discard([id])).length === 0) {
-      throw new ConflictError(`outbox event ${id} was not discarded: it is delivered, being delivered, or gone`);
-    }
+    if ((await client.outbox.discard([id])).length === 0) throw await outboxRefusal(client, id, 'discarded');
     return c.redirect(noticeUrl('/ui/outbox', 'event-discarded', id), 303);
   });
   r.post('/jobs/:id/decisions/:name', decide, async (c) => {
