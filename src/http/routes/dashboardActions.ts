@@ -3,7 +3,8 @@
 // its admin API — the same calls POST /queues/:name/pause,
 // /workers/:id/pause, /jobs/:id/retry, /jobs/:id/cancel and
 // /jobs/:id/decisions/:name, /outbox/retry and /outbox/discard make — then
-// a redirect back to the page it came from with a notice. A decision's `by`
+// a redirect back to the page it came from with a notice (vouched for by a
+// flash cookie, src/http/ui/flashNotice.ts). A decision's `by`
 // is the viewer's token name. A refused action (no such queue or event, a job that cannot be
 // retried) is the error page with the API's status and message.
 import { Hono } from 'hono';
@@ -13,10 +14,11 @@ import { jobIdStringSchema, waitNameSchema, workerIdSchema } from '../../names.j
 import { bigintIdString } from '../../storable.js';
 import { parseInput } from '../../validation.js';
 import { pathParams } from '../pathParams.js';
+import { redirectWithNotice } from '../ui/flashNotice.js';
 import { requireAction } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
-import { decisionSubject, noticeUrl } from '../ui/views/common.js';
+import { decisionSubject } from '../ui/views/common.js';
 import { outboxRefusal } from './outboxRefusal.js';
 import { existingQueue } from './queues.js';
 
@@ -35,50 +37,50 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   r.post('/queues/:name/pause', act, async (c) => {
     const name = await existingQueue(client, pathParams(c));
     await admin.pauseQueue(name);
-    return c.redirect(noticeUrl('/ui/queues', 'queue-paused', name), 303);
+    return redirectWithNotice(c, '/ui/queues', 'queue-paused', name);
   });
   r.post('/queues/:name/resume', act, async (c) => {
     const name = await existingQueue(client, pathParams(c));
     await admin.resumeQueue(name);
-    return c.redirect(noticeUrl('/ui/queues', 'queue-resumed', name), 303);
+    return redirectWithNotice(c, '/ui/queues', 'queue-resumed', name);
   });
   r.post('/workers/:id/pause', act, async (c) => {
     const { id } = parseInput(workerParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, true);
-    return c.redirect(noticeUrl('/ui/workers', 'worker-paused', id), 303);
+    return redirectWithNotice(c, '/ui/workers', 'worker-paused', id);
   });
   r.post('/workers/:id/resume', act, async (c) => {
     const { id } = parseInput(workerParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, false);
-    return c.redirect(noticeUrl('/ui/workers', 'worker-resumed', id), 303);
+    return redirectWithNotice(c, '/ui/workers', 'worker-resumed', id);
   });
   r.post('/jobs/:id/retry', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');
     await client.retry(id);
-    return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-retried', id), 303);
+    return redirectWithNotice(c, `/ui/jobs/${id}`, 'job-retried', id);
   });
   r.post('/jobs/:id/cancel', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');
     const job = await client.cancel(id);
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
-    return c.redirect(noticeUrl(`/ui/jobs/${id}`, 'job-cancelled', id), 303);
+    return redirectWithNotice(c, `/ui/jobs/${id}`, 'job-cancelled', id);
   });
   r.post('/outbox/:id/retry', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
     if ((await client.outbox.retry([id])).length === 0) throw await outboxRefusal(client, id, 'retried');
-    return c.redirect(noticeUrl('/ui/outbox', 'event-retried', id), 303);
+    return redirectWithNotice(c, '/ui/outbox', 'event-retried', id);
   });
   r.post('/outbox/:id/discard', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
     if ((await client.outbox.discard([id])).length === 0) throw await outboxRefusal(client, id, 'discarded');
-    return c.redirect(noticeUrl('/ui/outbox', 'event-discarded', id), 303);
+    return redirectWithNotice(c, '/ui/outbox', 'event-discarded', id);
   });
   r.post('/jobs/:id/decisions/:name', decide, async (c) => {
     const { id, name } = parseInput(decisionParams, pathParams(c), 'path');
     const form = c.get('form')!;
     const comment = (form.get('comment') ?? '').trim();
     const decision = await client.decide(id, name, { choice: form.get('choice') ?? '', by: c.get('viewer')!.name, comment: comment || null });
-    return c.redirect(noticeUrl('/ui/decisions', 'decision-made', decisionSubject(decision.choice, name, id)), 303);
+    return redirectWithNotice(c, '/ui/decisions', 'decision-made', decisionSubject(decision.choice, name, id));
   });
   return r;
 }

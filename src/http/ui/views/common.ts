@@ -1,7 +1,8 @@
 // Pieces every view uses: status badges, the action buttons (only for a
 // viewer holding `admin`, each a form carrying the session's CSRF token and
 // a name that says what it acts on), and the one-line notice an action
-// leaves on the page it returns to.
+// leaves on the page it returns to (shown only when the action's flash
+// cookie vouches for it: src/http/ui/flashNotice.ts).
 import * as z from 'zod';
 import { storableText } from '../../../storable.js';
 import { html, type Html, type HtmlValue } from '../html.js';
