@@ -28,3 +28,6 @@ export const txSchema = z
 export const alertsFilterSchema = z
   .object({ state: z.enum(['open', 'resolved']).optional(), limit: z.number().int().min(1).max(1000).default(200) })
   .strict();
+
+/** enqueueMany's second argument: only `tx` (a typo such as `transaction` would commit the batch outside the caller's transaction). */
+export const enqueueManyOptionsSchema = z.object({ tx: txSchema }).strict();

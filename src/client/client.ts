@@ -20,7 +20,7 @@ import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
-import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, migrateOptionsSchema, txSchema } from './callArguments.js';
+import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, enqueueManyOptionsSchema, migrateOptionsSchema, txSchema } from './callArguments.js';
 import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
 import { enqueueChunked } from './enqueueChunks.js';
 import { buildJobInsert, type EnqueueOptions } from './enqueueInput.js';
@@ -209,7 +209,8 @@ export class Client {
     items: EnqueueManyItems<J>,
     opts: TxOption = {},
   ): Promise<EnqueueResult[]> {
-    return this.enqueueItems(items as readonly unknown[], opts, true);
+    const { tx } = parseInput(enqueueManyOptionsSchema, opts, 'enqueueMany options');
+    return this.enqueueItems(items as readonly unknown[], { tx: tx ?? undefined }, true);
   }
 
   /** enqueue and enqueueMany; `indexed`: a refused item's issue paths start with its index (enqueueMany's). */

@@ -59,3 +59,20 @@ it('names the item a payload too large or an unknown type came from', async () =
   const bigAlone = await client.enqueueMany([{ job: Note, payload: { text: 'x'.repeat(2000) } }]).catch((e: unknown) => e);
   expect((bigAlone as Error).message).toMatch(/^item 0: /);
 });
+
+it("refuses a second argument other than { tx }: a typo such as { transaction } committed the batch outside the caller's transaction", async () => {
+  const before = await jobs();
+  const tx = await db.pool.connect();
+  try {
+    await tx.query('begin');
+    for (const opts of [{ transaction: tx }, { tx: tx, extra: 1 }, 'x', 5, null]) {
+      const err = await client.enqueueMany([{ job: Note, payload: { text: 'typo' } }], opts as never).catch((e: unknown) => e);
+      expect(err, JSON.stringify(opts === tx ? 'tx' : String(opts))).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toMatch(/^invalid enqueueMany options/);
+    }
+    await tx.query('rollback');
+  } finally {
+    tx.release();
+  }
+  expect(await jobs()).toBe(before);
+});
