@@ -67,7 +67,7 @@ it("refuses a second argument other than { tx }: a typo such as { transaction } 
     await tx.query('begin');
     for (const opts of [{ transaction: tx }, { tx: tx, extra: 1 }, 'x', 5, null]) {
       const err = await client.enqueueMany([{ job: Note, payload: { text: 'typo' } }], opts as never).catch((e: unknown) => e);
-      expect(err, JSON.stringify(opts === tx ? 'tx' : String(opts))).toBeInstanceOf(ValidationError);
+      expect(err, typeof opts).toBeInstanceOf(ValidationError);
       expect((err as Error).message).toMatch(/^invalid enqueueMany options/);
     }
     await tx.query('rollback');
