@@ -19,6 +19,7 @@ import type pg from 'pg';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
 import type { ContextDeps } from './contextDeps.js';
 import { checkDecisionOptions, checkJoinOptions, checkSignalOptions, checkSpawnArguments } from './waitArguments.js';
+import { refusedForNow } from './stepTransaction.js';
 
 /** What the durable methods need of a handler's context (JobContext provides it). */
 export interface WaitHost {
@@ -209,14 +210,15 @@ export async function spawn<D extends JobDefinition | string>(
   const inFlight = ctx.spawning.get(name);
   if (inFlight) return { id: await inFlight, name, type: row.type };
   const { namespace, protocol } = ctx.deps;
+  // Every statement here is workhorse's own: one refused for now runs the whole transaction again (refusedForNow).
   const spawning = ctx.transaction(`spawn "${name}"`, async (tx) => {
-    const earlier = await protocol.beginSpawn(tx, namespace, ctx.lease, name);
+    const earlier = await refusedForNow(protocol.beginSpawn(tx, namespace, ctx.lease, name));
     if (earlier) return { commit: false, value: earlier };
-    const [created] = await protocol.enqueueMany(tx, namespace, [row]);
+    const [created] = await refusedForNow(protocol.enqueueMany(tx, namespace, [row]));
     // A dedupeKey another job holds returns that job: it is not a new child
     // (it may be another parent's), so the spawn is refused and rolled back.
     if (!created!.created) throw refusedDedupe(ctx.job.id, name, row.dedupe_key, created!.id);
-    await protocol.linkChild(tx, namespace, ctx.lease, name, created!.id, detached);
+    await refusedForNow(protocol.linkChild(tx, namespace, ctx.lease, name, created!.id, detached));
     return { commit: true, value: created!.id };
   });
   ctx.spawning.set(name, spawning);

@@ -12,13 +12,17 @@
 //   it becomes a retryable DatabaseUnavailableError and the job retries.
 // - A statement of the step's own (its fenced open, its record) was refused
 //   for a reason an operator ends (operatorFixable.ts: revoked grants, a
-//   dropped function), marked by `refusedForNow`: the connection is fine
-//   and the transaction rolled back, so nothing of it took effect; it is run
-//   again, like a failed checkout, while the job holds its lease. A
-//   refusal of the handler's own statements is the handler's error.
+//   dropped function) or because the session is read-only (25006: a
+//   standby after a failover, or default_transaction_read_only; the
+//   connection is dropped, as such a session stays read-only), marked by
+//   `refusedForNow`: the transaction rolled back, so nothing of it took
+//   effect; it is run again, like a failed checkout, while the job holds
+//   its lease. A refusal of the handler's own statements is the handler's
+//   error.
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import type pg from 'pg';
 import { Backoff, pause } from '../db/retryTransient.js';
+import { isReadOnlySession } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError, StaleLeaseError } from '../errors.js';
 import type { ContextDeps } from './contextDeps.js';
@@ -38,7 +42,7 @@ class StepStatementRefused extends Error {
 /** Marks a refusal of `statement` an operator can end, so runStepTransaction runs the transaction again. */
 export function refusedForNow<T>(statement: Promise<T>): Promise<T> {
   return statement.catch((err: unknown) => {
-    throw isOperatorFixable(err) ? new StepStatementRefused(err) : err;
+    throw isOperatorFixable(err) || isReadOnlySession(err) ? new StepStatementRefused(err) : err;
   });
 }
 
@@ -55,7 +59,7 @@ export async function runStepTransaction<T>(
   for (;;) {
     let began = false;
     try {
-      return await db.withClient(async (tx, broken) => {
+      return await db.withClient(async (tx, broken, discard) => {
         began = true;
         try {
           const opened = (await tx.query(
@@ -68,6 +72,8 @@ export async function runStepTransaction<T>(
         } catch (err) {
           const cause = broken();
           if (!cause) await tx.query('rollback').catch(() => undefined);
+          // A read-only session stays read-only: the run again needs a new connection.
+          if (err instanceof StepStatementRefused && isReadOnlySession(err.refusal)) discard(err);
           if (cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError))) {
             throw new DatabaseUnavailableError(
               `${what} of job ${jobId}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
