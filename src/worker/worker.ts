@@ -5,7 +5,7 @@
 // settler), RunLoop (the long-lived loop, here) and, for ticks, the tick
 // pass (src/tick/tickPass.ts), which drives a WorkerBase instead.
 import type { Client } from '../client/client.js';
-import { ValidationError } from '../errors.js';
+import { ConfigError, ValidationError } from '../errors.js';
 import { OutboxPump } from '../outbox/outboxPump.js';
 import type { SystemWorkerStarter } from '../schedules/slotRunner.js';
 import { SYSTEM_QUEUE } from '../schedules/retention.js';
@@ -38,6 +38,10 @@ export class Worker extends WorkerBase {
       return Promise.reject(new ValidationError('run() takes an AbortSignal (or nothing)', [{ path: ['signal'], message: 'signal must be an AbortSignal' }]));
     }
     if (this.running) return this.running;
+    // Its claims, handlers and settlements were closed by stop(): run again, it would register and heartbeat but never claim.
+    if (this.stopping) {
+      return Promise.reject(new ConfigError('this Worker was stopped, and a Worker runs once: create another (new Worker(client, options)) to run again'));
+    }
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const { core, client, options, waiter, events } = this;

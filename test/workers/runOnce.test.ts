@@ -1,0 +1,47 @@
+// A Worker runs once. run() after stop() (whether it ran or not) is a
+// ConfigError saying so: it used to register again and heartbeat as an
+// active worker that never claimed (stop() had closed its claims), and its
+// run() never settled. A second run() while it runs is the same run.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, createClient, defineJob, Worker, type Client } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+const Ping = defineJob({ type: 'once.ping', schema: z.object({}) });
+let db: TestDatabase;
+let client: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Ping] });
+});
+afterAll(async () => {
+  await client?.close();
+  await db?.drop();
+});
+
+const registered = async () => (await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.worker_registry')).rows[0]!.n;
+
+describe('Worker.run', () => {
+  it('is the same run when called again while running, and a ConfigError once stopped; nothing registers again', async () => {
+    const worker = new Worker(client, { pollMs: 50 });
+    worker.handle(Ping, () => 'pong');
+    const run = worker.run();
+    expect(worker.run()).toBe(run);
+    await worker.stop();
+    await run;
+    expect(await registered()).toBe(0);
+    const again = await worker.run().catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ConfigError);
+    expect((again as Error).message).toMatch(/a Worker runs once: create another/);
+    expect(await registered()).toBe(0);
+  });
+
+  it('is a ConfigError after a stop() that came before any run', async () => {
+    const worker = new Worker(client, { pollMs: 50 });
+    worker.handle(Ping, () => 'pong');
+    await worker.stop();
+    await expect(worker.run()).rejects.toBeInstanceOf(ConfigError);
+    expect(await registered()).toBe(0);
+  });
+});
