@@ -4,6 +4,7 @@
 // the TypeScript sources, or two installed versions), whose class this copy
 // cannot take as its own; the message says so instead of claiming the value
 // did not come from createClient().
+import { ConfigError } from '../errors.js';
 import { Client } from './client.js';
 
 /** Undefined for a Client of this copy; otherwise what is wrong, for a ConfigError. */
@@ -14,4 +15,10 @@ export function notAClient(v: unknown): string | undefined {
     return 'the client comes from another copy of workhorse than this code (say, one imported from dist/ and one from src/, or two installed versions): import both from the same place';
   }
   return 'expected the client createClient() returns';
+}
+
+/** A ConfigError unless `v` is a Client of this copy: `who` (say, "a Worker") needs one as its first argument. */
+export function assertClient(v: unknown, who: string): asserts v is Client {
+  const wrong = notAClient(v);
+  if (wrong) throw new ConfigError(`${who} needs a workhorse Client as its first argument: ${wrong}`, [{ path: ['client'], message: wrong }]);
 }

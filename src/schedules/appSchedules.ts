@@ -57,7 +57,12 @@ export function checkAppSchedules(schedules: ScheduleDefinition[], jobs: JobDefi
     return d;
   };
   // A job given as a definition is checked against the app's jobs too.
-  checkScheduleJobs(schedules, (s) => (typeof s.job === 'string' ? s : { ...s, job: s.job.type }), resolve, Number.MAX_SAFE_INTEGER, 'app');
+  checkScheduleJobs(schedules, jobAsType, resolve, Number.MAX_SAFE_INTEGER, 'app');
+}
+
+/** The schedule with its job named by type: a definition given is checked against the jobs the app (or client) has, as a type name is. */
+export function jobAsType(s: ScheduleDefinition): ScheduleDefinition {
+  return typeof s.job === 'string' ? s : { ...s, job: s.job.type };
 }
 
 /**

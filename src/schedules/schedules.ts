@@ -4,6 +4,7 @@
 // every client call, each first asks client.ready(): a closed client is a
 // ClientClosedError and an unmigrated database a SchemaVersionError.
 import type { Client } from '../client/client.js';
+import { assertClient } from '../client/notAClient.js';
 import { ConfigError, NotFoundError, ValidationError } from '../errors.js';
 import type { ScheduledJob, ScheduleRecord } from '../db/protocol.js';
 import { parseInput } from '../validation.js';
@@ -15,7 +16,9 @@ import { startingFrom, toScheduleRow } from './scheduleRow.js';
 export type { ScheduledJob, ScheduleRecord };
 
 export class Schedules {
-  constructor(private readonly client: Client) {}
+  constructor(private readonly client: Client) {
+    assertClient(client, 'Schedules');
+  }
 
   private get ns(): string {
     return this.client.namespace;

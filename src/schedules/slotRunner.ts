@@ -12,7 +12,8 @@ import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { fireClaimedSlots } from './fireSlots.js';
-import { refuseNameTwinsIssue } from './appSchedules.js';
+import { checkScheduleJobs, jobAsType, refuseNameTwinsIssue } from './appSchedules.js';
+import { assertClient } from '../client/notAClient.js';
 import { refuseUnfiredSchedules } from './firedNamespaces.js';
 import { SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
@@ -79,7 +80,10 @@ export class SlotRunner {
     options: ScheduleRunnerOptions,
     private readonly startSystemWorker: SystemWorkerStarter,
   ) {
+    assertClient(client, 'a ScheduleRunner');
     this.o = parseConfig(runnerOptionsSchema, options, 'schedule runner options');
+    // A schedule its client cannot store fails here, not when start() stores it.
+    checkScheduleJobs(this.o.schedules, jobAsType, (t) => client.definition(t), client.maxPayloadBytes, 'schedule runner options');
     this.workerId = this.o.workerId ?? `schedules:${defaultWorkerId()}`;
     this.db = new GuardedDb(client.pool, { timeoutMs: CALL_TIMEOUT_MS });
   }

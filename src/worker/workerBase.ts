@@ -7,10 +7,10 @@
 import { EventEmitter } from 'node:events';
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
-import { notAClient } from '../client/notAClient.js';
+import { assertClient } from '../client/notAClient.js';
 import type { JobDefinition, PayloadOutput } from '../client/defineJob.js';
 import { ConfigError, WorkerStoppedError } from '../errors.js';
-import { checkScheduleJobs } from '../schedules/appSchedules.js';
+import { checkScheduleJobs, jobAsType } from '../schedules/appSchedules.js';
 import { parseConfig, parseInput } from '../validation.js';
 import { WorkerCore } from './core.js';
 import { HandlerRegistry } from './handlerRegistry.js';
@@ -39,11 +39,10 @@ export class WorkerBase {
     readonly client: Client,
     options: WorkerOptions = {},
   ) {
-    const wrong = notAClient(client);
-    if (wrong) throw new ConfigError(`a Worker needs a workhorse Client as its first argument: ${wrong}`, [{ path: ['client'], message: wrong }]);
+    assertClient(client, 'a Worker');
     this.options = resolveWorkerOptions(parseConfig(workerOptionsSchema, options, 'worker options'));
-    // A schedule its client cannot store (an unknown job type, a payload its job refuses) fails here, not after run() started.
-    checkScheduleJobs(this.options.schedules, (s) => s, (t) => client.definition(t), client.maxPayloadBytes, 'worker options');
+    // A schedule its client cannot store (an unknown job type, a definition the client does not have, a payload its job refuses) fails here, not after run() started.
+    checkScheduleJobs(this.options.schedules, jobAsType, (t) => client.definition(t), client.maxPayloadBytes, 'worker options');
     this.handlers = new HandlerRegistry(client);
     const wake = (reason: 'slot' | 'hint') => this.waiter.wake(reason);
     this.core = new WorkerCore({ client, handlers: this.handlers, events: this.events, options: this.options, kind: 'process', deadline: null, wake });

@@ -93,4 +93,28 @@ describe('a Worker given schedules', () => {
     expect((refused as Error).message).toMatch(/which this schedule runner does not fire: add "default"/);
     expect(() => new Worker(client, { scheduleNamespaces: ['default'], schedules: [{ name: 'x' } as never] })).toThrow(/a schedule must be a defineSchedule\(\) value/);
   });
+
+  it("refuses a schedule whose job is a definition its client does not have, as it refuses a type name it does not have (it enqueued jobs no handler claims)", () => {
+    const Other = defineJob({ type: 'worker-schedules.other', schema: z.object({}) });
+    const other = defineSchedule({ name: 'worker.other', job: Other, payload: {}, everyMs: 60_000 });
+    for (const build of [
+      () => new Worker(client, { scheduleNamespaces: ['default'], schedules: [other] }),
+      () => new ScheduleRunner(client, { scheduleNamespaces: ['default'], schedules: [other] }),
+    ]) {
+      let refused: unknown;
+      try {
+        build();
+      } catch (err) {
+        refused = err;
+      }
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toMatch(/schedule "worker\.other": schedules\.0\.job: unknown job type "worker-schedules\.other"/);
+    }
+  });
+
+  it('refuses a Schedules or a ScheduleRunner built on something other than a client', () => {
+    expect(() => new Schedules({} as never)).toThrow(/Schedules needs a workhorse Client as its first argument/);
+    expect(() => new Schedules(null as never)).toThrow(ConfigError);
+    expect(() => new ScheduleRunner({} as never, { scheduleNamespaces: ['default'] })).toThrow(/a ScheduleRunner needs a workhorse Client/);
+  });
 });
