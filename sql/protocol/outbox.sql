@@ -219,6 +219,28 @@ end $$;
 comment on function workhorse.outbox_settle_v1(text, text, bigint[], bigint[], jsonb, bigint[], integer, integer, integer) is
   'Records a delivery batch of p_owner: p_delivered become delivered; p_failed (with p_errors, a JSON array in the same order) count an attempt and are available again after least(p_max_ms, p_base_ms * 2^(attempts before)) ms, or dead once attempts reach p_max_attempts; p_released go back untouched. Writes only rows p_owner still leases (a deliverer whose lease was taken over changes nothing). Notifies the outbox channel at commit: 0 when it released events, else the ms until the earliest retry is due, so the next deliverer (a pump on any worker) retries on time instead of at the sys.outbox cadence. Returns the counts written.';
 
+-- A deliverer whose lease call failed on a fault (the lease may have
+-- committed with its answer lost), or whose settlement could not be
+-- written, gives back whatever its owner id still holds, so those events
+-- go out again now rather than when the lease ends. Each pass leases under
+-- a fresh owner id and calls this only when none of its deliveries is in
+-- flight, so nothing it releases is being delivered. Repeating it is safe.
+create function workhorse.outbox_release_v1(p_namespace text, p_owner text)
+returns integer language plpgsql as $$
+declare
+  v_released integer;
+begin
+  update workhorse.outbox_events e set leased_by = null, leased_until = null
+   where e.namespace = p_namespace and e.leased_by = p_owner and e.state = 'pending';
+  get diagnostics v_released = row_count;
+  if v_released > 0 then
+    perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0');
+  end if;
+  return v_released;
+end $$;
+comment on function workhorse.outbox_release_v1(text, text) is
+  'Releases every pending event of the namespace that p_owner leases (clears leased_by and leased_until; delivered, dead and others'' events are untouched), so they can be leased again at once, and wakes the deliverers when it released any. For a deliverer whose outbox_lease_v1 answer was lost or whose outbox_settle_v1 could not be written; safe to repeat. Returns how many it released.';
+
 create function workhorse.list_outbox_v1(p_namespace text, p_state text, p_topic text, p_limit integer, p_before_id bigint)
 returns table (id bigint, topic text, key text, payload jsonb, state text, attempts integer, available_at timestamptz,
                leased_until timestamptz, last_error jsonb, created_at timestamptz, delivered_at timestamptz)

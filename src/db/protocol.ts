@@ -98,6 +98,7 @@ export interface Protocol {
   publish: typeof outbox.publish;
   leaseOutbox: typeof outbox.leaseOutbox;
   settleOutbox: typeof outbox.settleOutbox;
+  releaseOutbox: typeof outbox.releaseOutbox;
   listOutbox: typeof outbox.listOutbox;
   retryOutbox: typeof outbox.retryOutbox;
   discardOutbox: typeof outbox.discardOutbox;

@@ -18,10 +18,23 @@
 // delivery starts too close to it, and a sink that has not answered by it
 // has failed, as at the lease's end; only a stop releases events untouched.
 // Each sink gets a signal that aborts when its answer is no longer awaited.
+// A database fault costs seconds, not the lease: a lease call that fails on
+// one may have committed with its answer lost, so the pass releases
+// whatever its owner id holds (outbox_release_v1, retried until the lease
+// would have ended anyway) and ends with an OutboxFaultError; a settlement
+// that fails on one is written again (it writes only rows its owner still
+// leases, so a repeat changes nothing) until too little of the lease is
+// left, and if it still cannot be written the owner's leases are released
+// once the database answers (its delivered events go out again: at least
+// once). Either way the error says, in one line, what became of the events.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
+import { retryTransient } from '../db/retryTransient.js';
+import { isLockTimeout, isQueryCanceled } from '../db/sqlState.js';
+import { describeDbError, isTransientDbError } from '../db/transient.js';
+import { DatabaseUnavailableError } from '../errors.js';
 import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
 import { errorToJson } from '../errorJson.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
@@ -35,6 +48,18 @@ export interface DeliveryResult {
   batches: number;
   /** Milliseconds until the soonest event that failed in this pass is due again (null: none failed). */
   nextRetryInMs: number | null;
+}
+
+/**
+ * A delivery pass ended by a database fault, its message saying what became
+ * of the outbox events its owner held. A DatabaseUnavailableError: a
+ * database fault to wait out, logged in one line.
+ */
+export class OutboxFaultError extends DatabaseUnavailableError {}
+
+/** A database fault, or a statement PostgreSQL cancelled or timed out on a lock: worth trying again. */
+export function isOutboxFault(err: unknown): boolean {
+  return isTransientDbError(err) || isQueryCanceled(err) || isLockTimeout(err);
 }
 
 /** Runs batches until one is empty, `maxBatches`, or `signal` aborts. */
@@ -74,15 +99,31 @@ async function runBatches(
   while (out.batches < maxBatches && !signal.aborted && Date.now() < deadlineLastStart) {
     const owner = `${opts.owner ?? 'outbox'}:${randomUUID()}`;
     const leasedAt = Date.now();
-    const events = await client.protocol.leaseOutbox(db, client.namespace, owner, o.batchSize, o.leaseMs);
+    const leaseEnd = leasedAt + o.leaseMs;
+    let events: LeasedEvent[];
+    try {
+      events = await client.protocol.leaseOutbox(db, client.namespace, owner, o.batchSize, o.leaseMs);
+    } catch (err) {
+      if (!isOutboxFault(err)) throw err;
+      // It may have committed with its answer lost: whatever it leased is released, not left for the lease.
+      const released = await releaseOwner(client, db, owner, leaseEnd, signal);
+      throw new OutboxFaultError(`outbox: the lease call failed (${describeDbError(err)}); ${released}`, { cause: err });
+    }
     if (events.length === 0) break;
     out.batches++;
+    // A settlement failing on a fault is written again while enough of the lease is left to release after it
+    // (once the pass is stopped, it is tried once: a stopping worker does not wait out a fault for it).
+    const settleUntil = leaseEnd - Math.min(SETTLE_RELEASE_MARGIN_MS, o.leaseMs / 4);
     const batch = new BatchSettlement(async (part) => {
-      const r = await client.protocol.settleOutbox(db, client.namespace, owner, part, {
-        maxAttempts: o.maxAttempts,
-        baseMs: o.backoff.baseMs,
-        maxMs: o.backoff.maxMs,
-      });
+      const r = await retryTransient(
+        () =>
+          client.protocol.settleOutbox(db, client.namespace, owner, part, {
+            maxAttempts: o.maxAttempts,
+            baseMs: o.backoff.baseMs,
+            maxMs: o.backoff.maxMs,
+          }),
+        { ...FAULT_RETRY, signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, settleUntil - Date.now()))]), alsoRetry: isOutboxFault },
+      );
       out.delivered += r.delivered;
       out.retried += r.retried;
       out.dead += r.dead;
@@ -97,10 +138,40 @@ async function runBatches(
       lastStart: Math.min(deadlineLastStart, leasedAt + o.leaseMs - LEASE_MARGIN_MS - Math.min(DELIVERY_ALLOWANCE_MS, o.leaseMs / 2)),
       answerBy: Math.min(deadline, leasedAt + o.leaseMs - LEASE_MARGIN_MS),
     });
-    await batch.finish();
+    try {
+      await batch.finish();
+    } catch (err) {
+      if (!isOutboxFault(err)) throw err;
+      // Not written: the owner's leases are released as soon as the database answers, not left to expire.
+      const released = await releaseOwner(client, db, owner, leaseEnd, signal);
+      throw new OutboxFaultError(`outbox: a delivery batch's outcome could not be recorded (${describeDbError(err)}); ${released}`, { cause: err });
+    }
     // A key that failed is held back by its failed event; anything else released is leased again.
   }
   return out;
+}
+
+/** Backoff of the outbox's retries on a database fault. */
+const FAULT_RETRY = { baseMs: 100, maxMs: 2000 };
+/** How much of the lease a settlement's retries leave for the release after them, at most. */
+const SETTLE_RELEASE_MARGIN_MS = 10_000;
+
+/**
+ * Releases what `owner` leases, trying again on a fault until the lease
+ * would have ended anyway or the pass stops (after one try). Says what
+ * became of the events, for the log.
+ */
+async function releaseOwner(client: Client, db: Queryable, owner: string, leaseEnd: number, signal: AbortSignal): Promise<string> {
+  try {
+    const n = await retryTransient(() => client.protocol.releaseOutbox(db, client.namespace, owner), {
+      ...FAULT_RETRY,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, leaseEnd - Date.now()))]),
+      alsoRetry: isOutboxFault,
+    });
+    return n === 0 ? `nothing was leased to ${owner}` : `released the ${n} event(s) leased to ${owner}: they can be leased again at once`;
+  } catch (err) {
+    return `its events stay leased to ${owner} until the lease ends (the release failed too: ${describeDbError(err)})`;
+  }
 }
 
 /** How long before the lease ends no new delivery starts, beyond the sinks' own time limit. */

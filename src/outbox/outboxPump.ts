@@ -13,15 +13,20 @@
 // after its backoff, not at the next cadence. The cadence stays the safety
 // net; passes lease their events, so pumps of several workers and
 // sys.outbox jobs never deliver one batch twice.
+// A pass that a database fault ended (it released what it held, or says it
+// could not: deliver.ts) is reported in one line and followed by another
+// pass after a short backoff (growing to the cadence while the fault
+// lasts), so a brief fault delays delivery by seconds.
 // stop() waits for the pass in flight only so long: against a hung server its
 // settlement would hold the stop for a lease; its events, if unrecorded, are
 // delivered again once the lease ends.
 import type pg from 'pg';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
+import { Backoff } from '../db/retryTransient.js';
 import { settledWithin } from '../worker/boundedWait.js';
 import { WakeListener } from '../worker/wakeListener.js';
-import { deliverOutbox } from './deliver.js';
+import { deliverOutbox, isOutboxFault } from './deliver.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 
 /** The pseudo-queue whose wake channel carries outbox hints (workhorse.outbox_channel_v1). */
@@ -38,6 +43,8 @@ const LOOK_AGAIN_SLACK_MS = 50;
  * lease leaves out an event whose key has an earlier one pending).
  */
 const SLOW_PASS_MS = 1_000;
+/** The first delay before a pass after one a database fault ended (doubling, up to the cadence). */
+const FAULT_RETRY_FIRST_MS = 500;
 /** Passes one pump runs at once, at most. */
 const MAX_PASSES = 4;
 
@@ -53,6 +60,8 @@ export class OutboxPump {
   /** When the look-again timer fires (at most one is kept: the soonest). */
   private lookAgainAt = Infinity;
   private readonly db: GuardedDb;
+  /** The delay before a pass after one a database fault ended. */
+  private readonly faultBackoff: Backoff;
 
   constructor(
     private readonly client: Client,
@@ -61,6 +70,7 @@ export class OutboxPump {
     private readonly onError: (err: unknown) => void,
   ) {
     this.db = new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
+    this.faultBackoff = new Backoff({ baseMs: FAULT_RETRY_FIRST_MS, maxMs: Math.max(FAULT_RETRY_FIRST_MS, o.everyMs) });
   }
 
   start(): void {
@@ -99,6 +109,7 @@ export class OutboxPump {
   private async pass(): Promise<void> {
     this.lookAgainAt = Infinity;
     const r = await deliverOutbox(this.client, this.o, { signal: this.abort.signal, owner: this.owner });
+    this.faultBackoff.reset();
     if (r.nextRetryInMs !== null) this.lookAgainIn(r.nextRetryInMs + LOOK_AGAIN_SLACK_MS);
     if (this.abort.signal.aborted) return;
     const due = await this.client.protocol.outboxNextDueMs(this.db, this.client.namespace);
@@ -124,7 +135,10 @@ export class OutboxPump {
     this.slowCheck = false;
     this.newestStartedAt = Date.now();
     const p: Promise<void> = this.pass()
-      .catch((err: unknown) => this.onError(err))
+      .catch((err: unknown) => {
+        this.onError(err);
+        if (isOutboxFault(err) && !this.abort.signal.aborted) this.lookAgainIn(this.faultBackoff.next());
+      })
       .finally(() => {
         this.running.delete(p);
         if (this.again) this.kick();

@@ -80,6 +80,14 @@ export function settleOutbox(
   });
 }
 
+/** Releases the pending events `owner` still leases (after a lost lease answer or an unwritten settlement). How many. */
+export function releaseOutbox(db: Queryable, ns: string, owner: string): Promise<number> {
+  return mapped({}, async () => {
+    const r = await db.query<{ n: number }>('select workhorse.outbox_release_v1($1, $2) as n', [ns, owner]);
+    return r.rows[0]!.n;
+  });
+}
+
 export interface OutboxListFilter {
   state?: OutboxState;
   topic?: string;
