@@ -211,6 +211,8 @@ export class JobContext implements HandlerContext {
   }
 
   spawn<D extends JobDefinition | string>(name: string, job: D, payload: durable.PayloadOf<D>, options?: durable.SpawnOptions): Promise<ChildJob> {
+    // A batch member's context has no spawn (typed out): refused like its waits, not a child made for it.
+    if (!this.durable) return dropped(Promise.reject(new ValidationError(`spawn "${String(name)}": a batch handler's jobs cannot spawn children`)));
     return dropped(durable.refusedFinally(durable.spawn(this, name, job, payload, options)));
   }
 

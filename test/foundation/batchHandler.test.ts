@@ -76,4 +76,20 @@ describe('handleBatch', () => {
     await run;
     expect((job!.lastError as { message: string }).message).toMatch(/must return an array of one outcome per job.*returned an object, not an array/);
   });
+
+  it("refuses a spawn on a member's context, as it refuses its waits, and makes no child", async () => {
+    const { id } = await client.enqueue(Embed, { text: 'spawner' }, { maxAttempts: 1 });
+    let refused: unknown;
+    const worker = new Worker(client, { concurrency: 4, pollMs: 100 }).handleBatch(Embed, async (payloads, ctxs) => {
+      refused = await (ctxs[0] as unknown as { spawn: (...a: unknown[]) => Promise<unknown> }).spawn('kid', Embed, { text: 'child' }).catch((e: unknown) => e);
+      return payloads.map(() => 'done');
+    });
+    const run = worker.run();
+    await waitFor(() => client.getJob(id), (j) => j!.status === 'succeeded', { what: 'the job to end' });
+    await worker.stop();
+    await run;
+    expect((refused as Error).message).toBe(`spawn "kid": a batch handler's jobs cannot spawn children`);
+    const children = await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.jobs where parent_id = $1', [id]);
+    expect(children.rows[0]!.n).toBe(0);
+  });
 });
