@@ -187,7 +187,12 @@ async function boundedQuery(
   try {
     return await (typeof textOrConfig === 'string' ? client.query(textOrConfig, values) : client.query(textOrConfig));
   } catch (err) {
-    if (timedOut) throw new DatabaseUnavailableError(`no answer from the database within ${timeoutMs} ms`, { cause: err });
+    if (timedOut) {
+      throw new DatabaseUnavailableError(
+        `no answer from the database within ${timeoutMs} ms (a server that hangs or cannot be reached, or a statement waiting for a lock another session holds: see pg_stat_activity)`,
+        { cause: err },
+      );
+    }
     const cause = broken();
     if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
     if (isReadOnlySession(err) || isQueryCanceled(err)) discard(err as Error);
