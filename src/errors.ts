@@ -21,8 +21,8 @@ export interface ValidationIssue {
 /** Bad input: nothing was written. `issues` carries zod's paths. */
 export class ValidationError extends WorkhorseError {
   readonly issues: ValidationIssue[];
-  constructor(message: string, issues: ValidationIssue[] = []) {
-    super('validation_failed', message);
+  constructor(message: string, issues: ValidationIssue[] = [], options?: { cause?: unknown }) {
+    super('validation_failed', message, options);
     this.issues = issues;
   }
 }

@@ -20,6 +20,7 @@ import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
+import { txRefusal } from './txRefusal.js';
 import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, enqueueManyOptionsSchema, migrateOptionsSchema, txSchema } from './callArguments.js';
 import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
 import { enqueueChunked } from './enqueueChunks.js';
@@ -242,7 +243,11 @@ export class Client {
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
-    const results = await enqueueChunked(this.protocol, tx ?? this.db, this.namespace, rows);
+    const results = tx
+      ? await enqueueChunked(this.protocol, tx, this.namespace, rows).catch((err: unknown) => {
+          throw txRefusal(err, indexed ? 'enqueueMany' : 'enqueue');
+        })
+      : await enqueueChunked(this.protocol, this.db, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
     // at its commit) and the safety poll cover those.
     if (this.wakeHints && !tx) {

@@ -4,6 +4,7 @@
 // and the deliverers are woken at its commit (NOTIFY is transactional).
 import * as z from 'zod';
 import { encodePayload, refuseUndefined } from '../client/enqueueInput.js';
+import { txRefusal } from '../client/txRefusal.js';
 import type { Protocol, Queryable } from '../db/protocol.js';
 import { storableName } from '../names.js';
 import { parseInput } from '../validation.js';
@@ -45,6 +46,10 @@ export async function publishEvent(
   const o = parseInput(publishOptionsSchema, options, 'publish options');
   refuseUndefined(`payload for topic "${t}"`, payload);
   const json = encodePayload(`topic "${t}"`, payload, maxPayloadBytes);
-  const id = await protocol.publish(o.tx ?? pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);
+  const id = o.tx
+    ? await protocol.publish(o.tx, namespace, t, o.key ?? null, json, o.delayMs ?? 0).catch((err: unknown) => {
+        throw txRefusal(err, 'publish');
+      })
+    : await protocol.publish(pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);
   return { id };
 }
