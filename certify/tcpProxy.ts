@@ -2,7 +2,8 @@
 // fault certification and the fault tests: freeze every connection (bytes
 // stop flowing both ways, sockets stay open, new connections hang), resume
 // them, throw the server's answers away (what a client sends still arrives),
-// or drop every connection at once with a TCP reset.
+// drop every connection at once with a TCP reset, or refuse new ones (a
+// server that is down).
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 interface Pair {
@@ -16,6 +17,7 @@ export class TcpProxy {
   private readonly stranded = new Set<Pair>();
   private frozen = false;
   private droppingAnswers = false;
+  private refusing = false;
   /** Connections accepted so far. */
   accepted = 0;
 
@@ -33,6 +35,10 @@ export class TcpProxy {
 
   private accept(down: Socket): void {
     this.accepted++;
+    if (this.refusing) {
+      down.resetAndDestroy();
+      return;
+    }
     const up = connect(this.targetPort, this.targetHost);
     const pair = { down, up };
     this.pairs.add(pair);
@@ -65,6 +71,11 @@ export class TcpProxy {
   /** While on, every byte the server sends is thrown away: statements run and commit, and their clients never hear. */
   dropAnswers(on: boolean): void {
     this.droppingAnswers = on;
+  }
+
+  /** While on, every new connection is reset at once (a stopped server); call dropAll() for the open ones. */
+  refuse(on: boolean): void {
+    this.refusing = on;
   }
 
   resume(): void {

@@ -11,7 +11,7 @@ import { describeDbError, isTransientDbError } from './db/transient.js';
 import { WorkhorseError } from './errors.js';
 
 /** An error PostgreSQL sent (pg's DatabaseError: a severity and a five-character SQLSTATE). */
-function answeredByPostgres(err: unknown): boolean {
+export function answeredByPostgres(err: unknown): boolean {
   const code = sqlStateOf(err);
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof (err as { severity?: unknown }).severity === 'string';
 }

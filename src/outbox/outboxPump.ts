@@ -12,11 +12,12 @@
 // another deliverer's pass (a sys.outbox job, an earlier worker) is retried
 // after its backoff, not at the next cadence. The cadence stays the safety
 // net; passes lease their events, so pumps of several workers and
-// sys.outbox jobs never deliver one batch twice.
-// A pass that a database fault ended (it released what it held, or says it
-// could not: deliver.ts) is reported in one line and followed by another
-// pass after a short backoff (growing to the cadence while the fault
-// lasts), so a brief fault delays delivery by seconds.
+// sys.outbox jobs never deliver one batch twice. A pass that fails (a
+// database fault; deliver.ts releases what it held, or says it could not)
+// is tried again after a short backoff (0.5 s, doubling up to 10 s or the
+// cadence if sooner), so a brief fault delays delivery by seconds; the fault
+// is reported once when it begins and once when a pass works again
+// (faultSpell.ts).
 // stop() waits for the pass in flight only so long: against a hung server its
 // settlement would hold the stop for a lease; its events, if unrecorded, are
 // delivered again once the lease ends.
@@ -24,9 +25,10 @@ import type pg from 'pg';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { Backoff } from '../db/retryTransient.js';
+import { eachFailure, type FaultReport } from '../faultSpell.js';
 import { settledWithin } from '../worker/boundedWait.js';
 import { WakeListener } from '../worker/wakeListener.js';
-import { deliverOutbox, isOutboxFault } from './deliver.js';
+import { deliverOutbox } from './deliver.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 
 /** The pseudo-queue whose wake channel carries outbox hints (workhorse.outbox_channel_v1). */
@@ -43,10 +45,12 @@ const LOOK_AGAIN_SLACK_MS = 50;
  * lease leaves out an event whose key has an earlier one pending).
  */
 const SLOW_PASS_MS = 1_000;
-/** The first delay before a pass after one a database fault ended (doubling, up to the cadence). */
-const FAULT_RETRY_FIRST_MS = 500;
 /** Passes one pump runs at once, at most. */
 const MAX_PASSES = 4;
+/** A failed pass is tried again after this, doubled per failure … */
+const PASS_BACKOFF_FIRST_MS = 500;
+/** … up to this (or the cadence, if sooner). */
+const PASS_BACKOFF_MAX_MS = 10_000;
 
 export class OutboxPump {
   private listener: WakeListener | undefined;
@@ -60,17 +64,19 @@ export class OutboxPump {
   /** When the look-again timer fires (at most one is kept: the soonest). */
   private lookAgainAt = Infinity;
   private readonly db: GuardedDb;
-  /** The delay before a pass after one a database fault ended. */
-  private readonly faultBackoff: Backoff;
+  private readonly faults: FaultReport;
+  private readonly backoff: Backoff;
 
+  /** `faults`: where failures go (a function hears each one). */
   constructor(
     private readonly client: Client,
     private readonly o: ResolvedOutboxOptions,
     private readonly owner: string,
-    private readonly onError: (err: unknown) => void,
+    faults: FaultReport | ((err: unknown) => void),
   ) {
     this.db = new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
-    this.faultBackoff = new Backoff({ baseMs: FAULT_RETRY_FIRST_MS, maxMs: Math.max(FAULT_RETRY_FIRST_MS, o.everyMs) });
+    this.faults = typeof faults === 'function' ? eachFailure(faults) : faults;
+    this.backoff = new Backoff({ baseMs: PASS_BACKOFF_FIRST_MS, maxMs: Math.max(PASS_BACKOFF_FIRST_MS, Math.min(PASS_BACKOFF_MAX_MS, o.everyMs)) });
   }
 
   start(): void {
@@ -81,7 +87,8 @@ export class OutboxPump {
       [OUTBOX_CHANNEL_QUEUE],
       (hint) => this.kickIn(hint.dueInMs),
       () => this.kick(),
-      (err) => this.onError(err),
+      // A LISTEN that cannot connect is a failure too; only a pass that works ends the fault.
+      (err) => this.faults.failed(err),
     );
     this.listener.start();
     this.kick();
@@ -109,7 +116,6 @@ export class OutboxPump {
   private async pass(): Promise<void> {
     this.lookAgainAt = Infinity;
     const r = await deliverOutbox(this.client, this.o, { signal: this.abort.signal, owner: this.owner });
-    this.faultBackoff.reset();
     if (r.nextRetryInMs !== null) this.lookAgainIn(r.nextRetryInMs + LOOK_AGAIN_SLACK_MS);
     if (this.abort.signal.aborted) return;
     const due = await this.client.protocol.outboxNextDueMs(this.db, this.client.namespace);
@@ -135,10 +141,17 @@ export class OutboxPump {
     this.slowCheck = false;
     this.newestStartedAt = Date.now();
     const p: Promise<void> = this.pass()
-      .catch((err: unknown) => {
-        this.onError(err);
-        if (isOutboxFault(err) && !this.abort.signal.aborted) this.lookAgainIn(this.faultBackoff.next());
-      })
+      .then(
+        () => {
+          this.backoff.reset();
+          this.faults.ok();
+        },
+        (err: unknown) => {
+          this.faults.failed(err);
+          // Tried again after a backoff: a fault that leaves the LISTEN up (a read-only database) sends no hint to end it.
+          if (!this.abort.signal.aborted) this.lookAgainIn(this.backoff.next());
+        },
+      )
       .finally(() => {
         this.running.delete(p);
         if (this.again) this.kick();

@@ -4,7 +4,10 @@
 // nothing is due). With the `sys` namespace it also runs a small system
 // worker on the `sys` queue for the built-in sys.* jobs, which its caller
 // (the worker layer, above this one) starts for it. Every runner is a peer:
-// whichever claims a slot fires it, once per cadence.
+// whichever claims a slot fires it, once per cadence. A pass that fails
+// (a database fault) is tried again with capped backoff, and the fault is
+// logged once when it begins and once when it ends (faultSpell.ts), for the
+// runner, its system worker and its outbox pump each.
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
@@ -17,7 +20,8 @@ import { assertClient } from '../client/notAClient.js';
 import { refuseUnfiredSchedules } from './firedNamespaces.js';
 import { SYSTEM_SCHEDULE_NAMESPACE, type RetentionOptions } from './retention.js';
 import { toScheduleRow } from './scheduleRow.js';
-import { logCarriedOn } from '../carriedOn.js';
+import { Backoff } from '../db/retryTransient.js';
+import { faultReporter, type FaultReport, type FaultReporter } from '../faultSpell.js';
 import { systemSchedules, type SystemSlotConfig } from './systemSchedules.js';
 
 const runnerOptionsSchema = z
@@ -53,14 +57,22 @@ const runnerOptionsSchema = z
  * time and each cadence's dedupe key.
  */
 const CALL_TIMEOUT_MS = 10_000;
+/** A failed pass is tried again after the interval, doubled per failure up to this (or the interval, if longer). */
+const PASS_BACKOFF_MAX_MS = 10_000;
 
 export type ScheduleRunnerOptions = z.input<typeof runnerOptionsSchema>;
+
+/** Where the system worker reports its failures (`worker`), and its outbox pump (`outbox`). */
+export interface SystemFaults {
+  worker: FaultReport;
+  outbox: FaultReport;
+}
 
 /** Starts the one-slot worker on the `sys` queue that runs the sys.* jobs; returns how to stop it. */
 export type SystemWorkerStarter = (
   workerId: string,
   pollMs: number,
-  onError: (err: unknown) => void,
+  faults: SystemFaults,
   system: SystemSlotConfig,
 ) => { stop(hard?: boolean): Promise<void> };
 
@@ -74,11 +86,16 @@ export class SlotRunner {
   private declared: string[] = [];
   private systemWorker: { stop(hard?: boolean): Promise<void> } | undefined;
   private readonly db: GuardedDb;
+  private readonly backoff: Backoff;
+  /** This runner's passes, and the system worker it starts (which has no success of its own to report: a pass that works ends its fault). */
+  private readonly faults: { passes: FaultReport; systemWorker: FaultReport; outbox: FaultReport };
 
+  /** `reporter`: where the faults go (a worker's); by default onError, else one line per fault under `[workhorse] schedule runner:`. */
   constructor(
     private readonly client: Client,
     options: ScheduleRunnerOptions,
     private readonly startSystemWorker: SystemWorkerStarter,
+    reporter?: FaultReporter,
   ) {
     assertClient(client, 'a ScheduleRunner');
     this.o = parseConfig(runnerOptionsSchema, options, 'schedule runner options');
@@ -86,6 +103,9 @@ export class SlotRunner {
     checkScheduleJobs(this.o.schedules, jobAsType, (t) => client.definition(t), client.maxPayloadBytes, 'schedule runner options');
     this.workerId = this.o.workerId ?? `schedules:${defaultWorkerId()}`;
     this.db = new GuardedDb(client.pool, { timeoutMs: CALL_TIMEOUT_MS });
+    this.backoff = new Backoff({ baseMs: this.o.intervalMs, maxMs: Math.max(this.o.intervalMs, PASS_BACKOFF_MAX_MS) });
+    const report = reporter ?? faultReporter('[workhorse] schedule runner:', () => this.o.onError);
+    this.faults = { passes: report('schedules'), systemWorker: report('system worker'), outbox: report('outbox') };
   }
 
   private get withSystem(): boolean {
@@ -103,7 +123,9 @@ export class SlotRunner {
     this.declared = rows.map((r) => r.name);
     const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;
     if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.db, this.client.namespace, lifecycle);
-    if (this.withSystem) this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, (err) => this.report(err), this.o.system);
+    if (this.withSystem) {
+      this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, { worker: this.faults.systemWorker, outbox: this.faults.outbox }, this.o.system);
+    }
     this.schedule(0);
   }
 
@@ -120,7 +142,7 @@ export class SlotRunner {
     );
     if (slots.length === 0 || !dbNow) return 0;
     return fireClaimedSlots(this.client.protocol, this.db, this.client.namespace, slots, dbNow, this.o.scheduleCatchupLimit, (e) =>
-      this.report(e),
+      this.faults.passes.failed(e),
     );
   }
 
@@ -135,15 +157,20 @@ export class SlotRunner {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.pass = this.runOnce()
-        .catch((err) => this.report(err))
-        .finally(() => this.schedule(this.o.intervalMs));
+      this.pass = this.runOnce().then(
+        () => {
+          this.backoff.reset();
+          this.faults.passes.ok();
+          // The database answers this runner: a fault its system worker reported is over too.
+          this.faults.systemWorker.ok();
+          this.schedule(this.o.intervalMs);
+        },
+        (err: unknown) => {
+          this.faults.passes.failed(err);
+          this.schedule(this.backoff.next());
+        },
+      );
     }, delayMs);
     this.timer.unref();
-  }
-
-  private report(err: unknown): void {
-    if (this.o.onError) this.o.onError(err);
-    else logCarriedOn('[workhorse] schedule runner:', err);
   }
 }

@@ -3,6 +3,7 @@
 // `sys` namespace, a one-slot system worker for the sys.* jobs). This
 // builds it from the worker's resolved options.
 import type { Client } from '../client/client.js';
+import type { FaultReporter } from '../faultSpell.js';
 import { SlotRunner, type SystemWorkerStarter } from '../schedules/slotRunner.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import type { Companion } from './runLoop.js';
@@ -10,7 +11,7 @@ import type { Companion } from './runLoop.js';
 export async function startScheduleCompanion(
   client: Client,
   options: ResolvedWorkerOptions,
-  onError: (err: unknown) => void,
+  faults: FaultReporter,
   startSystemWorker: SystemWorkerStarter,
 ): Promise<Companion | undefined> {
   const namespaces = options.scheduleNamespaces;
@@ -24,10 +25,10 @@ export async function startScheduleCompanion(
       retention: options.retention,
       intervalMs: Math.min(5000, options.pollMs * 5),
       workerId: `${options.workerId}:schedules`,
-      onError,
       system: options.system,
     },
     startSystemWorker,
+    faults,
   );
   await runner.start();
   return runner;

@@ -10,6 +10,6 @@ export type { ScheduleRunnerOptions } from '../schedules/slotRunner.js';
 
 export class ScheduleRunner extends SlotRunner {
   constructor(client: Client, options: ScheduleRunnerOptions) {
-    super(client, options, (workerId, pollMs, onError, system) => Worker.startSystemWorker(client, workerId, pollMs, onError, system));
+    super(client, options, (workerId, pollMs, faults, system) => Worker.startSystemWorker(client, workerId, pollMs, faults, system));
   }
 }

@@ -7,7 +7,8 @@
 import type { Client } from '../client/client.js';
 import { ConfigError, ValidationError } from '../errors.js';
 import { OutboxPump } from '../outbox/outboxPump.js';
-import type { SystemWorkerStarter } from '../schedules/slotRunner.js';
+import { faultReporter } from '../faultSpell.js';
+import type { SystemFaults, SystemWorkerStarter } from '../schedules/slotRunner.js';
 import { SYSTEM_QUEUE } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 import { RunLoop, type Companion } from './runLoop.js';
@@ -47,8 +48,10 @@ export class Worker extends WorkerBase {
     const { core, client, options, waiter, events } = this;
     for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId, options.scheduleNamespaces)) console.warn(line);
     // The system worker beats like this one: with the default 45 s its calls waited a 180 s lease on a frozen connection.
-    const startSystem: SystemWorkerStarter = (id, pollMs, onError, system) => Worker.startSystemWorker(client, id, pollMs, onError, system, options.heartbeatMs);
-    const startCompanion = () => startScheduleCompanion(client, options, (err) => core.emitError(err, 'schedules'), startSystem);
+    const startSystem: SystemWorkerStarter = (id, pollMs, faults, system) => Worker.startSystemWorker(client, id, pollMs, faults, system, options.heartbeatMs);
+    // The companion's loops (schedules, system worker, outbox): an `error` event per failure, else a line when a fault begins and one when it ends.
+    const faults = faultReporter(`[workhorse] worker ${options.workerId}:`, () => (events.listenerCount('error') > 0 ? (err) => events.emit('error', err) : undefined));
+    const startCompanion = () => startScheduleCompanion(client, options, faults, startSystem);
     const loop = new RunLoop({ core, client, options, waiter, events, startCompanion });
     this.loop = loop;
     return (this.running = loop.run().finally(() => {
@@ -74,15 +77,15 @@ export class Worker extends WorkerBase {
     client: Client,
     workerId: string,
     pollMs: number,
-    onError: (err: unknown) => void,
+    faults: SystemFaults,
     system: SystemSlotConfig = {},
     heartbeatMs?: number,
   ): Companion {
     const worker = new Worker(client, { queue: SYSTEM_QUEUE, concurrency: 1, workerId, pollMs, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
     addSystemHandlers(worker.handlers, client, system);
-    worker.events.on('error', onError);
+    worker.events.on('error', (err) => faults.worker.failed(err));
     const run = worker.run();
-    const pump = system.outbox ? new OutboxPump(client, system.outbox, `${workerId}:pump`, onError) : undefined;
+    const pump = system.outbox ? new OutboxPump(client, system.outbox, `${workerId}:pump`, faults.outbox) : undefined;
     pump?.start();
     // Its jobs can be run again: a stop drains them for at most SYSTEM_DRAIN_MS, and a hard one aborts them at once.
     const stop = (hard?: boolean) => worker.stop(hard ? { hard: true } : { timeoutMs: SYSTEM_DRAIN_MS }).then(() => run);
