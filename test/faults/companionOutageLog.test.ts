@@ -1,6 +1,6 @@
 // A worker firing the `sys` slots (with the outbox configured) and an app
 // schedule every second, through a proxy that refuses every connection for
-// 5 s (a stopped server). Its companion's loops (the slot runner, the
+// 5 s (a stopped server), or on a database that is read-only for 5 s. Its companion's loops (the slot runner, the
 // system worker on the `sys` queue, the outbox pump) retried on their own
 // cadences and each failure was one line under one `schedules:` prefix:
 // about 25 lines a second for the whole outage, and an outbox failure could
@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { TcpProxy } from '../../certify/tcpProxy.js';
 import { createClient, defineJob, defineSchedule, Worker, type Client } from '../../src/index.js';
 import type { Sink } from '../../src/outbox/sink.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import pg from 'pg';
+import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Beat = defineJob({ type: 'outage.beat', queue: 'outage', schema: z.object({}) });
@@ -42,8 +43,37 @@ function componentOf(line: string, workerId: string): string | undefined {
   return m?.[1];
 }
 
-it('logs a bounded number of lines per companion component for a 5 s outage, and every component works again after it', async () => {
-  const workerId = 'outage-w1';
+/** Runs `sql` on the server (not through the proxy), then ends every session of the test database but this one. */
+async function onServer(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: serverUrl() });
+  await c.connect();
+  try {
+    await c.query(sql);
+    await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [db.name]);
+  } finally {
+    await c.end();
+  }
+}
+
+const outages = {
+  /** A stopped server: every connection is reset, new ones at once. */
+  refused: {
+    begin: async () => {
+      proxy.refuse(true);
+      proxy.dropAll();
+    },
+    end: async () => proxy.refuse(false),
+  },
+  /** A server that refuses writes (a standby after a switchover): every session begun now is read-only. */
+  'read-only': {
+    begin: () => onServer(`alter database ${db.name} set default_transaction_read_only = on`),
+    end: () => onServer(`alter database ${db.name} reset default_transaction_read_only`),
+  },
+};
+
+it.each(Object.keys(outages) as (keyof typeof outages)[])('logs a bounded number of lines per companion component for a 5 s %s outage, and every component works again after it', async (kind) => {
+  const outage = outages[kind];
+  const workerId = `outage-${kind}`;
   const delivered: string[] = [];
   const sink: Sink = { name: 'memory', deliver: async (e) => void delivered.push(e.id) };
   const lines: string[] = [];
@@ -70,11 +100,10 @@ it('logs a bounded number of lines per companion component for a 5 s outage, and
     await waitFor(() => delivered.includes(first.id), Boolean, { what: 'an event delivered before the outage' });
 
     const from = lines.length;
-    proxy.refuse(true);
-    proxy.dropAll();
+    await outage.begin();
     await sleep(5000);
     const during = lines.slice(from);
-    proxy.refuse(false);
+    await outage.end();
 
     const firedBefore = fired;
     await waitFor(() => fired, (n) => n > firedBefore, { timeoutMs: 30_000, what: 'the schedule to fire after the outage' });
@@ -90,7 +119,6 @@ it('logs a bounded number of lines per companion component for a 5 s outage, and
       if (c !== undefined) perComponent.set(c, (perComponent.get(c) ?? 0) + 1);
     }
     const summary = JSON.stringify(Object.fromEntries(perComponent));
-    if (process.env.SHOW_LINES) process.stdout.write(`${summary}\n${all.join("\n")}\n`);
     // The outage was logged, component by component, and no component flooded.
     expect(during.filter((l) => componentOf(l, workerId) !== undefined).length, summary).toBeGreaterThan(0);
     for (const [c, n] of perComponent) expect(n, `${c}: ${summary}\n${all.join('\n')}`).toBeLessThanOrEqual(3);
@@ -99,7 +127,7 @@ it('logs a bounded number of lines per companion component for a 5 s outage, and
       expect(all.some((l) => componentOf(l, workerId) === c && l.includes('database reachable again')), `${c} never logged its recovery:\n${all.join('\n')}`).toBe(true);
     }
   } finally {
-    proxy.refuse(false);
+    await outage.end();
     await worker.stop();
     await running;
     spy.mockRestore();
