@@ -65,6 +65,8 @@ export async function main(argv: string[], io: CliIo = { out: console.log, err: 
   // `help`, `--help` and `--version` take at most a command name, and `--version` nothing: anything else is a usage error, not ignored.
   if (name === 'help' || HELP_FLAGS.has(name)) {
     const [topicName, ...extra] = rest;
+    // An option here (`--help --help`, `help -x`) is not a command name: say it is unexpected, not an unknown command.
+    if (topicName?.startsWith('-')) return unexpected(name, '[command]', rest, io);
     const topic = topicName === undefined ? undefined : commands.find((c) => c.name === topicName);
     if (topicName !== undefined && !topic) return unknownCommand(topicName, io);
     if (extra.length > 0) return unexpected(name, '[command]', extra, io);

@@ -78,6 +78,8 @@ describe('--help', () => {
     [['help', 'bogus'], /^workhorse: unknown command "bogus"/],
     [['--help', 'extra'], /^workhorse: unknown command "extra"/],
     [['help', 'migrate', 'extra'], /^workhorse help: unexpected argument "extra"/],
+    [['--help', '--help'], /^workhorse --help: unexpected argument "--help"/],
+    [['help', '-x', 'migrate'], /^workhorse help: unexpected arguments "-x", "migrate"/],
     [['migrate', '--help', 'extra'], /^workhorse migrate --help: unexpected argument "extra"/],
     [['tick', 'app.js', '--help'], /^workhorse tick --help: unexpected argument "app\.js"/],
     [['worker', '-h', 'a.js', 'b.js'], /^workhorse worker --help: unexpected arguments "a\.js", "b\.js"/],
