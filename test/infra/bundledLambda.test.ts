@@ -120,7 +120,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 340,000 bytes and the HTTP one (API and dashboard) under 460,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 350,000 bytes and the HTTP one (API and dashboard) under 475,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -157,9 +157,14 @@ describe('the synthesised, bundled functions', () => {
     // schema-version stop, the outbox's key marks, deadlines and concurrent
     // passes, and the tick's stop signal, and 453,666 for the HTTP one (with
     // the dashboard's gap-crossing pager, decision notices and sign-in path
-    // checks): the limits moved to 340,000 and 460,000.
-    expect(tickBytes).toBeLessThan(340_000);
-    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(460_000);
+    // checks): the limits moved to 340,000 and 460,000. 340,320 and 462,133
+    // later that day, after the outbox's release of a lease lost to a fault,
+    // the once-per-fault logging of the worker's companions, the tick span
+    // kept apart from a throwing tracer, the refusals of a tx its transaction
+    // refuses, and (HTTP) signed bodies' own slots, the JSON 417 and the
+    // dashboard's flash notices: the limits moved to 350,000 and 475,000.
+    expect(tickBytes).toBeLessThan(350_000);
+    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(475_000);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
