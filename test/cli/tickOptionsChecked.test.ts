@@ -4,9 +4,21 @@
 // outside 0-100 was accepted (a shell tick never fans out, so the value was
 // dropped unread), a malformed WORKHORSE_QUEUES name got the "holds no job
 // type" warning before its refusal, and a budget the safety margin eats is
-// refused naming both.
-import { describe, expect, it } from 'vitest';
+// refused naming both. A budget just above the margin, which the command's
+// own start-up then used up, is refused saying so (it was refused at random,
+// with the message for a budget below the margin: the budget was counted
+// from after the app module loaded).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { cliEnv, runCli } from './support/runCli.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
 
 const APP = 'test/fixtures/tick-app.ts';
 const NO_DATABASE = 'postgres://nobody@127.0.0.1:1/none';
@@ -45,5 +57,16 @@ describe('workhorse tick checks its options first', () => {
     // Past the options: the next thing to fail is the database.
     expect(smaller.stderr).toMatch(/^workhorse tick: cannot reach the database/);
     expect(smaller.code).toBe(1);
+  });
+
+  it('counts the budget from the command start: the flags alone decide --budget-ms 1000, and a budget start-up used up is refused saying so', async () => {
+    const exact = await runCli(['tick', APP, '--budget-ms', '1000'], cliEnv({ DATABASE_URL: NO_DATABASE }));
+    expect(exact.stderr).toMatch(/the tick has 1000 ms left, not more than its safety margin of 1000 ms/);
+    const usedUp = await runCli(['tick', APP, '--budget-ms', '1001'], cliEnv({ DATABASE_URL: db.url }));
+    expect(usedUp.code, usedUp.stderr).toBe(2);
+    expect(usedUp.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(usedUp.stderr).toMatch(
+      /^workhorse tick: invalid tick timing: loading the app module and checking the schema took \d+ ms of --budget-ms 1001, leaving no more than the safety margin; give a larger --budget-ms/,
+    );
   });
 });

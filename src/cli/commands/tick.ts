@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { databaseUrlSchema, loadTickEnv } from '../../config.js';
 import { GuardedDb } from '../../db/guardedDb.js';
 import { assertSchemaVersion } from '../../db/schemaCheck.js';
+import { ConfigError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
 import { parseConfig } from '../../validation.js';
 import { loadAppModule } from '../../tick/appModule.js';
@@ -76,6 +77,8 @@ export const tickCommand: Command = {
   async run(argv, env, io) {
     // A signal before the tick runs (the module loading, the schema check) exits 0: nothing is claimed yet.
     const stop = stopSignalsFor('tick', io.err);
+    // The budget counts from here: loading the app module and checking the schema are part of it.
+    const startedAt = Date.now();
     try {
       const { flags, positionals } = parseCommandLine(
         argv,
@@ -106,7 +109,7 @@ export const tickCommand: Command = {
         app,
         connectionString,
         namespace: env.namespace,
-        deadline: new Date(Date.now() + flags['budget-ms']),
+        deadline: new Date(startedAt + flags['budget-ms']),
         ...(flags['heartbeat-ms'] !== undefined ? { heartbeatMs: flags['heartbeat-ms'] } : {}),
         ...(flags['safety-margin-ms'] !== undefined ? { safetyMarginMs: flags['safety-margin-ms'] } : {}),
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
@@ -117,7 +120,8 @@ export const tickCommand: Command = {
       };
       // Checked as runTick checks them (the environment's WORKHORSE_MAX_FANOUT included, though a
       // shell tick never fans out), before the database and before any warning about the queues.
-      planTick(parseConfig(tickOptionsSchema, options, 'tick options'));
+      // The flags' own timing is checked as of the command's start, so the answer does not depend on how long loading took.
+      planTick(parseConfig(tickOptionsSchema, options, 'tick options'), startedAt);
       await checkSchema(connectionString, flags['budget-ms']);
       const unserved = unservedQueuesWarning(flags.queue ?? tickEnv.options.queues, app, tickEnv.options.scheduleNamespaces);
       if (unserved) io.err(`workhorse tick: ${unserved}`);
@@ -134,7 +138,9 @@ export const tickCommand: Command = {
         io.err(`[workhorse] ${signal} again: exiting ${EXIT_SECOND_SIGNAL}`);
         process.exit(EXIT_SECOND_SIGNAL);
       });
-      const summary = await runTick({ ...options, maxFanout: 0, signal: stop.signal });
+      const summary = await runTick({ ...options, maxFanout: 0, signal: stop.signal }).catch((err: unknown) => {
+        throw startUpTookTheBudget(err, Date.now() - startedAt, flags['budget-ms']);
+      });
       const { skippedByType: _byType, ...totals } = summary;
       io.out(JSON.stringify(flags['skips-by-type'] || tickEnv.options.skipsByType ? summary : totals));
       const hint = skipHint(summary);
@@ -145,3 +151,17 @@ export const tickCommand: Command = {
     }
   },
 };
+
+/**
+ * A tick refused for its timing once the command's start-up (the app
+ * module's loading, the schema check) had used the budget past its safety
+ * margin: said as such, since the flags alone were fine.
+ */
+function startUpTookTheBudget(err: unknown, tookMs: number, budgetMs: number): unknown {
+  if (!(err instanceof ConfigError) || !err.message.startsWith('invalid tick timing: the tick has')) return err;
+  return new ConfigError(
+    `invalid tick timing: loading the app module and checking the schema took ${tookMs} ms of --budget-ms ${budgetMs}, leaving no more than the safety margin; give a larger --budget-ms (or lower --safety-margin-ms)`,
+    err.issues,
+    { cause: err },
+  );
+}
