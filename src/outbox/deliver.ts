@@ -134,9 +134,12 @@ async function runBatches(
         out.nextRetryInMs = out.nextRetryInMs === null ? delay : Math.min(out.nextRetryInMs, delay);
       }
     });
+    const leaseAnswerBy = leasedAt + o.leaseMs - LEASE_MARGIN_MS;
     await deliverBatch(client.namespace, events, o, signal, batch, {
       lastStart: Math.min(deadlineLastStart, leasedAt + o.leaseMs - LEASE_MARGIN_MS - Math.min(DELIVERY_ALLOWANCE_MS, o.leaseMs / 2)),
-      answerBy: Math.min(deadline, leasedAt + o.leaseMs - LEASE_MARGIN_MS),
+      answerBy: Math.min(deadline, leaseAnswerBy),
+      // What a sink that has not answered by then ran out of, for its error.
+      cutBy: deadline < leaseAnswerBy ? "the pass's time ends (a tick's window, or the deadline given)" : 'the outbox lease ends: the outcome must be recorded before it does',
     });
     try {
       await batch.finish();
@@ -180,13 +183,20 @@ const LEASE_MARGIN_MS = 2000;
 const DELIVERY_ALLOWANCE_MS = 10_000;
 
 /** Delivers a batch, one lane per key; each lane's outcomes go to `batch` when the lane is done. */
+/** When a batch's deliveries may start and must be answered by, and what ends that window (for a silent sink's error). */
+interface DeliveryWindow {
+  lastStart: number;
+  answerBy: number;
+  cutBy: string;
+}
+
 async function deliverBatch(
   namespace: string,
   events: LeasedEvent[],
   o: ResolvedOutboxOptions,
   signal: AbortSignal,
   batch: BatchSettlement,
-  { lastStart, answerBy }: { lastStart: number; answerBy: number },
+  window: DeliveryWindow,
 ): Promise<void> {
   // One lane per key (events without a key each get their own), in id order.
   const lanes = new Map<string, LeasedEvent[]>();
@@ -199,7 +209,7 @@ async function deliverBatch(
   const queue = [...lanes.values()];
   const runLane = async (lane: LeasedEvent[]): Promise<void> => {
     const s: OutboxSettlement = { delivered: [], failed: [], released: [] };
-    await deliverLane(namespace, lane, o, signal, s, { lastStart, answerBy });
+    await deliverLane(namespace, lane, o, signal, s, window);
     batch.add(s);
   };
   const workers = Array.from({ length: Math.min(o.concurrency, queue.length) }, async () => {
@@ -215,7 +225,7 @@ async function deliverLane(
   o: ResolvedOutboxOptions,
   signal: AbortSignal,
   s: OutboxSettlement,
-  { lastStart, answerBy }: { lastStart: number; answerBy: number },
+  { lastStart, answerBy, cutBy }: DeliveryWindow,
 ): Promise<void> {
   for (let i = 0; i < lane.length; i++) {
     const e = lane[i]!;
@@ -224,7 +234,7 @@ async function deliverLane(
       return;
     }
     try {
-      await deliverOne(namespace, e, o, signal, answerBy);
+      await deliverOne(namespace, e, o, signal, answerBy, cutBy);
       s.delivered.push(e.id);
     } catch (err) {
       // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
@@ -236,7 +246,7 @@ async function deliverLane(
   }
 }
 
-async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOptions, signal: AbortSignal, answerBy: number): Promise<void> {
+async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOptions, signal: AbortSignal, answerBy: number, cutBy: string): Promise<void> {
   const event: OutboxEvent = {
     id: e.id,
     namespace,
@@ -263,7 +273,7 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
   );
   const results = await answerWithin(deliveries, signal, waitMs, () => {
     const silent = sinks.filter((_, i) => !answered[i]).map((k) => k.name);
-    return new Error(`${silent.join(', ')}: no answer within ${waitMs} ms (the outbox lease ends: the outcome must be recorded before it does)`);
+    return new Error(`${silent.join(', ')}: no answer within ${waitMs} ms (${cutBy})`);
   });
   const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${errorToJson(r.reason).message}`] : []));
   if (failures.length > 0) throw new Error(failures.join('; '));

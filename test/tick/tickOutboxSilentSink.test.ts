@@ -40,6 +40,9 @@ it('charges an attempt to an event its sink leaves unanswered at the window, and
     expect(await state()).toEqual(expected);
   }
   expect(calls).toBe(2);
+  // The error names what cut the wait short: the tick's window, not the outbox lease (60 s).
+  const error = await db.pool.query<{ message: string }>('select last_error->>\'message\' as message from workhorse.outbox_events where id = $1', [id]);
+  expect(error.rows[0]!.message).toMatch(/^silent: no answer within \d+ ms \(the pass's time ends \(a tick's window, or the deadline given\)\)$/);
 });
 
 it("releases its in-flight events and returns when the tick is told to stop mid-delivery, charging no attempt", async () => {
