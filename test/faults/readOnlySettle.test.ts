@@ -9,12 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { z } from 'zod';
-import { onServer } from '../../certify/run.js';
 import { createClient, defineJob, Worker } from '../../src/index.js';
 import { retryTransient } from '../../src/db/retryTransient.js';
 import { isTransientDbError } from '../../src/db/transient.js';
 import { describeError } from '../../src/http/middleware/errorHandler.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { setReadOnly } from '../helpers/readOnly.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Held = defineJob({ type: 'readonly.held', queue: 'readonly', schema: z.object({ n: z.number() }) });
@@ -36,11 +36,6 @@ async function read<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryR
   return retryTransient(() => db.pool.query<R>(sql), { attempts: 5, baseMs: 50, maxMs: 500 });
 }
 
-async function setReadOnly(on: boolean): Promise<void> {
-  const server = serverUrl();
-  await onServer(server, on ? `alter database ${db.name} set default_transaction_read_only = on` : `alter database ${db.name} reset default_transaction_read_only`);
-  await onServer(server, `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`);
-}
 
 describe('a read-only database', () => {
   it('holds finished handlers\' settlements until writes are accepted again: none is recovered or run twice', async () => {
@@ -60,14 +55,14 @@ describe('a read-only database', () => {
     try {
       await client.enqueueMany([0, 1, 2, 3, 4].map((n) => ({ job: Held, payload: { n } })));
       await waitFor(() => runs.length, (n) => n === 5, { timeoutMs: 10_000, what: 'five handlers running' });
-      await setReadOnly(true);
+      await setReadOnly(db, true);
       // The handlers finish while every write is refused; the settlements wait.
       release();
       await sleep(3_000);
       const during = await read<{ n: number }>(`select count(*)::int as n from workhorse.jobs where status = 'succeeded'`);
       expect(during.rows[0]!.n).toBe(0);
       expect(errors.some((e) => (e as { code?: string }).code === '25006' || String(e).includes('read-only'))).toBe(true);
-      await setReadOnly(false);
+      await setReadOnly(db, false);
       await waitFor(
         async () => (await read<{ n: number }>(`select count(*)::int as n from workhorse.jobs where status = 'succeeded'`)).rows[0]!.n,
         (n) => n === 5,
@@ -79,7 +74,7 @@ describe('a read-only database', () => {
       expect(ledger.rows).toEqual([]);
       expect(runs.sort()).toEqual([0, 1, 2, 3, 4]);
     } finally {
-      await setReadOnly(false).catch(() => undefined);
+      await setReadOnly(db, false).catch(() => undefined);
       await worker.stop();
       await running;
       await client.close();

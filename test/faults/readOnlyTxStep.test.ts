@@ -9,9 +9,9 @@
 // terminated); the shared server is not touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { onServer } from '../../certify/run.js';
 import { createClient, defineJob, Worker } from '../../src/index.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { resetReadOnly, setReadOnly } from '../helpers/readOnly.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Stepper = defineJob({ type: 'ro.txstep', queue: 'ro', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
@@ -23,15 +23,10 @@ beforeAll(async () => {
   await db.pool.query('create table ro_effects (job_id bigint, n int)');
 });
 afterAll(async () => {
-  await onServer(serverUrl(), `alter database ${db.name} reset default_transaction_read_only`).catch(() => undefined);
+  await resetReadOnly(db);
   await db?.drop();
 });
 
-async function setReadOnly(on: boolean): Promise<void> {
-  const server = serverUrl();
-  await onServer(server, on ? `alter database ${db.name} set default_transaction_read_only = on` : `alter database ${db.name} reset default_transaction_read_only`);
-  await onServer(server, `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`);
-}
 
 describe('a transactional step or a spawn begun while the database is read-only', () => {
   it('runs once writes are accepted again: no attempt counted, its effect written once', async () => {
@@ -55,11 +50,11 @@ describe('a transactional step or a spawn begun while the database is read-only'
     try {
       const jobs = await client.enqueueMany([1, 2, 3].map((n) => ({ job: Stepper, payload: { n } })));
       await waitFor(() => started, (s) => s === 3, { what: 'the three handlers to start' });
-      await setReadOnly(true);
+      await setReadOnly(db, true);
       // The handlers reach their transactional step while the database is read-only.
       release();
       await sleep(2_500);
-      await setReadOnly(false);
+      await setReadOnly(db, false);
       const ids = jobs.map((j) => j.id);
       const rows = await waitFor(
         async () => (await db.pool.query<{ status: string; attempt: number }>('select status, attempt from workhorse.jobs where id = any($1::bigint[]) order by id', [ids])).rows,

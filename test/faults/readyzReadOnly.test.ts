@@ -8,11 +8,11 @@
 // is not touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { onServer } from '../../certify/run.js';
 import { READ_ONLY_REASON } from '../../src/db/ping.js';
 import { createWorkhorseAdapter, defineJob } from '../../src/index.js';
 import { runWorkerProcess } from '../../src/worker/process.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { resetReadOnly, setReadOnly } from '../helpers/readOnly.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Ping = defineJob({ type: 'fx.readyz.ro', schema: z.object({}) });
@@ -22,15 +22,10 @@ beforeAll(async () => {
   db = await createTestDatabase();
 });
 afterAll(async () => {
-  await onServer(serverUrl(), `alter database ${db.name} reset default_transaction_read_only`).catch(() => undefined);
+  await resetReadOnly(db);
   await db?.drop();
 });
 
-async function setReadOnly(on: boolean): Promise<void> {
-  const server = serverUrl();
-  await onServer(server, on ? `alter database ${db.name} set default_transaction_read_only = on` : `alter database ${db.name} reset default_transaction_read_only`);
-  await onServer(server, `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`);
-}
 
 async function probe(port: number, path: string): Promise<{ status: number; reason?: string }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -51,10 +46,10 @@ describe('the readiness probe over a read-only database', () => {
     const port = running.probePort!;
     try {
       await waitFor(() => probe(port, '/readyz'), (r) => r.status === 200, { what: 'the worker to be ready' });
-      await setReadOnly(true);
+      await setReadOnly(db, true);
       await waitFor(() => probe(port, '/readyz'), (r) => r.status === 503 && r.reason === READ_ONLY_REASON, { what: '/readyz to say the database is read-only', timeoutMs: 10_000 });
       expect((await probe(port, '/livez')).status).toBe(200);
-      await setReadOnly(false);
+      await setReadOnly(db, false);
       await waitFor(() => probe(port, '/readyz'), (r) => r.status === 200, { what: 'the worker to be ready again', timeoutMs: 15_000 });
     } finally {
       running.shutdown('test');
