@@ -185,6 +185,37 @@ describe('the dashboard in a browser', () => {
     expect(await page.getByRole('status').innerText()).toBe(`Job #${id} is ready again with a fresh attempt budget.`);
   });
 
+  it('runs a scheduled job now from its page, saying it is due now (not "ready again with a fresh attempt budget")', async () => {
+    const { page } = admin;
+    const { id } = await d.client.enqueue('email.send', { to: 'later@example.com', subject: 'later' }, { delayMs: 3_600_000 });
+    await page.goto(`${d.url}/ui/jobs/${id}`);
+    await page.getByRole('button', { name: `Run now job #${id}` }).click();
+    await page.waitForURL(`${d.url}/ui/jobs/${id}?done=job-run-now&subject=${id}`);
+    expect(await page.getByRole('status').innerText()).toBe(`Job #${id} is due now.`);
+    const due = await db.pool.query<{ due: boolean }>('select run_at <= now() as due from workhorse.jobs where id = $1', [id]);
+    expect(due.rows[0]!.due).toBe(true);
+  });
+
+  it('keeps every view as wide as a narrow window: wide tables scroll inside their box, action buttons included', async () => {
+    const narrow = await browser.newContext({ viewport: { width: 390, height: 800 } });
+    const page = await narrow.newPage();
+    try {
+      await signIn(page, d.url, ADMIN_TOKEN);
+      const w = reportWorker('ui-narrow-a-worker-with-a-long-id-0123456789');
+      const run = w.run();
+      await waitFor(async () => (await db.pool.query('select 1 from workhorse.worker_registry where id = $1', [w.workerId])).rowCount, (n) => n === 1, { what: 'the worker to register' });
+      for (const view of ['/ui/workers', '/ui/queues', '/ui/outbox', '/ui/decisions']) {
+        await page.goto(`${d.url}${view}`);
+        const widths = (await page.evaluate(() => ({ page: document.scrollingElement.scrollWidth, window: window.innerWidth }))) as { page: number; window: number };
+        expect(widths.page, view).toBeLessThanOrEqual(widths.window);
+      }
+      await w.stop();
+      await run;
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('lists the schedules with their cadence, next and last fire', async () => {
     const { page } = admin;
     await new Schedules(d.client).define([

@@ -56,8 +56,10 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   });
   r.post('/jobs/:id/retry', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');
+    // A scheduled job (ready, due later) is run now, not retried: its notice says so.
+    const scheduled = (await client.getJob(id))?.status === 'ready';
     await client.retry(id);
-    return redirectWithNotice(c, `/ui/jobs/${id}`, 'job-retried', id);
+    return redirectWithNotice(c, `/ui/jobs/${id}`, scheduled ? 'job-run-now' : 'job-retried', id);
   });
   r.post('/jobs/:id/cancel', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');

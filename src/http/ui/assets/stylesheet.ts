@@ -27,7 +27,7 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);background:var(--soft)}
 td.num,th.num{text-align:right}tbody tr:hover{background:#f8fafc}
-.table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
+.table-wrap{position:relative;overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .table-wrap table{border:0}.muted{color:var(--muted)}.small{font-size:.85rem}
 td,dd,h1,figcaption,.lede,.problem,.notice{overflow-wrap:anywhere}.badge,td.num,time{white-space:nowrap}
 button,.button{overflow-wrap:normal}label,select{max-width:100%}
@@ -55,7 +55,7 @@ dl.facts dt{color:var(--muted);font-weight:600;font-size:.85rem}dl.facts dd{marg
 .notice{padding:.5rem .8rem;border-radius:6px;border:1px solid #9fcfb2;background:#eaf7ef;margin:0 0 1rem}
 .problem{padding:.5rem .8rem;border-radius:6px;border:1px solid #e3a5a5;background:#fdeeee;margin:0 0 1rem}
 .live-bar{display:flex;gap:.8rem;align-items:center;font-size:.85rem;color:var(--muted);margin:-.3rem 0 .8rem}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(430px,1fr));gap:1rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(430px,100%),1fr));gap:1rem}
 figure.chart{margin:0;padding:.6rem .8rem;border:1px solid var(--line);border-radius:6px}
 figure.chart figcaption{font-size:.85rem;color:var(--muted);margin-bottom:.3rem}figure.chart figcaption b{color:var(--fg)}
 figure.chart svg{display:block;width:100%;height:auto}

@@ -35,6 +35,7 @@ const NOTICES = {
   'worker-paused': (s: string) => `Worker ${s} paused by the operator: it stops claiming at its next registry refresh.`,
   'worker-resumed': (s: string) => `Worker ${s} resumed.`,
   'job-retried': (s: string) => `Job #${s} is ready again with a fresh attempt budget.`,
+  'job-run-now': (s: string) => `Job #${s} is due now.`,
   'job-cancelled': (s: string) => `Job #${s} cancelled.`,
   'decision-made': (s: string) => `Recorded ${s}: the job resumes.`,
   'event-retried': (s: string) => `Outbox event #${s} is due now with a fresh attempt budget.`,
@@ -56,6 +57,7 @@ const SUBJECTS: Record<NoticeCode, RegExp> = {
   'worker-paused': /^\S{1,200}$/,
   'worker-resumed': /^\S{1,200}$/,
   'job-retried': ID,
+  'job-run-now': ID,
   'job-cancelled': ID,
   // decisionSubject's shape: a choice and a name of any characters but line breaks, shortened.
   'decision-made': /^"[^\n]{1,80}" on decision [^\n]{1,60} of job #[1-9][0-9]{0,18}$/,
