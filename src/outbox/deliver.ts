@@ -32,7 +32,7 @@ import { setMaxListeners } from 'node:events';
 import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { retryTransient } from '../db/retryTransient.js';
-import { isLockTimeout, isQueryCanceled } from '../db/sqlState.js';
+import { isLockTimeout, isQueryCanceled, isReadOnlySession } from '../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
@@ -105,8 +105,9 @@ async function runBatches(
       events = await client.protocol.leaseOutbox(db, client.namespace, owner, o.batchSize, o.leaseMs);
     } catch (err) {
       if (!isOutboxFault(err)) throw err;
-      // It may have committed with its answer lost: whatever it leased is released, not left for the lease.
-      const released = await releaseOwner(client, db, owner, leaseEnd, signal);
+      // Refused by PostgreSQL (read-only, cancelled, a lock timeout): rolled back, nothing leased. Otherwise it may
+      // have committed with its answer lost: whatever it leased is released, not left for the lease.
+      const released = refusedStatement(err) ? 'nothing was leased (the statement was refused and rolled back)' : await releaseOwner(client, db, owner, leaseEnd, signal);
       throw new OutboxFaultError(`outbox: the lease call failed (${describeDbError(err)}); ${released}`, { cause: err });
     }
     if (events.length === 0) break;
@@ -152,6 +153,15 @@ async function runBatches(
     // A key that failed is held back by its failed event; anything else released is leased again.
   }
   return out;
+}
+
+/**
+ * A statement PostgreSQL answered with a refusal that rolled it back (a
+ * read-only session, a cancellation, a lock timeout): it took no effect.
+ * A lost connection, by contrast, may have followed a commit.
+ */
+function refusedStatement(err: unknown): boolean {
+  return isReadOnlySession(err) || isQueryCanceled(err) || isLockTimeout(err);
 }
 
 /** Backoff of the outbox's retries on a database fault. */

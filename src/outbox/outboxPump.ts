@@ -45,6 +45,8 @@ const LOOK_AGAIN_SLACK_MS = 50;
  * lease leaves out an event whose key has an earlier one pending).
  */
 const SLOW_PASS_MS = 1_000;
+/** A kick this close to the end of a backoff runs (the backoff's own timer may fire a millisecond early). */
+const BACKOFF_TOLERANCE_MS = 5;
 /** Passes one pump runs at once, at most. */
 const MAX_PASSES = 4;
 /** A failed pass is tried again after this, doubled per failure … */
@@ -66,6 +68,8 @@ export class OutboxPump {
   private readonly db: GuardedDb;
   private readonly faults: FaultReport;
   private readonly backoff: Backoff;
+  /** Until when no pass starts, after a failed one (0: none failed since the last that worked). */
+  private backingOffUntil = 0;
 
   /** `faults`: where failures go (a function hears each one). */
   constructor(
@@ -125,6 +129,9 @@ export class OutboxPump {
   /** Runs a pass now, or one more after the pass in flight. */
   kick(): void {
     if (this.abort.signal.aborted) return;
+    // After a failed pass the next waits out its backoff (a timer kicks then): a commit's
+    // notification during a fault would otherwise start one per publish.
+    if (Date.now() + BACKOFF_TOLERANCE_MS < this.backingOffUntil) return;
     if (this.running.size > 0) {
       const youngForMs = this.newestStartedAt + SLOW_PASS_MS - Date.now();
       if (this.running.size >= MAX_PASSES || youngForMs > 0) {
@@ -144,12 +151,17 @@ export class OutboxPump {
       .then(
         () => {
           this.backoff.reset();
+          this.backingOffUntil = 0;
           this.faults.ok();
         },
         (err: unknown) => {
           this.faults.failed(err);
           // Tried again after a backoff: a fault that leaves the LISTEN up (a read-only database) sends no hint to end it.
-          if (!this.abort.signal.aborted) this.lookAgainIn(this.backoff.next());
+          if (this.abort.signal.aborted) return;
+          // Its own timer, not lookAgainIn's: a sooner look-again would be turned away by the backoff and leave none.
+          const ms = this.backoff.next();
+          this.backingOffUntil = Date.now() + ms;
+          this.kickIn(ms);
         },
       )
       .finally(() => {
