@@ -58,7 +58,7 @@ export interface DeliveryResult {
 export class OutboxFaultError extends DatabaseUnavailableError {}
 
 /** A database fault, or a statement PostgreSQL cancelled or timed out on a lock: worth trying again. */
-export function isOutboxFault(err: unknown): boolean {
+function isOutboxFault(err: unknown): boolean {
   return isTransientDbError(err) || isQueryCanceled(err) || isLockTimeout(err);
 }
 
