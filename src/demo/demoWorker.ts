@@ -2,6 +2,7 @@
 // SIGKILL. Its configuration arrives as a JSON argument. It stops when the
 // demo does: on SIGTERM, or when its stdin (a pipe from the demo) closes.
 import * as z from 'zod';
+import { logCarriedOn } from '../carriedOn.js';
 import { createClient } from '../client/client.js';
 import { parseConfig } from '../validation.js';
 import { Worker } from '../worker/worker.js';
@@ -11,6 +12,8 @@ import { configureDemoWorker, demoJobs } from './jobs.js';
 const GONE_STOP_MS = 2_000;
 /** What a SIGTERM drain (the story's rolling deploy) allows beyond one job's work, so the running job finishes. */
 const DRAIN_SLACK_MS = 5_000;
+/** How long a fault is held back before it is printed, so one the demo's own Ctrl-C caused is never printed. */
+const FAULT_HOLD_MS = 1_000;
 
 const argsSchema = z.object({
   connectionString: z.string(),
@@ -34,10 +37,17 @@ export async function runDemoWorker(raw: string): Promise<void> {
   const stop = (timeoutMs: number) => () => void worker.stop({ timeoutMs }).catch(() => undefined);
   process.on('SIGTERM', stop(a.workMs + DRAIN_SLACK_MS));
   // Once the demo is gone its database is going too: the worker's retries
-  // against it ("settle failed; retrying … ECONNREFUSED") are not news then.
+  // against it ("heartbeat failed … ECONNREFUSED") are not news then. A
+  // Ctrl-C stops the database and signals this worker at the same moment,
+  // so a fault is held back briefly and printed only if the demo lives on.
   let quiet = false;
+  worker.events.on('error', (err) => {
+    if (quiet) return;
+    setTimeout(() => {
+      if (!quiet) logCarriedOn(`[workhorse] worker ${a.workerId}:`, err);
+    }, FAULT_HOLD_MS).unref();
+  });
   const gone = () => {
-    if (!quiet) worker.events.on('error', () => undefined);
     quiet = true;
     stop(GONE_STOP_MS)();
   };
