@@ -81,7 +81,7 @@ describe('the Redis wake-up', () => {
   it('wakes an idle worker with LISTEN off at once, long before its poll', async () => {
     const { client } = await setup(SHARED_REDIS, 60_000);
     await sleep(300); // subscribed
-    expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 1 }))).toBeLessThan(500);
+    expect(await timeToSucceed(client, () => client.enqueue(Ping, { n: 1 }))).toBeLessThan(3_000); // its poll is 60 s away
   });
 
   it('wakes it at a delayed job\'s due time', async () => {
@@ -90,7 +90,7 @@ describe('the Redis wake-up', () => {
     const { id } = await client.enqueue(Ping, { n: 2 }, { delayMs: 800 });
     await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the delayed job' });
     const r = await db.pool.query<{ ms: number }>(`select extract(epoch from started_at - run_at) * 1000 as ms from workhorse.jobs where id = $1`, [id]);
-    expect(Number(r.rows[0]!.ms)).toBeLessThan(100);
+    expect(Number(r.rows[0]!.ms)).toBeLessThan(1_000); // its poll is 60 s away
   });
 
   it('changes nothing but latency when Redis is not there: enqueues succeed, the poll finds the jobs', async () => {
