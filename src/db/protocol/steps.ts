@@ -26,12 +26,12 @@ export function recordStep(db: Queryable, ns: string, lease: LeaseRef, name: str
 
 /**
  * Inside a transactional step's open transaction (of id `txid`): records
- * the step, and whether this transaction's record is the one kept (`won`).
- * A record an earlier transaction committed meanwhile wins; the caller must
- * then roll its own writes back. Told by the kept row's xmin: this
- * transaction's id (modulo 2^32, as xmin is), when its insert wrote the row.
- * Undefined, recording nothing, when the statement no longer runs in that
- * transaction (the step's body committed or rolled it back itself).
+ * the step, and whether this call's insert wrote the record (`won`; it
+ * still does when the body left a savepoint open). A record an earlier
+ * transaction committed meanwhile wins; the caller must then roll its own
+ * writes back. Undefined, recording nothing, when the statement no longer
+ * runs in that transaction (the step's body committed or rolled it back
+ * itself).
  */
 export function recordTxStep(
   tx: Queryable,
@@ -42,16 +42,12 @@ export function recordTxStep(
   txid: string,
 ): Promise<{ result: unknown; won: boolean } | undefined> {
   return mapped({ lease, what: `transactional step "${name}"` }, async () => {
-    const recorded = await tx.query<{ result: unknown }>(
-      'select workhorse.record_step_v1($1, $2, $3, $4, $5::jsonb) as result from (values (1)) one where txid_current()::text = $6',
+    const r = await tx.query<{ recorded: unknown; won: boolean }>(
+      'select recorded, won from workhorse.record_tx_step_v1($1, $2, $3, $4, $5::jsonb, $6::bigint)',
       [ns, lease.id, lease.execution, name, jsonParam(result), txid],
     );
-    if (recorded.rows.length === 0) return undefined;
-    const r = await tx.query<{ won: boolean }>(
-      `select s.xmin::text = ($3::bigint % 4294967296)::text as won from workhorse.job_steps s where s.job_id = $1 and s.name = $2`,
-      [lease.id, name, txid],
-    );
-    return { result: recorded.rows[0]!.result, won: r.rows[0]?.won === true };
+    if (r.rows.length === 0) return undefined;
+    return { result: r.rows[0]!.recorded, won: r.rows[0]!.won === true };
   });
 }
 
