@@ -11,9 +11,21 @@ import { bigintIdString, storableText } from './storable.js';
 export const namespaceSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,40}$/, 'a namespace is 1-40 characters of letters, digits, "_", "." or "-"');
-export const queueNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'a queue name is 1-100 characters of letters, digits, "_", ".", ":" or "-"');
+/**
+ * Names the HTTP API and the dashboard take in a path (POST
+ * /signals/:key/:name, /jobs/:id/signals/:name, /jobs/:id/decisions/:name,
+ * /queues/:name/pause, /workers/:id/pause) cannot be "." or "..":
+ * a URL resolves those segments away, even percent-encoded (/signals/../paid
+ * is /paid), so such a wait could never be signalled or decided over HTTP, nor such a
+ * queue or worker paused.
+ */
+function notDotSegment(schema: z.ZodString): z.ZodString {
+  return schema.refine((s) => s !== '.' && s !== '..', 'must not be "." or "..": a URL path cannot carry it (it resolves away)');
+}
+
+export const queueNameSchema = notDotSegment(
+  z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'a queue name is 1-100 characters of letters, digits, "_", ".", ":" or "-"'),
+);
 export const jobTypeSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.:/-]{1,128}$/, 'a job type is 1-128 characters of letters, digits, "_", ".", ":", "/" or "-"');
@@ -24,17 +36,7 @@ export function storableName(max: number): z.ZodString {
 }
 
 export const keySchema = storableName(512);
-export const workerIdSchema = storableName(200);
-
-/**
- * Names the HTTP API takes in a path (POST /signals/:key/:name,
- * /jobs/:id/signals/:name, /jobs/:id/decisions/:name) cannot be "." or "..":
- * a URL resolves those segments away, even percent-encoded (/signals/../paid
- * is /paid), so such a wait could never be signalled or decided over HTTP.
- */
-function notDotSegment(schema: z.ZodString): z.ZodString {
-  return schema.refine((s) => s !== '.' && s !== '..', 'must not be "." or "..": a URL path cannot carry it (it resolves away)');
-}
+export const workerIdSchema = notDotSegment(storableName(200));
 
 /** A durable wait's name (sleep, signal, decision, spawn, join), as a handler and a sender give it. */
 export const waitNameSchema = notDotSegment(storableName(200));

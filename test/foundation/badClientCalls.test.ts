@@ -99,6 +99,16 @@ describe('bad client calls', () => {
     }
   });
 
+  it('a queue or a worker id of "." or ".." is refused where it is named (no dashboard or HTTP path could pause it)', async () => {
+    for (const bad of ['.', '..']) {
+      expect(() => defineJob({ type: 'dots', queue: bad, schema: z.object({}) })).toThrow(/must not be "\." or "\.\."/);
+      expect((await refusal(client.enqueue(Ping, { n: 1 }, { queue: bad }))).message).toMatch(/must not be "\." or "\.\."/);
+      expect(() => new Worker(client, { queues: [bad] })).toThrow(/must not be "\." or "\.\."/);
+      expect(() => new Worker(client, { workerId: bad })).toThrow(/must not be "\." or "\.\."/);
+      expect((await refusal(client.admin.pauseQueue(bad))).message).toMatch(/must not be "\." or "\.\."/);
+    }
+  });
+
   it('migrate refuses an unknown option (a typo left the 60 s default in force)', async () => {
     const err = await refusal(client.migrate({ lockTimeout: 5000 } as never));
     expect(err.message).toContain('lockTimeout');
