@@ -20,5 +20,19 @@ type JsonValue<T> = T extends { toJSON(...args: never[]): infer J }
       : T extends readonly unknown[]
         ? { -readonly [K in keyof T]: Jsonified<T[K]> }
         : T extends object
-          ? { -readonly [K in keyof T as T[K] extends Dropped ? never : K]: Jsonified<Exclude<T[K], Dropped>> }
+          ? Flat<Kept<T> & MaybeKept<T>>
           : never;
+
+/** Whether JSON may leave a field of type `V` out: some member of `V` is dropped (`any` is not: it may be anything). */
+type SometimesDropped<V> = 0 extends 1 & V ? false : [Extract<V, Dropped>] extends [never] ? false : true;
+/** Fields JSON always keeps: required, as they were. */
+type Kept<T> = { -readonly [K in keyof T as SometimesDropped<T[K]> extends true ? never : K]: Jsonified<T[K]> };
+/**
+ * Fields JSON keeps only when they hold a value it can write
+ * (`a: number | undefined`, `f: string | (() => void)`): optional. Fields
+ * it always drops (`undefined`, a method) are gone.
+ */
+type MaybeKept<T> = {
+  -readonly [K in keyof T as SometimesDropped<T[K]> extends true ? ([T[K]] extends [Dropped] ? never : K) : never]?: Jsonified<Exclude<T[K], Dropped>>;
+};
+type Flat<T> = { [K in keyof T]: T[K] };
