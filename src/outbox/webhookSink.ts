@@ -5,10 +5,13 @@
 // response outside 2xx, a network error or the timeout is a failed delivery.
 // Redirects are not followed: a 301, 302 or 303 would have fetch send a
 // bodiless GET that a 200 then counts as delivered, and a 307 or 308 would
-// resend the event to a URL the signature was not made for.
+// resend the event to a URL the signature was not made for. Only the start
+// of the receiver's answer is read (a failure quotes it); the rest is
+// cancelled, so a huge or endless body costs the worker nothing.
 import * as z from 'zod';
 import { signRequest } from '../signing/sign.js';
 import { parseConfig } from '../validation.js';
+import { discardBody, readBodyPrefix } from './responsePrefix.js';
 import { eventBody, type Sink } from './sink.js';
 import { headersSchema, sinkTopicsSchema, webhookUrlSchema } from './sinkOptions.js';
 
@@ -47,12 +50,14 @@ export function webhookSink(options: WebhookSinkOptions): Sink {
         signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs)]),
         redirect: 'manual',
       });
-      const text = await res.text().catch(() => '');
+      if (res.ok) return discardBody(res);
       if (res.status >= 300 && res.status < 400) {
+        await discardBody(res);
         const to = res.headers.get('location');
         throw new Error(`webhook answered ${res.status}${to ? ` (to ${to.slice(0, 200)})` : ''}: redirects are not followed; set the sink's url to where it should deliver`);
       }
-      if (!res.ok) throw new Error(`webhook answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      const text = await readBodyPrefix(res);
+      throw new Error(`webhook answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
     },
   };
 }
