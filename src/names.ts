@@ -74,15 +74,22 @@ export function defaultWorkerId(): string {
  * What Lambda's Invoke takes as FunctionName: a name, a partial ARN
  * (account:function:name) or a full ARN, each with an optional version or
  * alias (Lambda's own pattern for it). A lambdaSink's target, a tick's
- * fan-out function.
+ * fan-out function. Lambda's length limit (170) is the whole ARN's; the
+ * function's name itself is at most 64 characters however it is given, and
+ * a longer one passed the pattern only to be refused at every invocation.
  */
 const LAMBDA_FUNCTION_NAME =
-  /^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:)?(\d{12}:)?(function:)?([a-zA-Z0-9-_.]+)(:(\$LATEST|[a-zA-Z0-9-_]+))?$/;
+  /^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:)?(\d{12}:)?(function:)?(?<name>[a-zA-Z0-9-_.]+)(:(\$LATEST|[a-zA-Z0-9-_]+))?$/;
+const LAMBDA_NAME_MAX = 64;
 
 export function lambdaFunctionNameSchema(field: string) {
   return z
     .string()
     .min(1)
     .max(170)
-    .regex(LAMBDA_FUNCTION_NAME, `${field} must be a Lambda function name (letters, digits, "-" and "_"), a partial ARN or an ARN, with an optional :version or :alias`);
+    .regex(LAMBDA_FUNCTION_NAME, `${field} must be a Lambda function name (letters, digits, "-" and "_"), a partial ARN or an ARN, with an optional :version or :alias`)
+    .refine(
+      (s) => (LAMBDA_FUNCTION_NAME.exec(s)?.groups?.name?.length ?? 0) <= LAMBDA_NAME_MAX,
+      `${field} names a function longer than Lambda's limit of ${LAMBDA_NAME_MAX} characters (the name itself, whether given alone, with a :version or :alias, or in an ARN)`,
+    );
 }

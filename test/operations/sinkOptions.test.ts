@@ -97,7 +97,33 @@ describe('sink options', () => {
     expect(configPath(() => lambdaSink({ functionName }))).toEqual(['functionName']);
   });
 
-  it.each(['my-fn', 'my_fn:prod', 'my-fn:$LATEST', '123456789012:function:my-fn', 'arn:aws:lambda:us-west-2:123456789012:function:my-fn:7'])(
+  const name65 = 'a'.repeat(65);
+  it.each([name65, `${name65}:prod`, `123456789012:function:${name65}`, `arn:aws:lambda:us-west-2:123456789012:function:${name65}:7`])(
+    'lambdaSink refuses functionName %j: a function name over 64 characters',
+    (functionName) => {
+      let thrown: unknown;
+      try {
+        lambdaSink({ functionName });
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(ConfigError);
+      expect((thrown as ConfigError).issues[0]!.path).toEqual(['functionName']);
+      expect((thrown as ConfigError).message).toMatch(/functionName names a function longer than Lambda's limit of 64 characters/);
+    },
+  );
+
+  const name64 = 'a'.repeat(64);
+  it.each([
+    'my-fn',
+    'my_fn:prod',
+    'my-fn:$LATEST',
+    '123456789012:function:my-fn',
+    'arn:aws:lambda:us-west-2:123456789012:function:my-fn:7',
+    name64,
+    `${name64}:${'p'.repeat(64)}`,
+    `arn:aws-us-gov:lambda:us-gov-west-1:123456789012:function:${name64}:${'p'.repeat(40)}`,
+  ])(
     'lambdaSink takes functionName %j',
     (functionName) => {
       expect(lambdaSink({ functionName }).name).toBe(`lambda ${functionName}`);
