@@ -26,7 +26,7 @@ export interface WorkhorseApp {
   configure(worker: WorkerBase): void;
   /** Recurring slots (defineSchedule values); ticks and schedule runners store them at start. */
   schedules?: ScheduleDefinition[];
-  /** Where the outbox delivers (ticks that fire the `sys` slots run sys.outbox with these sinks). */
+  /** Where the outbox delivers (ticks that fire the `sys` slots run sys.outbox with these sinks); `{ lifecycle: [] }` alone turns job lifecycle events off. */
   outbox?: OutboxOptions;
   /** The sys.alerts cadence and threshold overrides (ticks that fire the `sys` slots evaluate them). */
   alerts?: AlertsOptions;

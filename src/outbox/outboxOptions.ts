@@ -1,9 +1,14 @@
 // The `outbox` option of defineApp and of a Worker that fires the `sys`
 // slots: the sinks events go to, the sys.outbox cadence and the delivery
 // policy (batch size, parallel keys, lease, retries with capped backoff,
-// dead-letter threshold, how long delivered events are kept). Parsed once.
+// dead-letter threshold, how long delivered events are kept), and which job
+// lifecycle events the namespace publishes. Parsed once. Without sinks it
+// only turns lifecycle events off (`{ lifecycle: [] }`): the choice is
+// stored per namespace and outlives the option, so an app that drops its
+// sinks needs a way to say so, and events published with no sink to take
+// them would be kept forever.
 import * as z from 'zod';
-import { LIFECYCLE_EVENTS } from '../db/protocol/outbox.js';
+import { LIFECYCLE_EVENTS, type LifecycleEvent } from '../db/protocol/outbox.js';
 import { parseConfig } from '../validation.js';
 import { isSink, type Sink } from './sink.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
@@ -25,8 +30,12 @@ const sinkSchema = z
 
 export const outboxOptionsSchema = z
   .object({
-    /** Where events go; each takes the topics it names (all by default). */
-    sinks: z.array(sinkSchema).min(1),
+    /**
+     * Where events go; each takes the topics it names (all by default).
+     * None only with `lifecycle: []`: the option then turns job lifecycle
+     * events off and delivers nothing.
+     */
+    sinks: z.array(sinkSchema).default([]),
     /** The sys.outbox cadence: a safety net under the wake-up that follows each commit. */
     everyMs: z.number().int().min(1000).max(86_400_000).default(60_000),
     /** Events one lease takes at most. */
@@ -50,17 +59,34 @@ export const outboxOptionsSchema = z
      * a wait for a human decision: workhorse.job.decision), `cancelled` (an
      * operator cancelled a job that had not ended: workhorse.job.cancelled).
      * Stored for the namespace at start; absent leaves the stored choice
-     * alone, [] turns them off.
+     * alone, [] turns them off (with or without sinks).
      */
     lifecycle: z.array(z.enum(LIFECYCLE_EVENTS)).max(LIFECYCLE_EVENTS.length).optional(),
     /** Delivered events are deleted after this long. */
     keepDeliveredMs: z.number().int().min(0).max(366 * 86_400_000).default(7 * 86_400_000),
   })
-  .strict();
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.sinks.length > 0) return;
+    if (o.lifecycle === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['sinks'], message: 'give at least one sink (without sinks, the outbox option only turns job lifecycle events off: { lifecycle: [] })' });
+    } else if (o.lifecycle.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['lifecycle'], message: 'job lifecycle events need a sink to deliver them: give sinks, or lifecycle: [] to turn them off' });
+    }
+  });
 
 export type OutboxOptions = z.input<typeof outboxOptionsSchema>;
 export type ResolvedOutboxOptions = z.output<typeof outboxOptionsSchema>;
 
 export function parseOutboxOptions(o: OutboxOptions, what = 'outbox options'): ResolvedOutboxOptions {
   return parseConfig(outboxOptionsSchema, o, what);
+}
+
+/**
+ * What the sys slots take from a parsed option: delivery only when there
+ * are sinks (with none every event would count as delivered), and the
+ * lifecycle choice to store either way.
+ */
+export function outboxSlotConfig(o: ResolvedOutboxOptions | undefined): { outbox: ResolvedOutboxOptions | undefined; lifecycle: LifecycleEvent[] | undefined } {
+  return { outbox: o && o.sinks.length > 0 ? o : undefined, lifecycle: o?.lifecycle };
 }

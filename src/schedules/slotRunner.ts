@@ -121,7 +121,7 @@ export class SlotRunner {
     const rows = defs.map((d) => ({ ...toScheduleRow(d, (t) => this.client.definition(t), this.client.maxPayloadBytes, now), declared: true }));
     await this.client.protocol.upsertSchedules(this.db, this.client.namespace, rows);
     this.declared = rows.map((r) => r.name);
-    const lifecycle = this.withSystem ? this.o.system.outbox?.lifecycle : undefined;
+    const lifecycle = this.withSystem ? this.o.system.lifecycle : undefined;
     if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.db, this.client.namespace, lifecycle);
     if (this.withSystem) {
       this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, { worker: this.faults.systemWorker, outbox: this.faults.outbox }, this.o.system);

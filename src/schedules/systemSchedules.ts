@@ -3,6 +3,7 @@
 // sys.alerts when alerts are.
 import { alertsSchedule } from '../alerts/alertsSlot.js';
 import type { ResolvedAlertsOptions } from '../alerts/alertsOptions.js';
+import type { LifecycleEvent } from '../db/protocol/outbox.js';
 import type { ResolvedOutboxOptions } from '../outbox/outboxOptions.js';
 import { outboxSchedule } from '../outbox/outboxSlot.js';
 import type { ScheduleDefinition } from './defineSchedule.js';
@@ -10,7 +11,10 @@ import { retentionSchedule, type RetentionOptions } from './retention.js';
 
 /** The configuration of the sys.* slots that the one who fires them carries. */
 export interface SystemSlotConfig {
+  /** Delivery: present only with sinks. */
   outbox?: ResolvedOutboxOptions | undefined;
+  /** The job lifecycle events to store for the namespace at start (absent: leave the stored choice). */
+  lifecycle?: LifecycleEvent[] | undefined;
   alerts?: ResolvedAlertsOptions | undefined;
 }
 

@@ -20,7 +20,7 @@ import { DatabaseUnavailableError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
 import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
 import { parseAlertsOptions } from '../alerts/alertsOptions.js';
-import { parseOutboxOptions } from '../outbox/outboxOptions.js';
+import { outboxSlotConfig, parseOutboxOptions } from '../outbox/outboxOptions.js';
 import { deliverBeforeReturn } from './tickOutbox.js';
 import { SYSTEM_QUEUE, SYSTEM_SCHEDULE_NAMESPACE } from '../schedules/retention.js';
 import { systemSchedules, type SystemSlotConfig } from '../schedules/systemSchedules.js';
@@ -127,7 +127,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
   const scheduleNamespaces = o.scheduleNamespaces ?? tickScheduleNamespaces(o.app.schedules);
   const withSystem = scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
   const system: SystemSlotConfig = {
-    outbox: o.app.outbox ? parseOutboxOptions(o.app.outbox, 'app outbox options') : undefined,
+    ...outboxSlotConfig(o.app.outbox ? parseOutboxOptions(o.app.outbox, 'app outbox options') : undefined),
     alerts: o.app.alerts ? parseAlertsOptions(o.app.alerts, 'app alerts options', o.alertMetrics) : undefined,
   };
   const schedules = [
@@ -196,7 +196,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
         }),
       );
       summary.recovered = start.recovered;
-      const lifecycle = withSystem ? system.outbox?.lifecycle : undefined;
+      const lifecycle = withSystem ? system.lifecycle : undefined;
       if (lifecycle) await client.protocol.setOutboxLifecycle(db, o.namespace, lifecycle);
       countSkips(summary, start.skips, o.skipsByType);
       if (start.slots.length > 0) {

@@ -9,7 +9,7 @@ import { refuseUnfiredSchedules } from '../schedules/firedNamespaces.js';
 import { deriveWorkerTiming } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
-import { outboxOptionsSchema } from '../outbox/outboxOptions.js';
+import { outboxOptionsSchema, outboxSlotConfig } from '../outbox/outboxOptions.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 
@@ -76,7 +76,7 @@ export const workerOptionsSchema = z
     retentionMs: retentionMsSchema.optional(),
     /** With the `sys` schedule namespace: sys.retention's cadence (as a tick's retentionEveryMs). */
     retentionEveryMs: retentionEveryMsSchema.optional(),
-    /** With the `sys` schedule namespace: deliver the outbox to these sinks (sys.outbox, and right after each commit). */
+    /** With the `sys` schedule namespace: deliver the outbox to these sinks (sys.outbox, and right after each commit); `{ lifecycle: [] }` alone turns job lifecycle events off. */
     outbox: outboxOptionsSchema.optional(),
     /** With the `sys` schedule namespace: evaluate the alert rules (sys.alerts). */
     alerts: alertsOptionsSchema.optional(),
@@ -169,6 +169,6 @@ export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): R
     scheduleCatchupLimit: o.scheduleCatchupLimit,
     schedules: o.schedules ?? [],
     retention: { olderThanMs: o.retentionMs ?? DEFAULT_RETENTION_MS, everyMs: o.retentionEveryMs ?? DEFAULT_RETENTION_EVERY_MS },
-    system: { outbox: o.outbox, alerts: o.alerts ? resolveAlertsOptions(o.alerts) : undefined },
+    system: { ...outboxSlotConfig(o.outbox), alerts: o.alerts ? resolveAlertsOptions(o.alerts) : undefined },
   };
 }

@@ -6,11 +6,16 @@
 // for is published when the wait opens (workhorse.job.decision), once;
 // an attempt ended by the recovery pass is a failure like a settled one;
 // an operator's cancel publishes workhorse.job.cancelled; turned off, none.
+// An app that drops its sinks turns them off with outbox: { lifecycle: [] }
+// (the choice is stored per namespace and outlived the option, so events
+// nothing delivered piled up, and the option refused to be given without a
+// sink).
 // The built-in sys.* jobs publish none (each sys.outbox pass published an
 // event about itself, so the sinks were never quiet).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Client } from '../../src/client/client.js';
+import { ConfigError } from '../../src/errors.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { webhookSink } from '../../src/outbox/webhookSink.js';
 import { Worker } from '../../src/worker/worker.js';
@@ -200,4 +205,41 @@ it('publishes nothing once turned off', async () => {
   } finally {
     await stop();
   }
+});
+
+it('turns events off for an app that drops its sinks: outbox: { lifecycle: [] } alone, which delivers nothing', async () => {
+  const jobEvents = async (id: string) => (await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.outbox_events where key = $1', [`job:${id}`])).rows[0]!.n;
+  const stopOn = start(['succeeded']);
+  try {
+    await waitFor(stored, (e) => e?.length === 1 && e[0] === 'succeeded', { what: 'the lifecycle setting stored' });
+    const { id } = await client.enqueue(Ok, { n: 1 });
+    await waitFor(() => jobEvents(id), (n) => n === 1, { what: 'the succeeded event written' });
+  } finally {
+    await stopOn();
+  }
+
+  // The app's sinks are gone; the stored choice outlives them until it is turned off.
+  const noSinkFor = (lifecycle: 'succeeded'[]) => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { lifecycle } });
+
+  const worker = noSinkFor([]);
+  worker.handle(Ok, async (p) => ({ doubled: p.n * 2 }));
+  const run = worker.run();
+  try {
+    await waitFor(stored, (e) => e?.length === 0, { what: 'the lifecycle setting cleared' });
+    const ids = await Promise.all([1, 2, 3].map(async (n) => (await client.enqueue(Ok, { n })).id));
+    for (const id of ids) await waitFor(() => client.getJob(id), (j) => j?.status === 'succeeded', { what: 'the job to succeed' });
+    for (const id of ids) expect(await jobEvents(id)).toBe(0);
+    // No sinks means no delivery: an event published meanwhile stays pending (no sink taking it would have counted it delivered).
+    const { id: eventId } = await client.publish('lc.kept', { n: 1 });
+    await sleep(500);
+    expect((await client.outbox.list({ topic: 'lc.kept' })).map((e) => [e.id, e.state])).toEqual([[eventId, 'pending']]);
+  } finally {
+    await worker.stop();
+    await run;
+  }
+
+  // Events asked for with nothing to deliver them are refused, as is an outbox option that says nothing.
+  expect(() => noSinkFor(['succeeded'])).toThrow(ConfigError);
+  expect(() => noSinkFor(['succeeded'])).toThrow(/outbox\.lifecycle.*need a sink/);
+  expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: {} })).toThrow(/outbox\.sinks/);
 });
