@@ -8,7 +8,25 @@ import { $ZodAsyncError } from 'zod/v4/core';
 import { ConfigError, ValidationError, type ValidationIssue } from './errors.js';
 
 export function toIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.flatMap((i) => unionIssues(i) ?? [{ path: pathOf(i.path), message: i.message }]);
+  return tightestBounds(error.issues).flatMap((i) => unionIssues(i) ?? [{ path: pathOf(i.path), message: i.message }]);
+}
+
+/**
+ * A number past two upper bounds (an integer's safe range and the field's
+ * own maximum: `delayMs: 1e20`) fails both, and the message said both.
+ * Of the bounds one value broke on one side, only the tightest is kept.
+ */
+function tightestBounds(issues: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const kept = new Map<string, z.core.$ZodIssue>();
+  const key = (i: z.core.$ZodIssue) => `${i.code}\u0000${pathOf(i.path).join('\u0000')}`;
+  const bound = (i: z.core.$ZodIssue) => Number(i.code === 'too_big' ? i.maximum : i.code === 'too_small' ? i.minimum : Number.NaN);
+  for (const i of issues) {
+    if (i.code !== 'too_big' && i.code !== 'too_small') continue;
+    const k = key(i);
+    const other = kept.get(k);
+    if (!other || (i.code === 'too_big' ? bound(i) < bound(other) : bound(i) > bound(other))) kept.set(k, i);
+  }
+  return issues.filter((i) => (i.code !== 'too_big' && i.code !== 'too_small') || kept.get(key(i)) === i);
 }
 
 const pathOf = (path: PropertyKey[]): (string | number)[] => path.map((p) => (typeof p === 'symbol' ? String(p) : p));

@@ -7,7 +7,7 @@ import * as z from 'zod';
 
 export const limitParam = z
   .string()
-  .regex(/^[0-9]{1,7}$/, 'limit is a whole number')
+  .regex(/^[0-9]{1,7}$/, 'limit is a whole number of at most 7 digits')
   .transform(Number)
   .optional();
 

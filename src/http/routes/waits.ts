@@ -27,7 +27,7 @@ const decisionsQuery = z
     type: jobTypeSchema.optional(),
     limit: z
       .string()
-      .regex(/^[0-9]{1,4}$/, 'limit is a whole number')
+      .regex(/^[0-9]{1,4}$/, 'limit is a whole number of at most 4 digits')
       .transform(Number)
       .optional(),
   })
