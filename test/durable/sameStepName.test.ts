@@ -5,7 +5,8 @@
 // now runs once per job: a second call while the first is in flight gets
 // the first's result. And a transactional step whose record loses to one
 // committed meanwhile (record_step_v1 answers the earlier record) rolls its
-// own transaction back instead of committing its writes.
+// own transaction back instead of committing its writes, a savepoint left
+// open in the body or not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob, type Client } from '../../src/index.js';
@@ -16,7 +17,7 @@ import { startRunningWorker, type RunningWorker } from '../helpers/runningWorker
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Twice = defineJob({ type: 'dx.same.twice', schema: z.object({ kind: z.enum(['step', 'tx', 'mixed']) }), retry: { maxAttempts: 1 } });
-const Lost = defineJob({ type: 'dx.same.lost', schema: z.object({}), retry: { maxAttempts: 1 } });
+const Lost = defineJob({ type: 'dx.same.lost', schema: z.object({ savepoint: z.boolean() }), retry: { maxAttempts: 1 } });
 
 let fx: RunningWorker;
 let db: TestDatabase;
@@ -47,9 +48,11 @@ beforeAll(async () => {
     });
     // Two contexts of the one lease, as two processes holding it would be:
     // the second's record finds the first's, committed while it ran.
-    w.handle(Lost, async (_p, ctx) => {
+    // With a savepoint left open, the record is written in a subtransaction.
+    w.handle(Lost, async ({ savepoint }, ctx) => {
       const other = createContext(ctx.job, new JobAbort(), (ctx as JobContext).deps);
       const charge = (v: string, ms: number) => async (tx: import('pg').PoolClient) => {
+        if (savepoint) await tx.query('savepoint a');
         await tx.query('insert into effects (job_id, tag) values ($1, $2)', [ctx.job.id, v]);
         await sleep(ms);
         return v;
@@ -81,8 +84,8 @@ describe('steps of one name called at once', () => {
     expect(steps.rows).toEqual([{ name: 'charge', result: 'A' }]);
   });
 
-  it("rolls back a transactional step whose record lost to one committed meanwhile, and answers the winner's result", async () => {
-    const { id } = await client.enqueue(Lost, {});
+  it.each([false, true])("rolls back a transactional step whose record lost to one committed meanwhile, and answers the winner's result (savepoint open: %s)", async (savepoint) => {
+    const { id } = await client.enqueue(Lost, { savepoint });
     const done = await waitFor(() => client.getJob(id), (j) => j!.status === 'succeeded' || j!.status === 'failed', { what: 'the job to finish' });
     expect(done!.status).toBe('succeeded');
     expect(done!.result).toEqual(['A', 'A']);

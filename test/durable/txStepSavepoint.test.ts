@@ -3,24 +3,21 @@
 // `rollback to savepoint a`. The job succeeded, but the step's writes and
 // its record were rolled back, and its body ran again on every replay:
 // whether the record was the step's own was told from the row's xmin, which
-// is a subtransaction's id then. The step now commits once, and a record
+// is a subtransaction's id then. The step now commits once (and a record
 // that lost to one committed meanwhile still rolls its writes back with a
-// savepoint open.
+// savepoint open: sameStepName.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob, type Client } from '../../src/index.js';
-import { createContext, type JobContext } from '../../src/worker/context.js';
-import { JobAbort } from '../../src/worker/jobAbort.js';
 import type { TestDatabase } from '../helpers/db.js';
 import { startRunningWorker, type RunningWorker } from '../helpers/runningWorker.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 
 const Saves = defineJob({
   type: 'dx.txstep.savepoint',
   schema: z.object({ body: z.enum(['left open', 'rolled back to', 'released']) }),
   retry: { maxAttempts: 1 },
 });
-const Lost = defineJob({ type: 'dx.txstep.savepoint.lost', schema: z.object({}), retry: { maxAttempts: 1 } });
 
 let fx: RunningWorker;
 let db: TestDatabase;
@@ -28,7 +25,7 @@ let client: Client;
 const bodies = new Map<string, number>();
 
 beforeAll(async () => {
-  fx = await startRunningWorker([Saves, Lost], { workerId: 'txstep-savepoint', concurrency: 4, heartbeatMs: 500, pollMs: 100 }, (w) => {
+  fx = await startRunningWorker([Saves], { workerId: 'txstep-savepoint', concurrency: 4, heartbeatMs: 500, pollMs: 100 }, (w) => {
     w.handle(Saves, async ({ body }, ctx) => {
       const paid = await ctx.txStep('pay', async (tx) => {
         bodies.set(ctx.job.id, (bodies.get(ctx.job.id) ?? 0) + 1);
@@ -47,18 +44,6 @@ beforeAll(async () => {
       // A replay after the wait passes the recorded step without running its body.
       await ctx.sleep('after', 50);
       return paid;
-    });
-    // Two contexts of the one lease: the second's record, made with a
-    // savepoint open, finds the first's committed while it ran.
-    w.handle(Lost, async (_p, ctx) => {
-      const other = createContext(ctx.job, new JobAbort(), (ctx as JobContext).deps);
-      const charge = (v: string, ms: number) => async (tx: import('pg').PoolClient) => {
-        await tx.query('savepoint a');
-        await tx.query('insert into effects (job_id, tag) values ($1, $2)', [ctx.job.id, v]);
-        await sleep(ms);
-        return v;
-      };
-      return Promise.all([ctx.txStep('charge', charge('A', 50)), sleep(10).then(() => other.txStep('charge', charge('B', 300)))]);
     });
   });
   ({ db, client } = fx);
@@ -84,13 +69,5 @@ describe('a transactional step whose body leaves a savepoint open', () => {
     expect(await effects(id)).toEqual([body]);
     const steps = await db.pool.query('select name, result from workhorse.job_steps where job_id = $1', [id]);
     expect(steps.rows).toEqual([{ name: 'pay', result: 'paid' }]);
-  });
-
-  it("rolls back a step whose record lost to one committed meanwhile, savepoint open or not, and answers the winner's result", async () => {
-    const { id } = await client.enqueue(Lost, {});
-    const done = await finished(id);
-    expect(done!.status).toBe('succeeded');
-    expect(done!.result).toEqual(['A', 'A']);
-    expect(await effects(id)).toEqual(['A']);
   });
 });
