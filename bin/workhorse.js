@@ -32,8 +32,10 @@ mod.ignoreClosedPipes();
 mod.endProcess(await mod.main(process.argv.slice(2)));
 
 /** Whether the command names an application module that is JavaScript (`worker app.js`, `tick app.mjs`, `serve --app app.js`). */
-function loadsCompiledModule(args) {
-  const [command, ...rest] = args;
+function loadsCompiledModule(argv) {
+  // The arguments as the CLI reads them: --verbose goes anywhere before `--` (`--verbose worker app.js`).
+  const end = argv.indexOf('--');
+  const [command, ...rest] = argv.filter((a, i) => a !== '--verbose' || (end >= 0 && i > end));
   let module;
   if (command === 'worker' || command === 'tick') module = rest.find((a) => !a.startsWith('-'));
   if (command === 'serve') {

@@ -9,7 +9,8 @@
 // compiled module whose `import 'workhorse'` is the package's own dist/)
 // runs the compiled CLI too: it used to run the sources and refuse the
 // module's client, leaving `npx workhorse`, which does not pass SIGTERM on,
-// as the only way to run it.
+// as the only way to run it. So does `node bin/workhorse.js --verbose worker
+// app.js`: the option before the command hid it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,6 +101,13 @@ describe('workhorse worker, run as node bin/workhorse.js inside the checkout', (
   it('runs a compiled module that imports the package by its name, and drains on SIGTERM', async () => {
     const root = dirname(dirname(checkout.bin));
     const { code, out } = await runsAndDrains([checkout.bin, 'worker', 'app/worker.js'], root);
+    expect(code, out).toBe(0);
+    expect(out).not.toMatch(/needs the client|another copy/);
+  }, 60_000);
+
+  it('does so with --verbose before the command too (it ran the sources and refused the module\'s client)', async () => {
+    const root = dirname(dirname(checkout.bin));
+    const { code, out } = await runsAndDrains([checkout.bin, '--verbose', 'worker', 'app/worker.js'], root);
     expect(code, out).toBe(0);
     expect(out).not.toMatch(/needs the client|another copy/);
   }, 60_000);
