@@ -16,7 +16,7 @@ import { ConfigError } from './errors.js';
 import { parseConfig } from './validation.js';
 
 /** DATABASE_URL: a PostgreSQL connection URL, trimmed (src/db/connectionString.ts says why). */
-export const databaseUrlSchema = z.string().trim().min(1).refine(isPostgresUrl, POSTGRES_URL_MESSAGE).superRefine(refuseUnknownSslMode);
+export const databaseUrlSchema = z.string().trim().min(1, { error: 'is empty', abort: true }).refine(isPostgresUrl, POSTGRES_URL_MESSAGE).superRefine(refuseUnknownSslMode);
 
 const envSchema = z.object({
   DATABASE_URL: databaseUrlSchema.optional(),

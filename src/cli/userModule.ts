@@ -24,6 +24,8 @@ function codeOf(err: unknown): unknown {
 
 /** The file URL of an existing module, or a UsageError naming `what`. */
 export function userModuleUrl(specifier: string, what: string): string {
+  // An empty argument (`worker ""`, an unset variable in a script) resolves to the working directory.
+  if (specifier.trim() === '') throw new UsageError(`${what} is an empty path: name the module file (for example dist/app.js)`);
   let url: URL;
   try {
     url = /^file:/.test(specifier) ? new URL(specifier) : pathToFileURL(resolve(specifier));

@@ -119,6 +119,10 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
     ['tick', ['tick', 'test', '--database-url', NO_DATABASE], /app module "test" is a directory: name the module file/],
     ['worker', ['worker', 'test'], /worker module "test" is a directory: name the module file/],
+    // An empty argument resolved to the working directory: "worker module "" is a directory".
+    ['worker', ['worker', ''], /worker module is an empty path: name the module file/],
+    // One message, not "Too small: ...; --database-url: not a valid PostgreSQL URL".
+    ['migrate', ['migrate', '--database-url', ''], /^workhorse migrate: --database-url: is empty \(usage/],
     // A module that is not an app is named as given, not as the file URL it was loaded from.
     ['tick', ['tick', 'test/fixtures/emailJob.ts', '--database-url', NO_DATABASE], /^workhorse tick: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
     ['serve', ['serve', '--app', 'test/fixtures/emailJob.ts'], /^workhorse serve: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
