@@ -72,10 +72,22 @@ export class UnsupportedMediaTypeError extends WorkhorseError {
 export class StaleLeaseError extends WorkhorseError {
   readonly jobId: string;
   readonly execution: number;
-  constructor(jobId: string, execution: number, what = 'write') {
-    super('stale_lease', `${what} refused: job ${jobId} execution ${execution} is no longer leased by this owner`);
+  /**
+   * Set when the database did not say so: the worker went a whole lease
+   * without a heartbeat it accepted (it could not be reached), so it gave
+   * the lease up itself; recovery may hand the job to another worker.
+   */
+  readonly expiredMs: number | undefined;
+  constructor(jobId: string, execution: number, what = 'write', expiredMs?: number) {
+    super(
+      'stale_lease',
+      expiredMs === undefined
+        ? `${what} refused: job ${jobId} execution ${execution} is no longer leased by this owner`
+        : `lease of job ${jobId} execution ${execution} ran out: no heartbeat reached the database for its whole lease (${expiredMs} ms)`,
+    );
     this.jobId = jobId;
     this.execution = execution;
+    this.expiredMs = expiredMs;
   }
 }
 

@@ -98,6 +98,8 @@ export class WorkerCore {
   private lostClaims = 0;
   private releasedClaims = 0;
   private lostSince: number | undefined;
+  /** Running handlers whose lease ran out with no heartbeat reaching the database: their outcomes are not written. */
+  private expiredOutcomes = 0;
   private queueCursor = 0;
   /** Aborted by a hard stop: ends settlement and deregister retries. */
   private readonly giveUp = new AbortController();
@@ -139,6 +141,7 @@ export class WorkerCore {
         if (this.releasedClaims === this.lostClaims) this.lostSince = undefined;
       },
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
+      onExpired: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs),
       onResult: (hb) => this.applyRegistry(hb),
       onError: (err) => this.emitError(err, 'heartbeat failed; the leases are held and the beat is tried again sooner'),
     });
@@ -178,9 +181,9 @@ export class WorkerCore {
     });
   }
 
-  /** Handlers' outcomes this worker gave up writing so far (their jobs left to recovery). */
+  /** Handlers' outcomes this worker gave up writing so far (their jobs left to recovery): settlements given up, and leases that ran out unreached. */
   get droppedOutcomes(): number {
-    return this.settler.dropped;
+    return this.settler.dropped + this.expiredOutcomes;
   }
 
   get paused(): boolean {
@@ -375,10 +378,13 @@ export class WorkerCore {
    * claim re-issued the job at a newer execution): abort its handler, or
    * drop it if it never started.
    */
-  private loseLease(lease: Lease | undefined, what: string): void {
+  /** Gives a lease up: the database refused it, or (`expiredMs`) no heartbeat reached it for a whole lease. */
+  private loseLease(lease: Lease | undefined, what: string, expiredMs?: number): void {
     if (!lease || lease.lost) return;
     lease.lost = true;
-    const err = new StaleLeaseError(lease.job.id, lease.job.execution, what);
+    const err = new StaleLeaseError(lease.job.id, lease.job.execution, what, expiredMs);
+    // A handler's outcome given up unwritten, as a settlement given up is (a drain that loses one exits 3).
+    if (expiredMs !== undefined && lease.started) this.expiredOutcomes++;
     lease.abort.abort(err);
     if (!lease.started) {
       this.table.remove(lease);

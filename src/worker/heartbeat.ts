@@ -32,8 +32,10 @@ export interface HeartbeatDeps {
   lostClaims(): { count: number; withinMs: number } | null;
   /** The beat released what the claims counted up to `n` may have leased. */
   released(n: number): void;
-  /** The database refused this lease, or it may have expired unseen. */
+  /** The database refused this lease. */
   onLost(jobId: string, execution: number): void;
+  /** No beat reached the database for a whole lease: this lease may have expired unseen. */
+  onExpired(jobId: string, execution: number): void;
   /** The rest of the answer: operator pause, whether the registry row still exists. */
   onResult(r: HeartbeatResult): Promise<void>;
   onError(err: unknown): void;
@@ -102,7 +104,7 @@ export class Heartbeat {
     } catch (err) {
       this.arm(this.backoff.next());
       d.onError(err);
-      if (Date.now() - this.lastOk > d.leaseMs) for (const l of d.leases()) d.onLost(l.id, l.execution);
+      if (Date.now() - this.lastOk > d.leaseMs) for (const l of d.leases()) d.onExpired(l.id, l.execution);
     }
   }
 }

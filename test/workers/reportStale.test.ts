@@ -31,4 +31,14 @@ describe('a lost lease', () => {
     expect(heard).toEqual([[err, job]]);
     expect(lines).toHaveLength(1);
   });
+
+  it('that ran out while the database could not be reached says so, not that the job was recovered or cancelled', () => {
+    const lines: unknown[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args) => void lines.push(args.join(' ')));
+    reportStale(new EventEmitter<WorkerEvents>(), 'w1', new StaleLeaseError('42', 7, 'heartbeat', 120_000), job);
+    expect(lines).toEqual([
+      '[workhorse] worker w1: job 42 (report.render) lost its lease (lease of job 42 execution 7 ran out: no heartbeat reached the database for its whole lease (120000 ms)); ' +
+        'what this attempt does is discarded: the database could not be reached, and recovery runs the job again once it can',
+    ]);
+  });
 });
