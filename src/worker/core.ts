@@ -375,10 +375,10 @@ export class WorkerCore {
 
   /**
    * The database no longer accepts this lease (a heartbeat left it out, or a
-   * claim re-issued the job at a newer execution): abort its handler, or
-   * drop it if it never started.
+   * claim re-issued the job at a newer execution), or (`expiredMs`) no
+   * heartbeat reached it for a whole lease: abort its handler, or drop it if
+   * it never started.
    */
-  /** Gives a lease up: the database refused it, or (`expiredMs`) no heartbeat reached it for a whole lease. */
   private loseLease(lease: Lease | undefined, what: string, expiredMs?: number): void {
     if (!lease || lease.lost) return;
     lease.lost = true;
