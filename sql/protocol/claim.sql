@@ -22,6 +22,12 @@
 -- with 600,000 ready jobs); epoch milliseconds from date_part (float8), not
 -- extract (numeric, three times the cost).
 --
+-- A lease lasts p_lease_ms from when it is written (clock_timestamp()), not
+-- from when the claim's transaction began (now()): a claim that waited on a
+-- lock longer than a lease (an operator's LOCK TABLE, a VACUUM FULL) wrote
+-- leases already expired, and recovery handed their jobs to another worker
+-- while the first one ran them: each ran twice.
+--
 -- Plans that do not follow the statistics: the lease table churns (a row
 -- inserted and deleted per job) and bloats between two autovacuum visits,
 -- so the planner's idea of its size runs far ahead of the few hundred
@@ -186,7 +192,7 @@ begin
         -- lease may lock the same row after it; the lease it loses is not returned.
         insert into workhorse.job_runtime (job_id, namespace, worker_id, queue, execution, attempt, expires_at, started)
         select p.id, p_namespace, p_worker_id, p.queue, greatest(p.execution + 1, v_epoch * 1000000000000), p.attempt + 1,
-               now() + p_lease_ms * interval '1 millisecond', p.rank <= v_start
+               clock_timestamp() + p_lease_ms * interval '1 millisecond', p.rank <= v_start
           from picked p
          order by p.rank
         on conflict (job_id) do nothing
@@ -200,7 +206,7 @@ begin
              p.attempt + 1, p.max_attempts, greatest(p.execution + 1, v_epoch * 1000000000000),
              p.timeout_ms, p.concurrency_key, p.progress,
              date_part('epoch', p.created_at) * 1000,
-             date_part('epoch', now() + p_lease_ms * interval '1 millisecond') * 1000,
+             date_part('epoch', clock_timestamp() + p_lease_ms * interval '1 millisecond') * 1000,
              p.trace_context
         from picked p
        where coalesce(p.id in (select l.job_id from lease l), false)

@@ -20,9 +20,11 @@ begin
 
   -- Never waits for a lease row: one locked by someone else is being
   -- settled, cancelled or recovered right now. NO KEY UPDATE does not
-  -- conflict with a transactional step's KEY SHARE lock.
+  -- conflict with a transactional step's KEY SHARE lock. The lease runs
+  -- from now, not from the statement's start (which a lock on the table
+  -- may have held back: claim.sql).
   update workhorse.job_runtime r
-     set expires_at = now() + p_lease_ms * interval '1 millisecond',
+     set expires_at = clock_timestamp() + p_lease_ms * interval '1 millisecond',
          started = r.started or coalesce(t.started, false)
     from unnest(p_job_ids, p_executions,
                 coalesce(p_started, array_fill(false, array[cardinality(p_job_ids)])))
