@@ -6,6 +6,7 @@
 // every retry, and printing it whole on every heartbeat flooded the log;
 // workhorse's own typed errors, such as a worker the registry dropped,
 // which registers again). Anything else (a bug) is printed whole.
+import { faultHint } from './db/faultHint.js';
 import { sqlStateOf } from './db/sqlState.js';
 import { describeDbError, isTransientDbError } from './db/transient.js';
 import { WorkhorseError } from './errors.js';
@@ -18,7 +19,11 @@ export function answeredByPostgres(err: unknown): boolean {
 
 /** Logs `err` under `prefix`: one line for what is expected, whole for a bug. */
 export function logCarriedOn(prefix: string, err: unknown, what?: string): void {
-  if (isTransientDbError(err) || answeredByPostgres(err)) console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}`);
-  else if (err instanceof WorkhorseError) console.error(`${prefix} ${what ?? 'error'}: ${err.name}: ${err.message}`);
+  if (isTransientDbError(err) || answeredByPostgres(err)) {
+    // What to do about it (or what happened), unless the line already says so.
+    const hint = faultHint(err);
+    const more = hint && !(what ?? '').includes(hint) ? `; ${hint}` : '';
+    console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}${more}`);
+  } else if (err instanceof WorkhorseError) console.error(`${prefix} ${what ?? 'error'}: ${err.name}: ${err.message}`);
   else console.error(`${prefix} ${what ?? 'error'}:`, err);
 }

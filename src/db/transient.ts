@@ -7,6 +7,7 @@
 // Anything else (a constraint, a bad argument, a schema mismatch) is a real
 // error and is reported at once.
 import { DatabaseUnavailableError } from '../errors.js';
+import { REINSTALLED_MESSAGES } from './faultHint.js';
 
 /** SQLSTATEs that say "try again": server going away or coming up, no room, lost race. */
 const TRANSIENT_SQLSTATES = new Set([
@@ -45,6 +46,8 @@ const TRANSIENT_MESSAGES = [
   'query read timeout', // pg: no answer within the pool's query_timeout
   'the database system is starting up',
   'the database system is shutting down',
+  // A call that ran while `workhorse migrate` reinstalled the functions it uses (faultHint.ts).
+  ...REINSTALLED_MESSAGES,
 ];
 
 export function isTransientDbError(err: unknown): boolean {
