@@ -24,7 +24,8 @@ function tightestBounds(issues: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
     if (i.code !== 'too_big' && i.code !== 'too_small') continue;
     const k = key(i);
     const other = kept.get(k);
-    if (!other || (i.code === 'too_big' ? bound(i) < bound(other) : bound(i) > bound(other))) kept.set(k, i);
+    // On a tie the later check wins: a bound the schema states (with its own message) follows the integer's built-in one.
+    if (!other || (i.code === 'too_big' ? bound(i) <= bound(other) : bound(i) >= bound(other))) kept.set(k, i);
   }
   return issues.filter((i) => (i.code !== 'too_big' && i.code !== 'too_small') || kept.get(key(i)) === i);
 }

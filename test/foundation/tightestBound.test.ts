@@ -23,6 +23,11 @@ describe('a value past several bounds', () => {
     expect(message({ delayMs: -1e20, name: 'abcd' })).toBe('invalid options: delayMs: Too small: expected number to be >=0');
   });
 
+  it('keeps the message a schema gave a bound equal to the built-in one', () => {
+    const id = z.object({ id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER, 'must be a safe integer; pass larger ids as strings') });
+    expect(() => parseInput(id, { id: 2 ** 60 }, 'ids')).toThrow('invalid ids: id: must be a safe integer; pass larger ids as strings');
+  });
+
   it('keeps the issues of other fields and of other kinds', () => {
     expect(message({ delayMs: 1.5, name: 'abcdefgh' })).toBe(
       'invalid options: delayMs: Invalid input: expected int, received number; name: Too big: expected string to have <=5 characters',
