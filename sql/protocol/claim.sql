@@ -131,6 +131,17 @@ begin
   if v_paused or p_limit <= 0 or cardinality(p_types) = 0 then return; end if;
   select m.epoch into v_epoch from workhorse.lease_marker m;
   if not found then v_epoch := workhorse.begin_lease_epoch_v1(); end if;
+  -- The rows of the limited queues among several are locked up front, in
+  -- one order (by name), whatever order this claim tries the queues in:
+  -- workers rotate their queues, and two claims that locked two limited
+  -- queues in opposite orders deadlocked (one failed after deadlock_timeout).
+  if cardinality(p_queues) > 1 then
+    perform 1 from workhorse.queues
+     where namespace = p_namespace and name = any(p_queues) and not paused
+       and (concurrency_limit is not null or rate_limit is not null)
+     order by name
+       for update;
+  end if;
   foreach v_queue in array p_queues loop
     exit when v_left <= 0;
     select * into q from workhorse.queues where namespace = p_namespace and name = v_queue;
