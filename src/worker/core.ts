@@ -308,7 +308,8 @@ export class WorkerCore {
       if (jobs.length === 0) return [];
       meters().claimed.add(jobs.length);
       this.s.events.emit('claimed', jobs);
-      leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim')));
+      const sentAt = this.claimSentAt;
+      leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim'), sentAt));
     } finally {
       this.claiming = false;
     }

@@ -104,7 +104,10 @@ export class Heartbeat {
     } catch (err) {
       this.arm(this.backoff.next());
       d.onError(err);
-      if (Date.now() - this.lastOk > d.leaseMs) for (const l of d.leases()) d.onExpired(l.id, l.execution);
+      // A lease runs out a whole lease after its last extension: the last beat that went through, or
+      // its claim when that came later (claims may go through while beats do not: a lock on the registry).
+      const now = Date.now();
+      for (const l of d.leases()) if (now - Math.max(this.lastOk, l.claimedAt ?? 0) > d.leaseMs) d.onExpired(l.id, l.execution);
     }
   }
 }

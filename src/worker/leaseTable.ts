@@ -28,7 +28,11 @@ export class Lease {
   private finished = false;
   private waiters: (() => void)[] | undefined;
 
-  constructor(readonly job: ClaimedJob) {}
+  /** `claimedAt`: when the claim that took the job was sent (Date.now()); its lease runs at least the lease from then. */
+  constructor(
+    readonly job: ClaimedJob,
+    readonly claimedAt: number = Date.now(),
+  ) {}
 
   get started(): boolean {
     return this.state !== 'buffered';
@@ -78,13 +82,13 @@ export class LeaseTable {
     return lease && lease.job.execution === execution ? lease : undefined;
   }
 
-  admit(job: ClaimedJob, onSuperseded: (old: Lease) => void): Lease {
+  admit(job: ClaimedJob, onSuperseded: (old: Lease) => void, claimedAt?: number): Lease {
     const old = this.byId.get(job.id);
     if (old) {
       this.remove(old);
       onSuperseded(old);
     }
-    const lease = new Lease(job);
+    const lease = new Lease(job, claimedAt);
     this.byId.set(job.id, lease);
     this.queue.push(lease);
     this.buffered++;
@@ -137,7 +141,7 @@ export class LeaseTable {
   /** Every lease held, for the heartbeat. */
   held(): HeldLease[] {
     const out: HeldLease[] = [];
-    for (const l of this.byId.values()) out.push({ id: l.job.id, execution: l.job.execution, started: l.started });
+    for (const l of this.byId.values()) out.push({ id: l.job.id, execution: l.job.execution, started: l.started, claimedAt: l.claimedAt });
     return out;
   }
 

@@ -11,6 +11,8 @@ export interface LeaseRef {
 /** A lease as the heartbeat reports it: whether its handler has started. */
 export interface HeldLease extends LeaseRef {
   started?: boolean;
+  /** When the claim that took it was sent (Date.now()): its lease in the database runs at least the lease from then. */
+  claimedAt?: number;
 }
 
 export interface HeartbeatResult {
