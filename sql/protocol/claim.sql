@@ -121,6 +121,7 @@ declare
   v_limited boolean;
   v_paused boolean;
   v_epoch bigint;
+  v_locked text[];
   q workhorse.queues;
 begin
   select w.operator_paused into v_paused from workhorse.worker_registry w
@@ -135,12 +136,15 @@ begin
   -- one order (by name), whatever order this claim tries the queues in:
   -- workers rotate their queues, and two claims that locked two limited
   -- queues in opposite orders deadlocked (one failed after deadlock_timeout).
+  -- A queue limited or resumed since is not waited for below: one held by
+  -- another claimer is passed over this time.
   if cardinality(p_queues) > 1 then
-    perform 1 from workhorse.queues
-     where namespace = p_namespace and name = any(p_queues) and not paused
-       and (concurrency_limit is not null or rate_limit is not null)
-     order by name
-       for update;
+    select coalesce(array_agg(l.name), '{}') into v_locked
+      from (select u.name from workhorse.queues u
+             where u.namespace = p_namespace and u.name = any(p_queues) and not u.paused
+               and (u.concurrency_limit is not null or u.rate_limit is not null)
+             order by u.name
+               for update) l;
   end if;
   foreach v_queue in array p_queues loop
     exit when v_left <= 0;
@@ -149,7 +153,12 @@ begin
     v_allowed := v_left;
     if v_limited then
       continue when q.paused;
-      select * into q from workhorse.queues where namespace = p_namespace and name = v_queue for update;
+      if v_locked is null or v_queue = any(v_locked) then
+        select * into q from workhorse.queues where namespace = p_namespace and name = v_queue for update;
+      else
+        select * into q from workhorse.queues where namespace = p_namespace and name = v_queue for update skip locked;
+        continue when not found;
+      end if;
       continue when q.paused;
       if q.concurrency_limit is not null then
         v_allowed := least(v_allowed, q.concurrency_limit - (
