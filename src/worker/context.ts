@@ -161,6 +161,8 @@ export class JobContext implements HandlerContext {
     // A fenced read: a stale owner is refused before `fn` runs.
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
     if (opened.recorded) return opened.result as Jsonified<T>;
+    // So is one that learned it lost the lease while the read waited (a lock held it back past the lease).
+    this.assertLive(`step "${name}"`);
     const result = await fn();
     const what = `step "${name}"`;
     assertStorableStepResult(what, this.job.id, result);
@@ -183,6 +185,7 @@ export class JobContext implements HandlerContext {
       // The step's own statements: refused for a reason an operator ends, the transaction is run again (refusedForNow).
       const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
+      this.assertLive(what);
       const result = await fn(tx);
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
@@ -380,7 +383,7 @@ export class JobContext implements HandlerContext {
   assertLive(what: string): void {
     if (this.suspension) throw this.suspension;
     if (this.abort.aborted && this.abort.reason instanceof StaleLeaseError) {
-      throw new StaleLeaseError(this.job.id, this.job.execution, what);
+      throw new StaleLeaseError(this.job.id, this.job.execution, what, this.abort.reason.expiredMs);
     }
   }
 }
