@@ -42,11 +42,15 @@ export interface RedisWakeHintsOptions {
   onError?: (err: unknown) => void;
 }
 
-const optionsSchema = z.object({
-  url: redisUrlSchema,
-  connectTimeoutMs: z.number().int().positive().optional(),
-  onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', 'onError must be a function').optional(),
-});
+const optionsSchema = z
+  .object({
+    url: redisUrlSchema,
+    // At most a minute: a timer longer than 2^31 ms fires at once (Node warns, and the first hint was lost).
+    connectTimeoutMs: z.number().int().positive().max(60_000).optional(),
+    onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', 'onError must be a function').optional(),
+  })
+  // A misspelt option (connectTimeout) is refused rather than ignored.
+  .strict();
 
 const RECONNECT_MAX_MS = 10_000;
 
@@ -69,6 +73,8 @@ export class RedisWakeHints implements WakeHints {
   private readonly subscriptions = new Set<RedisSubscription>();
   private closed = false;
   private unanswered = 0;
+  /** Hints waiting for the first connection, and publishes not yet answered: close() lets them go out first. */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private droppingReported = false;
   /** The publisher's first connection: hints asked for before it wait for it. */
   private everReady = false;
@@ -87,14 +93,23 @@ export class RedisWakeHints implements WakeHints {
     this.options = parseConfig(optionsSchema, options, 'redis wake hints');
   }
 
-  /** (Internal) a connected-or-reconnecting client that reports each outage once; `onReady` runs at every (re)connection. */
-  async connect(name: string, onReady: (client: RedisClient) => void = () => undefined): Promise<RedisClient> {
+  /**
+   * (Internal) a connected-or-reconnecting client that reports each outage
+   * once; `onReady` runs at every (re)connection. Once `isClosed()` (its
+   * owner closed), it no longer reconnects, and a connection that completes
+   * anyway is closed at once: destroy() on a client still connecting left
+   * the connection it then made open, and the process never exited.
+   */
+  async connect(name: string, onReady: (client: RedisClient) => void = () => undefined, isClosed = () => this.closed): Promise<RedisClient> {
     const { createClient } = await import('redis');
     const client: RedisClient = createClient({
       url: this.options.url,
       name,
       disableOfflineQueue: true,
-      socket: { connectTimeout: this.options.connectTimeoutMs ?? 2_000, reconnectStrategy: reconnectDelay },
+      socket: {
+        connectTimeout: this.options.connectTimeoutMs ?? 2_000,
+        reconnectStrategy: (retries: number) => (isClosed() ? false : reconnectDelay(retries)),
+      },
     }) as unknown as RedisClient;
     let reported = false;
     client.on('error', (err: unknown) => {
@@ -103,6 +118,7 @@ export class RedisWakeHints implements WakeHints {
       this.report(name, err);
     });
     client.on('ready', () => {
+      if (isClosed()) return destroyQuietly(client);
       reported = false;
       onReady(client);
     });
@@ -124,11 +140,13 @@ export class RedisWakeHints implements WakeHints {
     this.opening ??= this.connect('workhorse-wake-publisher', () => this.markReady()).then((c) => (this.publisher = c));
     const giveUp = new Promise<void>((resolve) => setTimeout(resolve, this.options.connectTimeoutMs ?? 2_000).unref());
     const asked = Date.now();
-    void Promise.race([this.firstReady, giveUp]).then(() => {
-      // The due times were relative to when they were asked for.
-      const waited = Date.now() - asked;
-      if (this.publisher?.isReady) this.publish(namespace, hints.map((h) => ({ ...h, dueInMs: Math.max(0, h.dueInMs - waited) })));
-    });
+    this.track(
+      Promise.race([this.firstReady, giveUp]).then(() => {
+        // The due times were relative to when they were asked for.
+        const waited = Date.now() - asked;
+        if (this.publisher?.isReady) this.publish(namespace, hints.map((h) => ({ ...h, dueInMs: Math.max(0, h.dueInMs - waited) })));
+      }),
+    );
   }
 
   /** (Internal) publishes sent that Redis has not answered yet (bounded by MAX_UNANSWERED_PUBLISHES). */
@@ -145,13 +163,20 @@ export class RedisWakeHints implements WakeHints {
       return;
     }
     this.unanswered++;
-    p.publish(channel, message).then(
-      () => {
-        this.unanswered--;
-        this.droppingReported = false;
-      },
-      () => this.unanswered--,
+    this.track(
+      p.publish(channel, message).then(
+        () => {
+          this.unanswered--;
+          this.droppingReported = false;
+        },
+        () => this.unanswered--,
+      ),
     );
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
   }
 
   private report(name: string, err: unknown): void {
@@ -165,11 +190,29 @@ export class RedisWakeHints implements WakeHints {
   }
 
   async close(): Promise<void> {
+    // Hints already asked for go out first, for at most one connect timeout:
+    // a script that enqueues and closes at once lost its hint, and its job
+    // waited for a worker's poll.
+    const until = Date.now() + (this.options.connectTimeoutMs ?? 2_000);
+    while (this.inFlight.size > 0 && !this.closed && Date.now() < until) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, until - Date.now())))]);
+      clearTimeout(timer);
+    }
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     const p = this.publisher ?? (await this.opening?.catch(() => undefined));
     this.publisher = undefined;
-    if (p) p.destroy();
+    if (p) destroyQuietly(p);
+  }
+}
+
+/** Closes a client whatever state it is in (destroy() throws on one already closed). */
+function destroyQuietly(client: RedisClient): void {
+  try {
+    client.destroy();
+  } catch {
+    // already closed
   }
 }
 
@@ -202,9 +245,9 @@ class RedisSubscription implements WakeSubscription {
         .catch(() => undefined);
     };
     void hints
-      .connect('workhorse-wake-subscriber', onReady)
+      .connect('workhorse-wake-subscriber', onReady, () => this.closed)
       .then((client) => {
-        if (this.closed) client.destroy();
+        if (this.closed) destroyQuietly(client);
         else this.client = client;
       })
       .catch(() => undefined);
@@ -219,7 +262,7 @@ class RedisSubscription implements WakeSubscription {
     this.forget();
     const c = this.client;
     this.client = undefined;
-    c?.destroy();
+    if (c) destroyQuietly(c);
   }
 }
 

@@ -77,6 +77,42 @@ async function timeToSucceed(client: Client, enqueue: () => Promise<{ id: string
   return Date.now() - t0;
 }
 
+describe('a short-lived process with Redis wake hints', () => {
+  it('sends its hint before it closes, and then ends by itself', async () => {
+    // It used to close while its first connection was still being made: the
+    // hint was dropped (the job waited for a poll), and the connection made
+    // after the close stayed open, so the process never ended.
+    const namespace = `exit${randomBytes(3).toString('hex')}`;
+    const { createClient: redisClient } = await import('redis');
+    const listener = redisClient({ url: SHARED_REDIS });
+    await listener.connect();
+    const heard: string[] = [];
+    await listener.subscribe(`workhorse:${namespace}:redis-exit`, (m) => void heard.push(m));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/redisEnqueueAndExit.ts', db.url, SHARED_REDIS, namespace], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += String(d)));
+      child.stderr!.on('data', (d) => (out += String(d)));
+      const code = await new Promise<number | string>((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve('still running 20 s later');
+        }, 20_000);
+        child.on('exit', (c) => {
+          clearTimeout(timer);
+          resolve(c ?? 'killed');
+        });
+      });
+      expect(code, out).toBe(0);
+      expect(out).toContain('closed');
+      await waitFor(() => heard.length, (n) => n === 1, { what: 'the hint' });
+      expect(heard).toEqual(['0']);
+    } finally {
+      await listener.destroy();
+    }
+  }, 40_000);
+});
+
 describe('the Redis wake-up', () => {
   it('wakes an idle worker with LISTEN off at once, long before its poll', async () => {
     const { client } = await setup(SHARED_REDIS, 60_000);
@@ -174,6 +210,14 @@ describe('redisWakeHints({ url })', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).issues.map((i) => i.path.join('.'))).toEqual(['url']);
     expect((err as ConfigError).message).toMatch(/^invalid redis wake hints: url: not a Redis URL: expected redis:\/\//);
+  });
+
+  it.each([
+    ['a connect timeout past a minute (a timer past 2^31 ms fires at once)', { url: SHARED_REDIS, connectTimeoutMs: 3_000_000_000 }, 'connectTimeoutMs'],
+    ['a misspelt option', { url: SHARED_REDIS, connectTimeout: 5_000 }, '(root)'],
+  ])('refuses %s with a ConfigError', (_what, options, path) => {
+    expect(() => redisWakeHints(options as never)).toThrow(ConfigError);
+    expect(() => redisWakeHints(options as never)).toThrow(new RegExp(`^invalid redis wake hints: ${path.replace(/[()]/g, '\\$&')}: `));
   });
 
   it('refuses a missing url with a ConfigError naming url', () => {
