@@ -43,49 +43,50 @@ const claimAll = (c: pg.Client, worker: string, queues: string[]) =>
 const waitingOnLocks = async () =>
   (await db.pool.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0]!.n;
 
+/**
+ * While a third session holds `held`'s row, runs `first` (it queues for the
+ * row), then `between`, then `second` (it queues too), and releases the row:
+ * the rows each claim took, or its error.
+ */
+async function claimsBehind(
+  held: string,
+  first: [worker: string, queues: string[]],
+  second: [worker: string, queues: string[]],
+  between: () => Promise<unknown> = async () => undefined,
+): Promise<(number | Error)[]> {
+  const sessions = Array.from({ length: 3 }, () => new pg.Client({ connectionString: db.url }));
+  await Promise.all(sessions.map((s) => s.connect()));
+  const [holder, one, two] = sessions as [pg.Client, pg.Client, pg.Client];
+  try {
+    await holder.query('begin');
+    await holder.query("select 1 from workhorse.queues where namespace = 'default' and name = $1 for update", [held]);
+    const a = claimAll(one, ...first).then((r) => r.rows.length, (e: Error) => e);
+    await waitFor(waitingOnLocks, (n) => n === 1, { what: 'the first claim to wait' });
+    await between();
+    const b = claimAll(two, ...second).then((r) => r.rows.length, (e: Error) => e);
+    await waitFor(waitingOnLocks, (n) => n === 2, { what: 'the second claim to wait' });
+    await holder.query('commit');
+    return [await a, await b];
+  } finally {
+    await Promise.all(sessions.map((s) => s.end()));
+  }
+}
+
 describe('claims of two limited queues in opposite orders', () => {
   it('take the queues in turn, and neither fails with a deadlock', async () => {
-    const sessions = Array.from({ length: 3 }, () => new pg.Client({ connectionString: db.url }));
-    await Promise.all(sessions.map((s) => s.connect()));
-    const [holder, ba, ab] = sessions as [pg.Client, pg.Client, pg.Client];
-    try {
-      await holder.query('begin');
-      await holder.query("select 1 from workhorse.queues where namespace = 'default' and name = 'lockorder-qb' for update");
-      const claim = (c: pg.Client, worker: string, queues: string[]) => claimAll(c, worker, queues);
-      const first = claim(ba, 'w-ba', ['lockorder-qb', 'lockorder-qa']).then((r) => r.rows.length, (e: Error) => e);
-      await waitFor(waitingOnLocks, (n) => n === 1, { what: 'the qb-first claim to wait' });
-      const second = claim(ab, 'w-ab', ['lockorder-qa', 'lockorder-qb']).then((r) => r.rows.length, (e: Error) => e);
-      await waitFor(waitingOnLocks, (n) => n === 2, { what: 'the qa-first claim to wait' });
-      await holder.query('commit');
-      // Each claim may take all eight jobs (four per queue): between them they took each once.
-      const got = [await first, await second];
-      expect(got.filter((g) => g instanceof Error)).toEqual([]);
-      expect((got as number[]).reduce((a, b) => a + b, 0)).toBe(8);
-    } finally {
-      await Promise.all(sessions.map((s) => s.end()));
-    }
+    const got = await claimsBehind('lockorder-qb', ['w-ba', ['lockorder-qb', 'lockorder-qa']], ['w-ab', ['lockorder-qa', 'lockorder-qb']]);
+    // Each claim may take all eight jobs (four per queue): between them they took each once.
+    expect(got.filter((g) => g instanceof Error)).toEqual([]);
+    expect((got as number[]).reduce((a, b) => a + b, 0)).toBe(8);
   }, 30_000);
 
   it('pass over a queue limited since the claim locked its queues, rather than wait for it out of order', async () => {
-    const sessions = Array.from({ length: 3 }, () => new pg.Client({ connectionString: db.url }));
-    await Promise.all(sessions.map((s) => s.connect()));
-    const [holder, one, two] = sessions as [pg.Client, pg.Client, pg.Client];
-    try {
-      await holder.query('begin');
-      await holder.query("select 1 from workhorse.queues where namespace = 'default' and name = 'lockorder-qd' for update");
-      // The first claim finds only qd limited, and waits for it.
-      const first = claimAll(one, 'w-cd1', ['lockorder-qc', 'lockorder-qd']).then((r) => r.rows.length, (e: Error) => e);
-      await waitFor(waitingOnLocks, (n) => n === 1, { what: 'the first claim to wait' });
-      // qc is limited now: the second claim locks it, then waits for qd.
-      await client.admin.setQueueLimits('lockorder-qc', { concurrencyLimit: 10 });
-      const second = claimAll(two, 'w-cd2', ['lockorder-qc', 'lockorder-qd']).then((r) => r.rows.length, (e: Error) => e);
-      await waitFor(waitingOnLocks, (n) => n === 2, { what: 'the second claim to wait' });
-      await holder.query('commit');
-      const got = [await first, await second];
-      expect(got.filter((g) => g instanceof Error)).toEqual([]);
-      expect((got as number[]).reduce((a, b) => a + b, 0)).toBe(8);
-    } finally {
-      await Promise.all(sessions.map((s) => s.end()));
-    }
+    // The first claim finds only qd limited, and waits for it; then qc is
+    // limited, and the second claim locks it, then waits for qd.
+    const got = await claimsBehind('lockorder-qd', ['w-cd1', ['lockorder-qc', 'lockorder-qd']], ['w-cd2', ['lockorder-qc', 'lockorder-qd']], () =>
+      client.admin.setQueueLimits('lockorder-qc', { concurrencyLimit: 10 }),
+    );
+    expect(got.filter((g) => g instanceof Error)).toEqual([]);
+    expect((got as number[]).reduce((a, b) => a + b, 0)).toBe(8);
   }, 30_000);
 });
