@@ -1,6 +1,8 @@
 // Every 400's issue paths are relative to the request body, as http.md
 // says: a signal's payload problems are under ["payload", ...] (they were
-// relative to the payload), outbox ids under ["ids", i] (they were [i]).
+// relative to the payload), outbox ids under ["ids", i] (they were [i]), and
+// an enqueue's options that only the insert checks under [...] or
+// ["jobs", i, ...] (they were [i, ...], "item i: ...").
 // Nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -28,6 +30,23 @@ async function issuePaths(method: string, path: string, body: string): Promise<u
 }
 
 describe('issue paths relative to the body', () => {
+  it("an enqueue's options the insert checks against the job's definition", async () => {
+    // A backoff override whose maxMs is below the definition's baseMs (1 s by default): checked only
+    // once merged, it came back as "item 0: ..." at [0, ...] for one job, and at [2, ...] in a batch.
+    const job = { type: 'email.send', payload: { to: 'ada@example.com', subject: 'hi' } };
+    const one = await withToken(h.app, 'POST', '/jobs', { ...job, backoff: { maxMs: 10 } });
+    const oneJson = (await one.json()) as ErrorJson;
+    expect(one.status).toBe(400);
+    expect(oneJson.error.message).not.toMatch(/^item /);
+    expect(oneJson.error.issues!.map((i) => i.path)).toEqual([['backoff', 'baseMs']]);
+    const batch = await withToken(h.app, 'POST', '/jobs', { jobs: [job, job, { ...job, backoff: { maxMs: 10 } }] });
+    const batchJson = (await batch.json()) as ErrorJson;
+    expect(batch.status).toBe(400);
+    expect(batchJson.error.message).toMatch(/^jobs\.2: /);
+    expect(batchJson.error.issues!.map((i) => i.path)).toEqual([['jobs', 2, 'backoff', 'baseMs']]);
+    expect((await db.pool.query('select count(*)::int as n from workhorse.jobs')).rows[0].n).toBe(0);
+  });
+
   it('a signal payload the database cannot store', async () => {
     expect(await issuePaths('POST', '/jobs/1/signals/paid', '{"payload":{"a":"x\\u0000"}}')).toEqual([['payload', 'a']]);
     expect(await issuePaths('POST', '/signals/order%3A1/paid', '{"payload":{"list":[1,"\\ud800"]}}')).toEqual([['payload', 'list', 1]]);

@@ -3,7 +3,8 @@
 // the scope it needs: `enqueue`, `read` or `admin`.
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import type { Client, EnqueueManyItem, EnqueueResult } from '../../client/client.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { jobIdStringSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readNoBody, readQuery } from '../body.js';
@@ -33,7 +34,7 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
 
   r.post('/', d.guard('enqueue'), async (c) => {
     const { batch, items } = parseEnqueueBody(client, readJson(c));
-    const results = await client.enqueueMany(items);
+    const results = batch ? await enqueueBatch(client, items) : [await client.enqueue(items[0]!.job, items[0]!.payload, items[0]!.options)];
     const status = results.some((x) => x.created) ? 201 : 200;
     return batch ? c.json({ jobs: results }, status) : c.json(results[0]!, status);
   });
@@ -66,4 +67,22 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
   });
 
   return r;
+}
+
+/**
+ * A batch, its refusals named by their place in the body: what only the
+ * insert checks (a backoff override against its definition's) came back as
+ * "item 2: ..." at [2, ...], where every other issue is at ["jobs", 2, ...].
+ */
+async function enqueueBatch(client: Client, items: EnqueueManyItem[]): Promise<EnqueueResult[]> {
+  try {
+    return await client.enqueueMany(items);
+  } catch (err) {
+    if (!(err instanceof ValidationError) || !err.issues.some((i) => typeof i.path[0] === 'number')) throw err;
+    throw new ValidationError(
+      err.message.replace(/^item (\d+): /, 'jobs.$1: '),
+      err.issues.map((i) => (typeof i.path[0] === 'number' ? { ...i, path: ['jobs', ...i.path] } : i)),
+      { cause: err },
+    );
+  }
 }
