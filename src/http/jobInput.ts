@@ -25,7 +25,7 @@ const itemSchema = z
     type: jobTypeSchema,
     payload: z.unknown(),
     runAt: z.iso
-      .datetime({ offset: true, message: 'runAt must be an ISO 8601 date-time with a time zone' })
+      .datetime({ offset: true, message: 'expected an ISO 8601 date-time with a time zone, of a date and time that exist (2030-01-31T09:00:00Z)' })
       .transform((s) => new Date(s))
       .pipe(storableDateSchema)
       .optional(),

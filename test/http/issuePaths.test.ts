@@ -47,6 +47,15 @@ describe('issue paths relative to the body', () => {
     expect((await db.pool.query('select count(*)::int as n from workhorse.jobs')).rows[0].n).toBe(0);
   });
 
+  it('a runAt of a date that does not exist says so, naming the field once', async () => {
+    const res = await withToken(h.app, 'POST', '/jobs', { type: 'email.send', payload: { to: 'ada@example.com', subject: 'hi' }, runAt: '2030-02-30T00:00:00Z' });
+    const json = (await res.json()) as ErrorJson;
+    expect(res.status).toBe(400);
+    expect(json.error.issues!).toEqual([
+      { path: ['runAt'], message: 'expected an ISO 8601 date-time with a time zone, of a date and time that exist (2030-01-31T09:00:00Z)' },
+    ]);
+  });
+
   it('a signal payload the database cannot store', async () => {
     expect(await issuePaths('POST', '/jobs/1/signals/paid', '{"payload":{"a":"x\\u0000"}}')).toEqual([['payload', 'a']]);
     expect(await issuePaths('POST', '/signals/order%3A1/paid', '{"payload":{"list":[1,"\\ud800"]}}')).toEqual([['payload', 'list', 1]]);
