@@ -23,7 +23,8 @@ const itemSchema = z
   .object({
     ...enqueueOptionsSchema.shape,
     type: jobTypeSchema,
-    payload: z.unknown(),
+    // Required, but checked with the payload's own issues (payloadIssues), so its message can say so.
+    payload: z.unknown().optional(),
     runAt: z.iso
       .datetime({ offset: true, message: 'expected an ISO 8601 date-time with a time zone, of a date and time that exist (2030-01-31T09:00:00Z)' })
       .transform((s) => new Date(s))
@@ -62,6 +63,8 @@ function storageIssues(client: Client, type: string, schema: z.ZodType, payload:
 
 /** What is wrong with one item's payload: a `__proto__` key, its schema's issues, or what the database could not store. */
 function payloadIssues(client: Client, def: JobDefinition, type: string, payload: unknown): ValidationIssue[] {
+  // JSON has no undefined: a missing payload is a mistake, not "none" (zod said "expected nonoptional").
+  if (payload === undefined) return [{ path: [], message: 'required: give the job its payload (null when it takes none)' }];
   const proto = protoKeyIssue(payload);
   if (proto) return [proto];
   const r = safeParseSync(def.schema, payload, `payload for job type "${type}"`);

@@ -47,6 +47,17 @@ describe('issue paths relative to the body', () => {
     expect((await db.pool.query('select count(*)::int as n from workhorse.jobs')).rows[0].n).toBe(0);
   });
 
+  it('a missing payload is required, whatever the schema', async () => {
+    for (const body of [{ type: 'email.send' }, { jobs: [{ type: 'email.send', payload: { to: 'ada@example.com', subject: 'hi' } }, { type: 'email.send' }] }]) {
+      const res = await withToken(h.app, 'POST', '/jobs', body);
+      const json = (await res.json()) as ErrorJson;
+      expect(res.status).toBe(400);
+      expect(json.error.issues!).toEqual([
+        { path: 'jobs' in body ? ['jobs', 1, 'payload'] : ['payload'], message: 'required: give the job its payload (null when it takes none)' },
+      ]);
+    }
+  });
+
   it('a runAt of a date that does not exist says so, naming the field once', async () => {
     const res = await withToken(h.app, 'POST', '/jobs', { type: 'email.send', payload: { to: 'ada@example.com', subject: 'hi' }, runAt: '2030-02-30T00:00:00Z' });
     const json = (await res.json()) as ErrorJson;
