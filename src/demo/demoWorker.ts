@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { logCarriedOn } from '../carriedOn.js';
 import { createClient } from '../client/client.js';
 import { parseConfig } from '../validation.js';
+import { staleLine } from '../worker/reportError.js';
 import { Worker } from '../worker/worker.js';
 import { configureDemoWorker, demoJobs } from './jobs.js';
 
@@ -40,13 +41,16 @@ export async function runDemoWorker(raw: string): Promise<void> {
   // against it ("heartbeat failed … ECONNREFUSED") are not news then. A
   // Ctrl-C stops the database and signals this worker at the same moment,
   // so a fault is held back briefly and printed only if the demo lives on.
+  // So is a lease that ran out meanwhile (the demo's database stops with it).
   let quiet = false;
-  worker.events.on('error', (err) => {
+  const holdBack = (print: () => void) => {
     if (quiet) return;
     setTimeout(() => {
-      if (!quiet) logCarriedOn(`[workhorse] worker ${a.workerId}:`, err);
+      if (!quiet) print();
     }, FAULT_HOLD_MS).unref();
-  });
+  };
+  worker.events.on('error', (err) => holdBack(() => logCarriedOn(`[workhorse] worker ${a.workerId}:`, err)));
+  worker.events.on('stale', (err, job) => holdBack(() => console.error(staleLine(a.workerId, err, job))));
   const gone = () => {
     quiet = true;
     stop(GONE_STOP_MS)();

@@ -23,13 +23,18 @@ export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string
     events.emit('stale', err, job);
     return;
   }
+  console.error(staleLine(workerId, err, job));
+}
+
+/** The log line of a lost lease. */
+export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJob): string {
   // The lease was recovered (the job runs again under a new one) or the job was ended by an operator (a cancel): either way, nothing this attempt writes counts.
   // Or it ran out while the database could not be reached: recovery takes it once the database is back.
   const why =
     err.expiredMs === undefined
       ? 'the job was recovered (it runs again under a new lease) or ended by an operator (a cancel)'
       : 'the database could not be reached, and recovery runs the job again once it can';
-  console.error(`[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); what this attempt does is discarded: ${why}`);
+  return `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); what this attempt does is discarded: ${why}`;
 }
 
 /**

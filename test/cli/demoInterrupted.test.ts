@@ -15,29 +15,31 @@ import { createEmptyDatabase } from '../helpers/db.js';
 import { BIN, cliEnv } from './support/runCli.js';
 
 let db: Awaited<ReturnType<typeof createEmptyDatabase>>;
-let proxy: TcpProxy;
-let port: number;
 let elsewhere: string;
 
 beforeAll(async () => {
   db = await createEmptyDatabase();
-  const target = new URL(db.url);
-  proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-  port = await proxy.start();
   elsewhere = mkdtempSync(join(tmpdir(), 'wh-demo-cwd-'));
 });
 
 afterAll(async () => {
-  await proxy?.close();
   await db?.drop();
   if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
 });
 
 describe('workhorse demo interrupted mid-story, run from another directory', () => {
-  it('runs its workers, and they leave quietly once its database is gone', { timeout: 60_000 }, async () => {
+  // Paced, interrupted at step 3; unpaced (a 1.6 s lease), at step 2, while the
+  // handlers run: their leases run out during the workers' 2 s drain, and a
+  // "lost its lease" line was printed for each.
+  it.each([
+    ['paced, at step 3', ['--pace-ms', '200'], '\n3. '],
+    ['unpaced, at step 2', [], '\n2. '],
+  ])('runs its workers, and they leave quietly once its database is gone (%s)', { timeout: 60_000 }, async (_what, pace, step) => {
+    const target = new URL(db.url);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
     const url = new URL(db.url);
-    url.port = String(port);
-    const demo = spawn(process.execPath, [BIN, 'demo', '--pace-ms', '200'], {
+    url.port = String(await proxy.start());
+    const demo = spawn(process.execPath, [BIN, 'demo', ...pace], {
       cwd: elsewhere,
       env: cliEnv({ DATABASE_URL: url.toString() }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,8 +52,8 @@ describe('workhorse demo interrupted mid-story, run from another directory', () 
     const exited = new Promise<void>((resolve) => demo.on('exit', () => resolve()));
     try {
       const deadline = Date.now() + 40_000;
-      while (!out.includes('\n3. ') && demo.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(out, err).toContain('\n3. ');
+      while (!out.includes(step) && demo.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(out, err).toContain(step);
       // Ctrl-C reaches the whole process group, and the database goes with it.
       // The database may go a moment before the signal reaches a worker: a
       // claim or heartbeat in that moment fails, and is not news either.
@@ -70,6 +72,7 @@ describe('workhorse demo interrupted mid-story, run from another directory', () 
       } catch {
         // already gone
       }
+      await proxy.close().catch(() => undefined);
     }
   });
 });
