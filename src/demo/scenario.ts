@@ -122,14 +122,14 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     ]);
     enq.forEach((r, i) => labels.set(r.id, `J${i + 1}`));
     const j6 = enq[5]!.id;
-    await show('1. Six jobs enqueued (J6 is scheduled for later). No worker yet.');
+    await show('1. Six jobs enqueued (J6 is scheduled: ready, but not due for an hour). No worker yet.');
 
     for (const id of ['w1', 'w2', 'w3']) startWorker(id, '1');
     await until('three claims', (s) => s.leases.length >= 3);
     await show('2. Claim: three build-1 workers (concurrency 1 each) registered and claimed one job each.');
 
     await new Promise((r) => setTimeout(r, heartbeatMs * 1.5));
-    await show('3. Heartbeat: one statement per worker refreshed its lease (see the time left).');
+    await show('3. Heartbeat: one statement per worker extends all its leases (each beat sets the time left back to a whole lease; between beats it counts down).');
 
     const s3 = await snapshot();
     const victim = holder(s3, 'J2') ?? s3.leases[0]!.workerId;
