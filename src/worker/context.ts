@@ -162,7 +162,7 @@ export class JobContext implements HandlerContext {
     const opened = await this.retried(() => protocol.beginTxStep(db, namespace, this.lease, name, `step "${name}"`));
     if (opened.recorded) return opened.result as Jsonified<T>;
     // So is one that learned it lost the lease while the read waited (a lock held it back past the lease).
-    this.assertLive(`step "${name}"`);
+    this.assertLeaseHeld(`step "${name}"`);
     const result = await fn();
     const what = `step "${name}"`;
     assertStorableStepResult(what, this.job.id, result);
@@ -185,7 +185,7 @@ export class JobContext implements HandlerContext {
       // The step's own statements: refused for a reason an operator ends, the transaction is run again (refusedForNow).
       const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
-      this.assertLive(what);
+      this.assertLeaseHeld(what);
       const result = await fn(tx);
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
@@ -382,6 +382,11 @@ export class JobContext implements HandlerContext {
 
   assertLive(what: string): void {
     if (this.suspension) throw this.suspension;
+    this.assertLeaseHeld(what);
+  }
+
+  /** Refuses `what` once the attempt lost its lease (a step already under way when the job suspended goes on). */
+  private assertLeaseHeld(what: string): void {
     if (this.abort.aborted && this.abort.reason instanceof StaleLeaseError) {
       throw new StaleLeaseError(this.job.id, this.job.execution, what, this.abort.reason.expiredMs);
     }
