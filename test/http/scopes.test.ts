@@ -111,6 +111,7 @@ describe('the tick secret', () => {
     for (const { method, path, body } of routes) {
       const e = await errorOf(await signed(h.app, method, path, body === undefined ? undefined : JSON.stringify(body)), 401);
       expect(e.message, `${method} ${path}`).toMatch(/POST \/tick only/);
+      expect(e.message, `${method} ${path}`).toMatch(/scope \(WORKHORSE_SIGNED_SCOPES\)$/);
     }
   });
 

@@ -139,7 +139,7 @@ export function requireScope(auth: AuthSettings, bodies: Bodies, scope: Scope | 
     }
     if (isSigned(c)) {
       if (signedScopes.size === 0) {
-        throw new UnauthorizedError('signed requests are accepted on POST /tick only on this server: send "Authorization: Bearer <token>"');
+        throw new UnauthorizedError(`signed requests are accepted on POST /tick only on this server: send "Authorization: Bearer <token>", or let signed requests carry this route's ${needed} scope (WORKHORSE_SIGNED_SCOPES)`);
       }
       if (!holds(signedScopes)) {
         throw new ForbiddenError(`signed requests carry the scopes ${[...signedScopes].join(', ')}; this route needs ${needed}`);
