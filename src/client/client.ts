@@ -20,7 +20,7 @@ import { parseConfig, parseInput } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
-import { txRefusal } from './txRefusal.js';
+import { checkedTx, txRefusal } from './txRefusal.js';
 import { alertsFilterSchema, cancelOptionsSchema, enqueueItemSchema, enqueueManyOptionsSchema, migrateOptionsSchema, txSchema } from './callArguments.js';
 import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
 import { enqueueChunked } from './enqueueChunks.js';
@@ -244,7 +244,7 @@ export class Client {
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     await this.ready();
     const results = tx
-      ? await enqueueChunked(this.protocol, tx, this.namespace, rows).catch((err: unknown) => {
+      ? await enqueueChunked(this.protocol, checkedTx(tx, indexed ? 'enqueueMany' : 'enqueue'), this.namespace, rows).catch((err: unknown) => {
           throw txRefusal(err, indexed ? 'enqueueMany' : 'enqueue');
         })
       : await enqueueChunked(this.protocol, this.db, this.namespace, rows);

@@ -4,7 +4,7 @@
 // and the deliverers are woken at its commit (NOTIFY is transactional).
 import * as z from 'zod';
 import { encodePayload, refuseUndefined } from '../client/enqueueInput.js';
-import { txRefusal } from '../client/txRefusal.js';
+import { checkedTx, txRefusal } from '../client/txRefusal.js';
 import type { Protocol, Queryable } from '../db/protocol.js';
 import { storableName } from '../names.js';
 import { parseInput } from '../validation.js';
@@ -47,7 +47,7 @@ export async function publishEvent(
   refuseUndefined(`payload for topic "${t}"`, payload);
   const json = encodePayload(`topic "${t}"`, payload, maxPayloadBytes);
   const id = o.tx
-    ? await protocol.publish(o.tx, namespace, t, o.key ?? null, json, o.delayMs ?? 0).catch((err: unknown) => {
+    ? await protocol.publish(checkedTx(o.tx, 'publish'), namespace, t, o.key ?? null, json, o.delayMs ?? 0).catch((err: unknown) => {
         throw txRefusal(err, 'publish');
       })
     : await protocol.publish(pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);

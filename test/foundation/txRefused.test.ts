@@ -57,4 +57,26 @@ describe('a tx the transaction refuses', () => {
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toMatch(/^enqueue: tx is a pg client that was closed or released/);
   });
+
+  it('is a ValidationError at tx for an object that is not a node-postgres client', async () => {
+    // Another driver's transaction object answers with rows alone (an array), or its query() throws at once.
+    const rowsOnly = { query: async () => [] };
+    const throwsAtOnce = {
+      query() {
+        throw new TypeError('boom');
+      },
+    };
+    const cases: [string, () => Promise<unknown>, RegExp][] = [
+      ['enqueue', () => client.enqueue(Note, {}, { tx: rowsOnly as never }), /^enqueue: tx.query\(\) answered an array, not a node-postgres result with rows: pass a pg Client/],
+      ['enqueueMany', () => client.enqueueMany([{ job: Note, payload: {} }], { tx: { query: async () => 42 } as never }), /^enqueueMany: tx.query\(\) answered number/],
+      ['publish', () => client.publish('t.x', {}, { tx: throwsAtOnce as never }), /^publish: tx.query\(\) threw \(boom\)/],
+    ];
+    for (const [call, run, message] of cases) {
+      const err = await run().catch((e: unknown) => e);
+      expect(err, call).toBeInstanceOf(ValidationError);
+      expect((err as Error).message, call).toMatch(message);
+      expect((err as ValidationError).issues[0]!.path, call).toEqual(['tx']);
+    }
+    expect([await count('jobs'), await count('outbox_events')]).toEqual([0, 0]);
+  });
 });
