@@ -37,13 +37,21 @@ export function protoKeyIssue(value: unknown): ValidationIssue | undefined {
     if (seen.has(item.value) || item.depth > MAX_JSON_DEPTH) continue; // a cycle is refused when encoded, as is this depth
     seen.add(item.value);
     const o = item.value as Record<string, unknown>;
-    if (!Array.isArray(o) && Object.prototype.propertyIsEnumerable.call(o, '__proto__')) {
-      return { path: [...pathOf(item), '__proto__'], message: PROTO_MESSAGE };
-    }
-    const keys: (string | number)[] = Array.isArray(o) ? o.map((_, i) => i) : Object.keys(o);
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const v = o[keys[i]!];
-      if (typeof v === 'object' && v !== null) stack.push({ value: v, parent: item, key: keys[i]!, depth: item.depth + 1 });
+    // A getter or a proxy trap that throws is the value's problem, named at its place.
+    let key: string | number | undefined;
+    try {
+      if (!Array.isArray(o) && Object.prototype.propertyIsEnumerable.call(o, '__proto__')) {
+        return { path: [...pathOf(item), '__proto__'], message: PROTO_MESSAGE };
+      }
+      const keys: (string | number)[] = Array.isArray(o) ? o.map((_, i) => i) : Object.keys(o);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        key = keys[i]!;
+        const v = o[key];
+        if (typeof v === 'object' && v !== null) stack.push({ value: v, parent: item, key, depth: item.depth + 1 });
+      }
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return { path: key === undefined ? pathOf(item) : [...pathOf(item), key], message: `reading it threw (${why}): pass plain data` };
     }
   }
   return undefined;

@@ -68,10 +68,23 @@ export function safeParseSync<S extends z.ZodType>(schema: S, value: unknown, wh
   try {
     return schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
   } catch (err) {
-    if (!(err instanceof $ZodAsyncError)) throw err;
+    if (!(err instanceof $ZodAsyncError)) {
+      const message = parseThrew(err);
+      throw Object.assign(new ValidationError(`invalid ${what}: ${message}`, [{ path: [], message }], { cause: err }), { retryable: false });
+    }
     const message = 'the schema is asynchronous (an async refine or transform), and workhorse parses synchronously: make it synchronous';
     throw Object.assign(new ConfigError(`cannot parse ${what}: ${message}`, [{ path: [], message }], { cause: err }), { retryable: false });
   }
+}
+
+/**
+ * What a parse that threw (rather than found issues) says: a getter or a
+ * proxy of the value threw when it was read, or the schema's own code did
+ * (a refine, transform or preprocess).
+ */
+function parseThrew(err: unknown): string {
+  const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return `reading it threw (${why}): a getter or proxy in the value, or the schema's own refine, transform or preprocess`;
 }
 
 /** Parses one argument of a call; each issue's path starts with the argument's name (`field`). */
@@ -85,7 +98,13 @@ export function parseField<S extends z.ZodType>(schema: S, value: unknown, field
 
 /** Parses configuration once at start-up; throws ConfigError. */
 export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const r = schema.safeParse(value);
+  let r: z.ZodSafeParseResult<z.output<S>>;
+  try {
+    r = schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+  } catch (err) {
+    const message = parseThrew(err);
+    throw new ConfigError(`invalid ${what}: ${message}`, [{ path: [], message }], { cause: err });
+  }
   if (r.success) return r.data;
   const issues = toIssues(r.error);
   throw new ConfigError(`invalid ${what}: ${describeIssues(issues)}`, issues);

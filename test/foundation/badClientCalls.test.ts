@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
 import { defineJob } from '../../src/client/defineJob.js';
 import { Worker } from '../../src/worker/worker.js';
-import { ClientClosedError, ValidationError } from '../../src/errors.js';
+import { ClientClosedError, ConfigError, ValidationError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { countJobs } from './support/rows.js';
 
@@ -114,6 +114,70 @@ describe('bad client calls', () => {
     expect(err.message).toContain('lockTimeout');
     await refusal(client.migrate('fast' as never));
     expect((await client.migrate({ lockTimeoutMs: 5000 })).applied).toEqual([]);
+  });
+});
+
+describe('values that throw when read', () => {
+  const AnyJob = defineJob({ type: 'any.value', schema: z.any() });
+  const boom = () => {
+    throw new Error('getter boom');
+  };
+
+  it('a getter or proxy trap that throws in a payload is a ValidationError naming its place (it escaped as the raw Error), and nothing is written', async () => {
+    const c = createClient({ connectionString: db.url, jobs: [AnyJob], poolMax: 1 });
+    try {
+      const getter = { a: { get x() { return boom(); } } };
+      const proxy = new Proxy({}, { ownKeys: boom });
+      const before = await countJobs(db.pool);
+      for (const [what, call] of [
+        ['enqueue', () => c.enqueue(AnyJob, getter)],
+        ['enqueueMany', () => c.enqueueMany([{ job: AnyJob, payload: getter }])],
+        ['publish', () => c.publish('t.x', getter)],
+      ] as const) {
+        const err = await refusal(call());
+        expect(err.message, what).toMatch(/a\.x: reading it threw \(getter boom\)/);
+      }
+      expect((await refusal(c.enqueue(AnyJob, proxy))).message).toMatch(/reading it threw \(getter boom\)/);
+      expect(await countJobs(db.pool)).toBe(before);
+      expect((await db.pool.query('select count(*)::int n from workhorse.outbox_events')).rows[0].n).toBe(0);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("a schema whose own code throws is a ValidationError (not retryable) at enqueue, and a job whose stored payload it throws on fails at once", async () => {
+    const Throwing = defineJob({
+      type: 'any.refine',
+      schema: z.object({ n: z.number() }).refine((v) => (v.n > 1 ? boom() : true)),
+      retry: { maxAttempts: 5 },
+    });
+    const c = createClient({ connectionString: db.url, jobs: [Throwing], poolMax: 2 });
+    try {
+      const err = await refusal(c.enqueue(Throwing, { n: 2 }));
+      expect(err.message).toMatch(/^invalid payload for job type "any\.refine": reading it threw \(Error: getter boom\)/);
+      expect((err as ValidationError & { retryable?: boolean }).retryable).toBe(false);
+      // Stored by SQL, as a build with a kinder schema would have: the worker's parse throws.
+      const { id } = await c.enqueue(Throwing, { n: 1 });
+      await db.pool.query(`update workhorse.jobs set payload = '{"n": 3}' where id = $1`, [id]);
+      const w = new Worker(c, { queues: ['default'] });
+      w.handle(Throwing, async () => 'ran');
+      await w.runOnce();
+      await w.stop();
+      const job = await c.getJob(id);
+      expect(job?.status).toBe('failed');
+      expect(job?.attempt).toBe(1);
+      expect(job?.lastError?.message).toMatch(/reading it threw \(Error: getter boom\)/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('options whose getter throws are a ConfigError or ValidationError, not the raw Error from inside zod', async () => {
+    const getter = { get priority() { return boom(); } };
+    const err = await refusal(client.enqueue(Ping, { n: 1 }, getter as never));
+    expect(err.message).toMatch(/reading it threw \(Error: getter boom\)/);
+    expect(() => new Worker(client, { get concurrency() { return boom(); } } as never)).toThrow(ConfigError);
+    expect(() => createClient({ get connectionString() { return boom(); } } as never)).toThrow(/reading it threw \(Error: getter boom\)/);
   });
 });
 
