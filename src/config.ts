@@ -41,6 +41,12 @@ export function loadEnvConfig(env: Record<string, string | undefined> = process.
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** A POST /tick on a server (not Lambda) runs at most this long unless configured. */
 export const DEFAULT_HTTP_TICK_BUDGET_MS = 10_000;
+/**
+ * The shortest POST /tick: a tick shorter than this is not worth starting. It
+ * leaves a tight safety margin (tickAdapter.ts, TIGHT_MARGIN_MS) as much time
+ * again to claim and run.
+ */
+export const MIN_TICK_BUDGET_MS = 500;
 /** Each query of the HTTP client's pool is answered within this by default (WORKHORSE_HTTP_QUERY_TIMEOUT_MS). */
 export const DEFAULT_HTTP_QUERY_TIMEOUT_MS = 30_000;
 

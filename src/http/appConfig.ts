@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import type { Client } from '../client/client.js';
 import { notAClient } from '../client/notAClient.js';
-import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS } from '../config.js';
+import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS, MIN_TICK_BUDGET_MS } from '../config.js';
 import { DEFAULT_TOLERANCE_SEC } from '../signing/scheme.js';
 import { parseConfig } from '../validation.js';
 import { apiTokensSchema, bearerTokenSchema, combineTokens, secretSchema as secret, type ApiToken } from '../credentials/tokens.js';
@@ -41,7 +41,7 @@ const httpAppConfigSchema = z
     /** A request body that takes longer to arrive gets 408. */
     bodyTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     /** Budget of a POST /tick when the platform gives no deadline (on Lambda the invocation's time left bounds it). */
-    tickBudgetMs: z.number().int().min(100).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
+    tickBudgetMs: z.number().int().min(MIN_TICK_BUDGET_MS).max(900_000).default(DEFAULT_HTTP_TICK_BUDGET_MS),
     tick: fn<TickRunner>('tick'),
     /** Backs GET /healthz (default: a probe with its own one-connection pool on the client's database). */
     health: z

@@ -2,12 +2,16 @@
 // tick's deadline, and the tick borrows the HTTP client's pool (at most 2
 // of its connections) instead of opening its own. For short budgets the
 // heartbeat and safety margin shrink to fit, so any budget the route allows
-// is a valid tick. The settings are checked when the runner is built, so a
+// is a valid tick: the margin to a quarter of the budget, but never below
+// TIGHT_MARGIN_MS (unless configured lower), which the route's least budget
+// leaves room for: a margin of a few tens of ms could not write the aborted
+// handlers' outcomes, nor deregister, and the tick then failed as if the
+// database had not answered. The settings are checked when the runner is built, so a
 // bad tick variable (WORKHORSE_CONCURRENCY=0) stops the server at start-up
 // with a ConfigError instead of failing every POST /tick with a 500.
 import type { WorkhorseApp } from '../app/defineApp.js';
 import type { Client } from '../client/client.js';
-import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_TICK_HEARTBEAT_MS, tickOptionsSchema, type TickOptions } from '../tick/options.js';
+import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_TICK_HEARTBEAT_MS, TIGHT_MARGIN_MS, tickOptionsSchema, type TickOptions } from '../tick/options.js';
 import { parseConfig } from '../validation.js';
 import { runTick } from '../tick/runTick.js';
 import type { TickRunner } from './tickRunner.js';
@@ -29,7 +33,14 @@ export function tickRunnerFor(client: Client, app: WorkhorseApp | undefined, tic
       pool: client.pool,
       namespace: client.namespace,
       deadline: new Date(Date.now() + budgetMs),
-      heartbeatMs: Math.max(50, Math.min(options.heartbeatMs ?? DEFAULT_TICK_HEARTBEAT_MS, Math.floor(budgetMs / 2))),
-      safetyMarginMs: Math.min(options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS, Math.floor(budgetMs / 4)),
+      ...httpTickTiming(budgetMs, options),
     });
+}
+
+/** The heartbeat and safety margin of a tick of `budgetMs`, fitted to it; configured values are upper bounds. */
+export function httpTickTiming(budgetMs: number, configured: { heartbeatMs?: number; safetyMarginMs?: number } = {}): { heartbeatMs: number; safetyMarginMs: number } {
+  return {
+    heartbeatMs: Math.max(50, Math.min(configured.heartbeatMs ?? DEFAULT_TICK_HEARTBEAT_MS, Math.floor(budgetMs / 2))),
+    safetyMarginMs: Math.min(configured.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS, Math.max(Math.floor(budgetMs / 4), Math.min(TIGHT_MARGIN_MS, Math.floor(budgetMs / 2)))),
+  };
 }

@@ -14,6 +14,12 @@ import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchem
 
 export const DEFAULT_TICK_HEARTBEAT_MS = 5000;
 export const DEFAULT_SAFETY_MARGIN_MS = 1000;
+/**
+ * Below this a safety margin may leave too little time, after aborting the
+ * handlers still running, to write their outcomes and deregister: the
+ * least margin a tick that fits its own margin to its budget (POST /tick) gives.
+ */
+export const TIGHT_MARGIN_MS = 250;
 /** The ready-backlog metric counts at most this many jobs. */
 export const BACKLOG_METRIC_CAP = 100_000;
 

@@ -32,7 +32,7 @@ import { defaultWorkerId } from '../names.js';
 import { settledWithin } from '../worker/boundedWait.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
 import { WorkerBase } from '../worker/workerBase.js';
-import { BACKLOG_METRIC_CAP, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
+import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick } from './plan.js';
 import { countSkips, countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
 import { TickPass } from './tickPass.js';
@@ -45,8 +45,6 @@ const SLOT_LEASE_MS = 30_000;
 const TICK_CONNECT_TIMEOUT_MS = 5_000;
 /** Due jobs the start examines at most when counting what the tick will skip. */
 const SKIP_SCAN = 1000;
-/** Below this a safety margin may leave too little time to write an aborted job's outcome. */
-const TIGHT_MARGIN_MS = 250;
 
 /**
  * Runs one tick. A database fault (unreachable at the start, or lost on the

@@ -4,6 +4,7 @@
 // never lengthen it past the server's setting or Lambda's time left.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { MIN_TICK_BUDGET_MS } from '../../config.js';
 import { parseInput } from '../../validation.js';
 import { readJson } from '../body.js';
 import type { HttpEnv } from '../env.js';
@@ -12,11 +13,9 @@ import type { RouteDeps } from './deps.js';
 
 /** Time kept back on Lambda to write the response after the tick returns. */
 export const LAMBDA_RESPONSE_MARGIN_MS = 1000;
-/** A tick shorter than this is not worth starting. */
-const MIN_BUDGET_MS = 100;
 
 const tickBodySchema = z
-  .object({ budgetMs: z.number().int().min(100).max(900_000).optional() })
+  .object({ budgetMs: z.number().int().min(MIN_TICK_BUDGET_MS).max(900_000).optional() })
   .strict()
   .optional();
 
@@ -31,7 +30,7 @@ export function tickRoutes(d: RouteDeps): Hono<HttpEnv> {
       const left = lambda.getRemainingTimeInMillis();
       if (Number.isFinite(left)) budgetMs = Math.min(budgetMs, left - LAMBDA_RESPONSE_MARGIN_MS);
     }
-    if (budgetMs < MIN_BUDGET_MS) {
+    if (budgetMs < MIN_TICK_BUDGET_MS) {
       return errorResponse(c, 503, { code: 'no_time_left', message: 'the invocation has too little time left to run a tick' });
     }
     const summary = await d.config.tick({ budgetMs });
