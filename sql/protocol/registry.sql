@@ -33,8 +33,7 @@ comment on function workhorse.register_worker_v1(text, text, text, text, text[],
 -- started from one config) would otherwise have the first one to stop
 -- expire the other's leases, and a peer's recovery run those jobs a second
 -- time while they still ran.
-create function workhorse.deregister_worker_v2(
-  p_namespace text, p_worker_id text, p_unstarted bigint[], p_held_ids bigint[], p_held_executions bigint[])
+create function workhorse.release_unstarted_v1(p_namespace text, p_worker_id text, p_unstarted bigint[])
 returns integer language plpgsql as $$
 declare
   v_released integer;
@@ -42,7 +41,6 @@ declare
   v_ids bigint[];
   v_executions bigint[];
 begin
-  perform workhorse.check_lengths_v1('deregister_worker_v2', cardinality(p_held_ids), cardinality(p_held_executions));
   -- Leases are locked first and deleted last (see complete_many_v1).
   with rel as (
     select r.job_id, r.execution, r.attempt, r.claimed_at from workhorse.job_runtime r
@@ -63,6 +61,20 @@ begin
   select count(*), array_agg(distinct upd.queue), coalesce(array_agg(upd.id), '{}'), coalesce(array_agg(upd.execution), '{}')
     into v_released, v_queues, v_ids, v_executions from upd;
   perform workhorse.drop_leases_v1(p_namespace, v_ids, v_executions);
+  perform workhorse.notify_wake_v1(p_namespace, q, 0) from unnest(v_queues) q;
+  return v_released;
+end $$;
+comment on function workhorse.release_unstarted_v1(text, text, bigint[]) is
+  'Hands back the leases in p_unstarted that are still this worker''s (claimed, handler never started): their jobs go back to ready with no attempt counted (ledger outcome released), and each queue that got one back is woken (notify_wake_v1, due now). A stopping worker calls it when its drain begins, so its buffer is not held for the drain; deregister_worker_v2 does the same at the end. Safe to repeat. Returns how many were released.';
+
+create function workhorse.deregister_worker_v2(
+  p_namespace text, p_worker_id text, p_unstarted bigint[], p_held_ids bigint[], p_held_executions bigint[])
+returns integer language plpgsql as $$
+declare
+  v_released integer;
+begin
+  perform workhorse.check_lengths_v1('deregister_worker_v2', cardinality(p_held_ids), cardinality(p_held_executions));
+  v_released := workhorse.release_unstarted_v1(p_namespace, p_worker_id, p_unstarted);
 
   update workhorse.job_runtime r set expires_at = now()
     from unnest(p_held_ids, p_held_executions) as t(job_id, execution)
@@ -70,7 +82,6 @@ begin
      and r.namespace = p_namespace and r.worker_id = p_worker_id;
 
   delete from workhorse.worker_registry where namespace = p_namespace and id = p_worker_id;
-  perform workhorse.notify_wake_v1(p_namespace, q, 0) from unnest(v_queues) q;
   return v_released;
 end $$;
 comment on function workhorse.deregister_worker_v2(text, text, bigint[], bigint[], bigint[]) is

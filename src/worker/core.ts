@@ -333,14 +333,34 @@ export class WorkerCore {
     this.settler.abandon();
   }
 
-  /** Waits until every started handler has settled. */
+  /**
+   * Waits until every started handler has settled. The buffer (claimed
+   * jobs no handler started) is handed back first, so other workers need not
+   * wait for this drain, nor for a whole lease if it ends at once; what that
+   * call could not hand back, deregistration hands back.
+   */
   async drain(): Promise<void> {
+    await this.handBackBuffered();
     for (;;) {
       const started = this.table.started();
       if (started.length === 0) break;
       await Promise.all(started.map((l) => l.done()));
     }
     await this.settler.drain();
+  }
+
+  /** Buffered job ids a drain's hand-back could not return (deregistration names them again). */
+  private notHandedBack: string[] = [];
+
+  private async handBackBuffered(): Promise<void> {
+    if (!this.registered || this.table.buffered === 0) return;
+    const ids = this.table.takeBuffered();
+    try {
+      await this.protocol.releaseUnstarted(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, ids);
+    } catch (err) {
+      this.notHandedBack.push(...ids);
+      this.emitError(err, 'handing back the unstarted jobs failed; deregistration tries again');
+    }
   }
 
   /** Stops the heartbeat and deregisters, handing back the leases never started. */
@@ -356,7 +376,7 @@ export class WorkerCore {
     flushTelemetry();
     if (!this.registered) return;
     this.registered = false;
-    const unstarted = this.table.takeBuffered();
+    const unstarted = [...this.notHandedBack, ...this.table.takeBuffered()];
     // Only what this process holds: a lease under the same worker id that
     // another process holds (one id given to two replicas) is not expired.
     const held = this.table.leftAtStop();

@@ -53,6 +53,14 @@ export function deregisterWorker(db: Queryable, ns: string, workerId: string, un
   });
 }
 
+/** Hands back claimed jobs whose handler never started (no attempt counted), while the worker stays registered. */
+export function releaseUnstarted(db: Queryable, ns: string, workerId: string, unstarted: string[]): Promise<number> {
+  return mapped({}, async () => {
+    const r = await db.query<{ n: number }>('select workhorse.release_unstarted_v1($1, $2, $3::bigint[]) as n', [ns, workerId, unstarted]);
+    return r.rows[0]!.n;
+  });
+}
+
 export interface RegistryRefresh {
   /** false when the registry row is gone: register again. */
   registered: boolean;

@@ -1,0 +1,66 @@
+// A stopping worker hands its buffer back when its drain begins: the jobs
+// it claimed ahead (prefetch) and never started go back to ready, with no
+// attempt counted, while its running handlers finish. They were held for the
+// whole drain (as long as its slowest handler ran), and for a whole lease
+// when the drain then ended at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+const Slow = defineJob({ type: 'drain.slow', schema: z.object({}) });
+let db: TestDatabase;
+let client: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = createClient({ connectionString: db.url, jobs: [Slow] });
+});
+afterAll(async () => {
+  await client?.close();
+  await db?.drop();
+});
+
+const leases = async () => (await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.job_runtime')).rows[0]!.n;
+
+async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a stopping worker', () => {
+  it('hands back its unstarted buffer when the drain begins, while its running handler finishes', async () => {
+    let release!: () => void;
+    const running = new Promise<void>((r) => (release = r));
+    const worker = new Worker(client, { concurrency: 1, prefetch: 3, pollMs: 50 });
+    worker.handle(Slow, () => running.then(() => 'done'));
+    const ids = (await client.enqueueMany([0, 1, 2, 3].map(() => ({ job: Slow, payload: {} })))).map((r) => r.id);
+    const run = worker.run();
+    await until('one running and three buffered', async () => (await leases()) === 4);
+
+    const stopped = worker.stop();
+    // The drain waits for the running handler (released below); the buffer is back meanwhile.
+    await until('the buffer handed back', async () => (await leases()) === 1, 5_000);
+    // A claim does not write the job row: a handed-back job is a ready row with no lease.
+    const back = await db.pool.query<{ n: number }>(
+      `select count(*)::int n from workhorse.jobs j
+        where j.id = any($1) and j.status = 'ready' and j.attempt = 0
+          and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)`,
+      [ids],
+    );
+    expect(back.rows[0]!.n).toBe(3);
+    const ledger = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.job_attempts where outcome = 'released'");
+    expect(ledger.rows[0]!.n).toBe(3);
+
+    release();
+    await stopped;
+    await run;
+    expect(await leases()).toBe(0);
+    const done = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where status = 'succeeded'");
+    expect(done.rows[0]!.n).toBe(1);
+    expect((await db.pool.query('select count(*)::int n from workhorse.worker_registry')).rows[0].n).toBe(0);
+  });
+});
