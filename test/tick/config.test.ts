@@ -87,6 +87,12 @@ describe('bad tick configuration', () => {
     await expect(noApp(scheduledEvent(), lambdaContext(3000))).rejects.toThrow(/WORKHORSE_APP is not set/);
     const notApp = await freshHandler({ DATABASE_URL: db.url, WORKHORSE_APP: join(repoRoot, 'test', 'tick', 'support.ts') });
     await expect(notApp(scheduledEvent(), lambdaContext(3000))).rejects.toThrow(/default export must be defineApp/);
+    // A path to nothing is the variable's mistake (it was Node's bare "Cannot find module").
+    const missing = await freshHandler({ DATABASE_URL: db.url, WORKHORSE_APP: '/nonexistent/app.js' });
+    const err = await missing(scheduledEvent(), lambdaContext(3000)).catch((e: unknown) => e);
+    // A fresh handler loads its own copy of the modules: the class is named, not compared.
+    expect(err).toMatchObject({ name: 'ConfigError', code: 'config_invalid' });
+    expect((err as Error).message).toMatch(/^\/nonexistent\/app\.js: no such file \(\/nonexistent\/app\.js\): point WORKHORSE_APP at the compiled module/);
   });
 
   it('rejects a malformed variable with the variable’s name', async () => {
