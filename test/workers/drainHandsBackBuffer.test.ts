@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
 
 const Slow = defineJob({ type: 'drain.slow', schema: z.object({}) });
 let db: TestDatabase;
@@ -23,14 +24,6 @@ afterAll(async () => {
 
 const leases = async () => (await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.job_runtime')).rows[0]!.n;
 
-async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('a stopping worker', () => {
   it('hands back its unstarted buffer when the drain begins, while its running handler finishes', async () => {
     let release!: () => void;
@@ -39,11 +32,11 @@ describe('a stopping worker', () => {
     worker.handle(Slow, () => running.then(() => 'done'));
     const ids = (await client.enqueueMany([0, 1, 2, 3].map(() => ({ job: Slow, payload: {} })))).map((r) => r.id);
     const run = worker.run();
-    await until('one running and three buffered', async () => (await leases()) === 4);
+    await waitFor(leases, (n) => n === 4, { what: 'one running and three buffered', intervalMs: 20 });
 
     const stopped = worker.stop();
     // The drain waits for the running handler (released below); the buffer is back meanwhile.
-    await until('the buffer handed back', async () => (await leases()) === 1, 5_000);
+    await waitFor(leases, (n) => n === 1, { what: 'the buffer handed back', intervalMs: 20, timeoutMs: 5_000 });
     // A claim does not write the job row: a handed-back job is a ready row with no lease.
     const back = await db.pool.query<{ n: number }>(
       `select count(*)::int n from workhorse.jobs j
