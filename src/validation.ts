@@ -78,6 +78,20 @@ export function safeParseSync<S extends z.ZodType>(schema: S, value: unknown, wh
 }
 
 /**
+ * `read()`, for a value read straight from a caller's argument (a property,
+ * an array's items): a getter or proxy trap that throws is a
+ * ValidationError at `path`, not the caller's raw error.
+ */
+export function readArgument<T>(read: () => T, path: (string | number)[], what: string): T {
+  try {
+    return read();
+  } catch (err) {
+    const message = parseThrew(err);
+    throw new ValidationError(`invalid ${what}: ${path.length ? `${path.join('.')}: ` : ''}${message}`, [{ path, message }], { cause: err });
+  }
+}
+
+/**
  * What a parse that threw (rather than found issues) says: a getter or a
  * proxy of the value threw when it was read, or the schema's own code did
  * (a refine, transform or preprocess).

@@ -16,7 +16,7 @@ import { OutboxAdmin } from '../outbox/outboxAdmin.js';
 import { currentTraceContext } from '../telemetry/traceContext.js';
 import { publishEvent, type PublishOptions, type PublishResult } from '../outbox/publish.js';
 import { jobIdSchema } from '../names.js';
-import { parseConfig, parseInput } from '../validation.js';
+import { parseConfig, parseInput, readArgument } from '../validation.js';
 import { Admin } from './admin.js';
 import * as durable from './durableClient.js';
 import { isJobDefinition, type JobDefinition, type PayloadInput } from './defineJob.js';
@@ -194,7 +194,8 @@ export class Client {
     options?: EnqueueOptions & TxOption,
   ): Promise<EnqueueResult> {
     const item = { job, payload, options } as EnqueueManyItem;
-    const [r] = await this.enqueueItems([item], { tx: options?.tx }, false);
+    const tx = readArgument(() => options?.tx, ['options', 'tx'], 'enqueue options');
+    const [r] = await this.enqueueItems([item], { tx }, false);
     return r!;
   }
 
@@ -219,7 +220,7 @@ export class Client {
     if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { job, payload, options }');
     const tx = parseInput(txSchema, opts?.tx, 'tx') ?? undefined;
     // Array.from: a hole of a sparse array is an item (undefined, refused by its index), not skipped by map.
-    const rows = Array.from(items as readonly unknown[]).map((raw: unknown, i) => {
+    const rows = readArgument(() => Array.from(items as readonly unknown[]), [], 'enqueueMany items').map((raw: unknown, i) => {
       try {
         const item = parseInput(enqueueItemSchema, raw, 'enqueue item');
         const { tx: itemTx, ...options } = (item.options ?? {}) as EnqueueOptions & TxOption;

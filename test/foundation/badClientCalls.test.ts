@@ -138,6 +138,11 @@ describe('values that throw when read', () => {
         expect(err.message, what).toMatch(/a\.x: reading it threw \(getter boom\)/);
       }
       expect((await refusal(c.enqueue(AnyJob, proxy))).message).toMatch(/reading it threw \(getter boom\)/);
+      // The options' tx and the batch's items are read before any schema runs.
+      const txGetter = await refusal(c.enqueue(AnyJob, 1, { get tx() { return boom(); } } as never));
+      expect(txGetter.issues[0]!.path).toEqual(['options', 'tx']);
+      const items = new Proxy([{ job: AnyJob, payload: 1 }], { get: (t, k) => (k === '0' ? boom() : Reflect.get(t, k)) });
+      expect((await refusal(c.enqueueMany(items as never))).message).toMatch(/^invalid enqueueMany items: reading it threw \(Error: getter boom\)/);
       expect(await countJobs(db.pool)).toBe(before);
       expect((await db.pool.query('select count(*)::int n from workhorse.outbox_events')).rows[0].n).toBe(0);
     } finally {
