@@ -89,7 +89,7 @@ begin
       from pending p
      where not exists (
        select 1 from workhorse.worker_registry w
-        where w.namespace = p_namespace and w.state <> 'dead'
+        where w.namespace = p_namespace and w.state = 'active'
           and w.last_seen > now() - 7 * w.heartbeat_ms * interval '1 millisecond'
           and p.queue = any(w.queues) and p.type = any(w.types));
   end if;

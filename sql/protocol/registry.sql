@@ -33,7 +33,8 @@ comment on function workhorse.register_worker_v1(text, text, text, text, text[],
 -- started from one config) would otherwise have the first one to stop
 -- expire the other's leases, and a peer's recovery run those jobs a second
 -- time while they still ran.
-create function workhorse.release_unstarted_v1(p_namespace text, p_worker_id text, p_unstarted bigint[])
+create function workhorse.release_unstarted_v1(
+  p_namespace text, p_worker_id text, p_unstarted bigint[], p_executions bigint[] default null)
 returns integer language plpgsql as $$
 declare
   v_released integer;
@@ -45,6 +46,7 @@ begin
   with rel as (
     select r.job_id, r.execution, r.attempt, r.claimed_at from workhorse.job_runtime r
      where r.namespace = p_namespace and r.worker_id = p_worker_id and r.job_id = any(p_unstarted)
+       and (p_executions is null or (r.job_id, r.execution) in (select * from unnest(p_unstarted, p_executions)))
        for update
   ), upd as (
     -- The job row is still `ready` (a claim does not write it): only the last execution is recorded.
@@ -64,8 +66,24 @@ begin
   perform workhorse.notify_wake_v1(p_namespace, q, 0) from unnest(v_queues) q;
   return v_released;
 end $$;
-comment on function workhorse.release_unstarted_v1(text, text, bigint[]) is
-  'Hands back the leases in p_unstarted that are still this worker''s (claimed, handler never started): their jobs go back to ready with no attempt counted (ledger outcome released), and each queue that got one back is woken (notify_wake_v1, due now). A stopping worker calls it when its drain begins, so its buffer is not held for the drain; deregister_worker_v2 does the same at the end. Safe to repeat. Returns how many were released.';
+comment on function workhorse.release_unstarted_v1(text, text, bigint[], bigint[]) is
+  'Hands back the leases in p_unstarted that are still this worker''s (claimed, handler never started), and, when p_executions is given (same length), only at those executions: their jobs go back to ready with no attempt counted (ledger outcome released), and each queue that got one back is woken (notify_wake_v1, due now). Called by begin_drain_v1 and deregister_worker_v2. Safe to repeat. Returns how many were released.';
+
+-- A stopping worker's drain begins: it claims no more, its running handlers
+-- finish. Its registry row says so (the Workers page shows it draining, and
+-- the unhandled_type alert no longer counts it), and the jobs it claimed
+-- ahead go back at once instead of being held for the drain.
+create function workhorse.begin_drain_v1(
+  p_namespace text, p_worker_id text, p_unstarted bigint[], p_executions bigint[])
+returns integer language plpgsql as $$
+begin
+  perform workhorse.check_lengths_v1('begin_drain_v1', cardinality(p_unstarted), cardinality(p_executions));
+  update workhorse.worker_registry set state = 'draining'
+   where namespace = p_namespace and id = p_worker_id and state <> 'draining';
+  return workhorse.release_unstarted_v1(p_namespace, p_worker_id, p_unstarted, p_executions);
+end $$;
+comment on function workhorse.begin_drain_v1(text, text, bigint[], bigint[]) is
+  'A stopping worker''s drain begins: marks its registry row draining (a heartbeat or refresh keeps that state; registering again makes it active) and hands back the leases (p_unstarted, p_executions) as release_unstarted_v1 does; a lease at another execution (the job claimed again since, say by another process given the same worker id) is left alone. Refuses arrays of different lengths with WH422. Safe to repeat. Returns how many were released.';
 
 create function workhorse.deregister_worker_v2(
   p_namespace text, p_worker_id text, p_unstarted bigint[], p_held_ids bigint[], p_held_executions bigint[])

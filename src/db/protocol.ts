@@ -51,7 +51,7 @@ export * from './protocol/wake.js';
 export interface Protocol {
   registerWorker: typeof registry.registerWorker;
   deregisterWorker: typeof registry.deregisterWorker;
-  releaseUnstarted: typeof registry.releaseUnstarted;
+  beginDrain: typeof registry.beginDrain;
   refreshWorker: typeof registry.refreshWorker;
   nextDue: typeof wake.nextDue;
   enqueueMany: typeof enqueue.enqueueMany;

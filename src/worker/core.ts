@@ -334,13 +334,12 @@ export class WorkerCore {
   }
 
   /**
-   * Waits until every started handler has settled. The buffer (claimed
-   * jobs no handler started) is handed back first, so other workers need not
-   * wait for this drain, nor for a whole lease if it ends at once; what that
-   * call could not hand back, deregistration hands back.
+   * Waits until every started handler has settled. A stop's drain (claims
+   * closed) begins with beginDrain, beside the handlers; shutdown waits for
+   * it within its own bound (a hung server does not make the stop longer).
    */
   async drain(): Promise<void> {
-    await this.handBackBuffered();
+    if (this.executor.closed && !this.drainBegun) this.drainBegun = this.beginDrain();
     for (;;) {
       const started = this.table.started();
       if (started.length === 0) break;
@@ -349,17 +348,26 @@ export class WorkerCore {
     await this.settler.drain();
   }
 
-  /** Buffered job ids a drain's hand-back could not return (deregistration names them again). */
-  private notHandedBack: string[] = [];
+  /** The drain's start (beginDrain), once a stop's drain began. */
+  private drainBegun: Promise<void> | undefined;
 
-  private async handBackBuffered(): Promise<void> {
-    if (!this.registered || this.table.buffered === 0) return;
-    const ids = this.table.takeBuffered();
+  /**
+   * A stop's drain begins: the registry row says draining, and the buffer
+   * (claimed jobs no handler started) goes back at once, so other workers
+   * need not wait for this drain, nor for a whole lease if it ends at once.
+   * A tick, which deregisters as soon as its handlers are done, calls it only
+   * to hand a buffer back. What the call could not hand back expires (its
+   * jobs are recovered with no attempt counted): naming the ids again at
+   * deregistration, which matches them by id, could release the lease of a
+   * later claim if the call was answered late.
+   */
+  private async beginDrain(): Promise<void> {
+    if (!this.registered || (this.s.kind === 'tick' && this.table.buffered === 0)) return;
+    const leases = this.table.takeBuffered();
     try {
-      await this.protocol.releaseUnstarted(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, ids);
+      await this.protocol.beginDrain(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, leases);
     } catch (err) {
-      this.notHandedBack.push(...ids);
-      this.emitError(err, 'handing back the unstarted jobs failed; deregistration tries again');
+      this.emitError(err, 'the drain could not hand back the unstarted jobs; their leases expire and recovery returns them');
     }
   }
 
@@ -372,11 +380,13 @@ export class WorkerCore {
     const deadline = Date.now() + boundMs;
     await settledWithin(this.heartbeat.stop(), Math.min(DEREGISTER_CALL_TIMEOUT_MS, deadline - Date.now()));
     await settledWithin(this.claimInFlight, Math.max(0, deadline - Date.now()));
+    // What it could not hand back (it failed, or is still in flight) expires.
+    await settledWithin(this.drainBegun, Math.max(0, deadline - Date.now()));
     this.settledCounts.flush();
     flushTelemetry();
     if (!this.registered) return;
     this.registered = false;
-    const unstarted = [...this.notHandedBack, ...this.table.takeBuffered()];
+    const unstarted = this.table.takeBuffered().map((l) => l.id);
     // Only what this process holds: a lease under the same worker id that
     // another process holds (one id given to two replicas) is not expired.
     const held = this.table.leftAtStop();

@@ -174,15 +174,15 @@ export class LeaseTable {
     return [...left.values()];
   }
 
-  /** Removes every buffered lease and returns their job ids (handed back unstarted at deregister). */
-  takeBuffered(): string[] {
-    const ids: string[] = [];
+  /** Removes every buffered lease and returns them (handed back unstarted when a drain begins, or at deregister). */
+  takeBuffered(): LeaseRef[] {
+    const taken: LeaseRef[] = [];
     for (const l of [...this.byId.values()]) {
       if (l.state !== 'buffered') continue;
-      ids.push(l.job.id);
+      taken.push({ id: l.job.id, execution: l.job.execution });
       this.remove(l);
     }
-    return ids;
+    return taken;
   }
 
   private markRunning(lease: Lease): void {

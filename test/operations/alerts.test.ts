@@ -175,6 +175,24 @@ describe('alert rules', () => {
     await expectPublished('unhandled_type');
   });
 
+  it('unhandled_type: a worker that is draining no longer counts as handling its types (it claims nothing more)', async () => {
+    const rules = only({ unhandled_type: { minAgeMs: 300 } });
+    let finish!: () => void;
+    const held = new Promise((r) => (finish = () => r('ok')));
+    const w = startWorker({ 'report.build': () => held });
+    await client.enqueue('report.build', {}, {});
+    await waitFor(() => db.pool.query('select count(*)::int n from workhorse.job_runtime'), (r) => r.rows[0].n === 1, { what: 'the report running' });
+    const stopped = w.stop();
+    await waitFor(() => db.pool.query('select state from workhorse.worker_registry where id = $1', [w.workerId]), (r) => r.rows[0]?.state === 'draining', {
+      what: 'the worker draining',
+    });
+    await client.enqueue('report.build', {}, {});
+    await sleep(400);
+    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'unhandled_type', key: 'report.build@default', state: 'open' }]);
+    finish();
+    await stopped;
+  });
+
   it('slot_missed: a slot nobody fires for several cadences opens; a worker firing it resolves it', async () => {
     const rules = only({ slot_missed: { cadences: 3 } });
     await new Schedules(client).define(defineSchedule({ name: 'nightly', job: 'report.build', everyMs: 1000 }));

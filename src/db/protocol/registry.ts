@@ -53,10 +53,15 @@ export function deregisterWorker(db: Queryable, ns: string, workerId: string, un
   });
 }
 
-/** Hands back claimed jobs whose handler never started (no attempt counted), while the worker stays registered. */
-export function releaseUnstarted(db: Queryable, ns: string, workerId: string, unstarted: string[]): Promise<number> {
+/** A stopping worker's drain begins: its registry row says draining, and claimed jobs whose handler never started go back (no attempt counted). */
+export function beginDrain(db: Queryable, ns: string, workerId: string, unstarted: LeaseRef[]): Promise<number> {
   return mapped({}, async () => {
-    const r = await db.query<{ n: number }>('select workhorse.release_unstarted_v1($1, $2, $3::bigint[]) as n', [ns, workerId, unstarted]);
+    const r = await db.query<{ n: number }>('select workhorse.begin_drain_v1($1, $2, $3::bigint[], $4::bigint[]) as n', [
+      ns,
+      workerId,
+      unstarted.map((l) => l.id),
+      unstarted.map((l) => l.execution),
+    ]);
     return r.rows[0]!.n;
   });
 }
