@@ -367,7 +367,8 @@ export class WorkerCore {
     try {
       await this.protocol.beginDrain(this.deregisterDb, this.s.client.namespace, this.s.options.workerId, leases);
     } catch (err) {
-      this.emitError(err, 'the drain could not hand back the unstarted jobs; their leases expire and recovery returns them');
+      // Only the registry's state was at stake without a buffer: deregistration reports a database that is gone.
+      if (leases.length > 0) this.emitError(err, 'the drain could not hand back the unstarted jobs; their leases expire and recovery returns them');
     }
   }
 

@@ -67,7 +67,7 @@ describe('a stopping worker', () => {
     await client.protocol.registerWorker(db.pool, 'default', w);
     const [claimed] = await client.protocol.claimMany(db.pool, 'default', { workerId: w.workerId, queues: w.queues, types: w.types, limit: 1, leaseMs: 60_000 });
     expect(claimed!.id).toBe(id);
-    const stale = { id, execution: String(BigInt(claimed!.execution) - 1n) };
+    const stale = { id, execution: claimed!.execution - 1 };
     expect(await client.protocol.beginDrain(db.pool, 'default', w.workerId, [stale])).toBe(0);
     expect(await leases()).toBe(1);
     expect(await client.protocol.beginDrain(db.pool, 'default', w.workerId, [{ id, execution: claimed!.execution }])).toBe(1);
