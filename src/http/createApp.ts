@@ -12,6 +12,7 @@ import type { HttpEnv } from './env.js';
 import { createHealthCheck } from './healthCheck.js';
 import { allowedMethods } from './methods.js';
 import { requireScope, requireSignature, type AuthSettings, type Bodies } from './middleware/auth.js';
+import { apiHeaders } from './middleware/apiHeaders.js';
 import { errorHandler, notFoundHandler } from './middleware/errorHandler.js';
 import { alertRoutes } from './routes/alerts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -51,6 +52,7 @@ export function createApp(config: HttpAppConfig): Hono<HttpEnv> {
 
   const app = new Hono<HttpEnv>();
   app.onError(errorHandler(log));
+  app.use('*', apiHeaders());
   // A known path asked with another method is a 405 naming the ones it has.
   app.notFound(notFoundHandler(allowedMethods(app)));
   app.route('/healthz', healthRoutes(deps, health));

@@ -23,6 +23,15 @@ export interface ActionButton {
   danger?: boolean;
 }
 
+/**
+ * A name as one segment of a /ui path: percent-encoded, dots of a `.` or
+ * `..` name too (a browser resolves those away). Names reach the views from
+ * the database, which any client may have written.
+ */
+export function pathSegment(name: string): string {
+  return /^\.+$/.test(name) ? name.replace(/\./g, '%2E') : encodeURIComponent(name);
+}
+
 export function actionButton(viewer: Viewer | null, b: ActionButton): Html | '' {
   if (!can(viewer, 'admin')) return '';
   const csrf = viewer!.csrf ? html`<input type="hidden" name="csrf" value="${viewer!.csrf}">` : '';

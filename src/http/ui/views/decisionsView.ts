@@ -10,11 +10,11 @@ import { relative, time } from '../format.js';
 import { html, join, type Html } from '../html.js';
 import type { Page } from '../layout.js';
 import { can, type Viewer } from '../uiEnv.js';
-import { notice, table } from './common.js';
+import { notice, pathSegment, table } from './common.js';
 
 /** The dashboard's path of a decision's action. */
 export function decideAction(jobId: string, name: string): string {
-  return `/ui/jobs/${jobId}/decisions/${encodeURIComponent(name)}`;
+  return `/ui/jobs/${jobId}/decisions/${pathSegment(name)}`;
 }
 
 function decideForm(p: PendingDecision, viewer: Viewer | null): Html | '' {

@@ -13,7 +13,7 @@ import { html, type Html } from '../html.js';
 import type { Page } from '../layout.js';
 import { can, type Viewer } from '../uiEnv.js';
 import { backlogChart, minuteLabels, throughputChart, totalOf, type BarChart, type LineChart } from './chartData.js';
-import { actionButton, badge, notice, table } from './common.js';
+import { actionButton, badge, notice, pathSegment, table } from './common.js';
 
 const HEADERS = [
   { label: 'queue' },
@@ -34,8 +34,8 @@ function row(q: QueueRecord, depth: QueueDepth | undefined, viewer: Viewer | nul
   const action = !pausable
     ? ''
     : q.paused
-    ? actionButton(viewer, { action: `/ui/queues/${q.name}/resume`, label: 'Resume', target: `queue ${q.name}`, id: `queue-${i}-resume` })
-    : actionButton(viewer, { action: `/ui/queues/${q.name}/pause`, label: 'Pause', target: `queue ${q.name}`, id: `queue-${i}-pause` });
+    ? actionButton(viewer, { action: `/ui/queues/${pathSegment(q.name)}/resume`, label: 'Resume', target: `queue ${q.name}`, id: `queue-${i}-resume` })
+    : actionButton(viewer, { action: `/ui/queues/${pathSegment(q.name)}/pause`, label: 'Pause', target: `queue ${q.name}`, id: `queue-${i}-pause` });
   const num = (n: number) => html`<td class="num">${count(n)}</td>`;
   return html`<tr data-queue="${q.name}"><td><a href="/ui?queue=${encodeURIComponent(q.name)}"><code>${q.name}</code></a></td><td>${q.paused ? badge('paused') : badge('active')}</td>${num(depth?.due ?? 0)}${num(depth?.scheduled ?? 0)}${num(q.running)}${num(q.waiting)}${num(depth?.failed ?? 0)}${num(depth?.cancelled ?? 0)}<td>${depth?.oldestDueMs == null ? '·' : duration(depth.oldestDueMs)}</td><td class="num">${q.concurrencyLimit ?? '·'}</td><td>${q.rateLimit === null ? '·' : `${q.rateLimit} per ${duration(q.ratePeriodMs)}`}</td>${acting ? html`<td>${action}</td>` : ''}</tr>`;
 }

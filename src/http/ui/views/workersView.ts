@@ -12,7 +12,7 @@ import { duration, time } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { Page } from '../layout.js';
 import type { Viewer } from '../uiEnv.js';
-import { actionButton, badge, notice, table } from './common.js';
+import { actionButton, badge, notice, pathSegment, table } from './common.js';
 
 const HEADERS = [
   { label: 'worker' },
@@ -41,8 +41,8 @@ function heartbeat(w: WorkerRecord, ageMs: number | undefined): Html | string {
 function row(w: WorkerRecord, d: WorkersData, viewer: Viewer | null, i: number): Html {
   const age = d.ages.get(w.id);
   const action = w.operatorPaused
-    ? actionButton(viewer, { action: `/ui/workers/${encodeURIComponent(w.id)}/resume`, label: 'Resume', target: `worker ${w.id}`, id: `worker-${i}-resume` })
-    : actionButton(viewer, { action: `/ui/workers/${encodeURIComponent(w.id)}/pause`, label: 'Pause', target: `worker ${w.id}`, id: `worker-${i}-pause` });
+    ? actionButton(viewer, { action: `/ui/workers/${pathSegment(w.id)}/resume`, label: 'Resume', target: `worker ${w.id}`, id: `worker-${i}-resume` })
+    : actionButton(viewer, { action: `/ui/workers/${pathSegment(w.id)}/pause`, label: 'Pause', target: `worker ${w.id}`, id: `worker-${i}-pause` });
   return html`<tr data-worker="${w.id}"><td><code>${w.id}</code></td><td>${w.kind}${w.deadline ? html`<br><span class="muted small">until ${time(w.deadline)}</span>` : ''}</td><td>${w.build || '·'}</td><td>${w.queues.join(', ') || 'all'}</td><td class="small">${w.types.join(', ') || '·'}</td><td class="num">${w.concurrency}</td><td class="num">${w.active}</td><td class="num">${age?.leases ?? 0}</td><td>${time(w.lastSeen)}</td><td>${heartbeat(w, age?.heartbeatAgeMs)}</td><td>${badge(w.state)}</td><td>${w.operatorPaused ? badge('paused') : 'no'} ${action}</td></tr>`;
 }
 
