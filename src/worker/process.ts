@@ -82,8 +82,8 @@ export function stopReport(how: 'drained' | 'hard' | 'failed', dropped: DroppedO
     return {
       code: EXIT_OUTCOMES_DROPPED,
       line:
-        `[workhorse] drained, but gave up writing ${outcomes(dropped.duringDrain)} during the drain (${dropped.total} in all): ` +
-        `recovery runs those jobs again and counts an attempt; exiting ${EXIT_OUTCOMES_DROPPED}`,
+        `[workhorse] drained, but gave up writing ${outcomes(dropped.duringDrain)} during the drain (${dropped.total} in this process's life): ` +
+        `recovery runs those jobs again and counts an attempt (none if the database lost its leases in a crash); exiting ${EXIT_OUTCOMES_DROPPED}`,
     };
   }
   const earlier = dropped.total > 0 ? ` (${outcomes(dropped.total)} given up before the drain, left to recovery)` : '';

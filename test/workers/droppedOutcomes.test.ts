@@ -77,7 +77,7 @@ describe('outcomes a worker gives up writing', () => {
     expect(proc.workers[0]!.runtimeState().droppedOutcomes).toBe(3);
     expect(stopReport('drained', proc.droppedOutcomes())).toEqual({
       code: EXIT_OUTCOMES_DROPPED,
-      line: '[workhorse] drained, but gave up writing 3 job outcomes during the drain (3 in all): recovery runs those jobs again and counts an attempt; exiting 3',
+      line: "[workhorse] drained, but gave up writing 3 job outcomes during the drain (3 in this process's life): recovery runs those jobs again and counts an attempt (none if the database lost its leases in a crash); exiting 3",
     });
     // Nothing of theirs was written: the jobs are left to recovery.
     expect((await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where status in ('succeeded', 'failed')")).rows[0]!.n).toBe(0);
