@@ -28,12 +28,14 @@ export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string
 
 /** The log line of a lost lease. */
 export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJob): string {
-  // The lease was recovered (the job runs again under a new one) or the job was ended by an operator (a cancel): either way, nothing this attempt writes counts.
-  // Or it ran out while the database could not be reached: recovery takes it once the database is back.
+  // The lease was recovered (the job runs again under a new one), lost with the database's lease table
+  // (a crash or a failover empties it: the job is claimable at once), or the job was ended by an
+  // operator (a cancel): either way, nothing this attempt writes counts. Or it ran out while the
+  // database could not be reached: the job runs again once it can.
   const why =
     err.expiredMs === undefined
-      ? 'the job was recovered (it runs again under a new lease) or ended by an operator (a cancel)'
-      : 'the database could not be reached, and recovery runs the job again once it can';
+      ? 'the job was recovered (it runs again under a new lease), the database lost its leases (a crash or failover), or an operator ended it (a cancel)'
+      : 'the database could not be reached, and the job runs again once it can';
   return `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); what this attempt does is discarded: ${why}`;
 }
 

@@ -24,7 +24,7 @@ describe('a lost lease', () => {
     vi.spyOn(console, 'error').mockImplementation((...args) => void lines.push(args.join(' ')));
     const err = new StaleLeaseError('42', 7, 'complete');
     reportStale(events, 'w1', err, job);
-    expect(lines).toEqual([expect.stringMatching(/^\[workhorse\] worker w1: job 42 \(report\.render\) lost its lease \(.*\); what this attempt does is discarded: the job was recovered \(it runs again under a new lease\) or ended by an operator \(a cancel\)$/)]);
+    expect(lines).toEqual([expect.stringMatching(/^\[workhorse\] worker w1: job 42 \(report\.render\) lost its lease \(.*\); what this attempt does is discarded: the job was recovered \(it runs again under a new lease\), the database lost its leases \(a crash or failover\), or an operator ended it \(a cancel\)$/)]);
     const heard: unknown[] = [];
     events.on('stale', (e, j) => heard.push([e, j]));
     reportStale(events, 'w1', err, job);
@@ -38,7 +38,7 @@ describe('a lost lease', () => {
     reportStale(new EventEmitter<WorkerEvents>(), 'w1', new StaleLeaseError('42', 7, 'heartbeat', 120_000), job);
     expect(lines).toEqual([
       '[workhorse] worker w1: job 42 (report.render) lost its lease (lease of job 42 execution 7 ran out: no heartbeat reached the database for its whole lease (120000 ms)); ' +
-        'what this attempt does is discarded: the database could not be reached, and recovery runs the job again once it can',
+        'what this attempt does is discarded: the database could not be reached, and the job runs again once it can',
     ]);
   });
 });
