@@ -39,6 +39,6 @@ describe('a retention past what the database can subtract from now', () => {
 
   it('is a ValidationError from runRetention before any SQL, and 100 years still runs', async () => {
     await expect(runRetention(client, { olderThanMs: FOREVER })).rejects.toBeInstanceOf(ValidationError);
-    expect(await runRetention(client, { olderThanMs: HUNDRED_YEARS })).toEqual({ jobs: 0, workers: 0, batches: 1 });
+    expect(await runRetention(client, { olderThanMs: HUNDRED_YEARS })).toEqual({ jobs: 0, workers: 0, batches: 1, more: false });
   });
 });

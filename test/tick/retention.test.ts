@@ -4,6 +4,7 @@
 // worker. It runs as a recurring slot fired and handled by a tick.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, runRetention, type Client } from '../../src/index.js';
+import { retentionHandler } from '../../src/schedules/retention.js';
 import { SleepJob } from '../fixtures/tick-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { backdateSlot, fixtureApp, freshHandler, lambdaContext, scheduledEvent } from './support.js';
@@ -131,6 +132,23 @@ describe('sys.retention', () => {
     expect(await existing('jobs', 'id', old)).toHaveLength(1);
     const secondRun = await runRetention(client, { olderThanMs: DAY_MS, batchSize: 2, maxBatches: 10 });
     expect(secondRun).toMatchObject({ jobs: 1, batches: 1 });
+    expect(await existing('jobs', 'id', old)).toEqual([]);
+  });
+
+  it('as the sys.retention job, enqueues the next run at once when it stopped at maxBatches with more to delete', async () => {
+    // At the defaults a run deletes 100,000 jobs and the slot fires hourly: a fleet finishing more
+    // than about 28 jobs a second would never catch up if the rest waited for the next cadence.
+    await db.pool.query("delete from workhorse.jobs where type in ('retention.unhandled', 'sys.retention')");
+    const old = await Promise.all([1, 2, 3, 4, 5].map(() => jobIn('succeeded', 10)));
+    const payload = { olderThanMs: DAY_MS, batchSize: 2, maxBatches: 2 };
+    const signal = new AbortController().signal;
+    const first = await retentionHandler(client)(payload, { signal });
+    expect(first).toMatchObject({ jobs: 4, batches: 2, more: true });
+    const next = await client.getJob(first.continued!);
+    expect(next).toMatchObject({ type: 'sys.retention', queue: 'sys', status: 'ready', payload });
+    expect(next!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    const second = await retentionHandler(client)(payload, { signal });
+    expect(second).toEqual({ jobs: 1, workers: 0, batches: 1, more: false });
     expect(await existing('jobs', 'id', old)).toEqual([]);
   });
 });
