@@ -30,65 +30,68 @@ const eventParams = z.object({ id: bigintIdString('event id') });
 const decisionParams = z.object({ id: jobIdStringSchema, name: waitNameSchema });
 
 /**
- * No action takes a query parameter, as no POST route of the API does: a
- * name that ended in `?` once turned a Pause button into another action.
+ * `guard`, for an action: no action takes a query parameter, as no POST
+ * route of the API does (a name that ended in `?` once turned a Pause button
+ * into another action).
  */
-const noActionQuery: MiddlewareHandler<UiEnv> = async (c, next) => {
-  parseInput(noQuery, readQuery(c), 'query: a dashboard action takes no query parameter');
-  await next();
-};
+function action(guard: MiddlewareHandler<UiEnv>): MiddlewareHandler<UiEnv> {
+  return async (c, next) => {
+    parseInput(noQuery, readQuery(c), 'query: a dashboard action takes no query parameter');
+    return guard(c, next);
+  };
+}
 
 export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   const { client } = s;
   const { admin } = client;
   const r = new Hono<UiEnv>();
-  const act = requireAction(s);
-  const decide = requireAction(s, 'decide');
+  const act = action(requireAction(s));
+  const decide = action(requireAction(s, 'decide'));
 
-  r.post('/queues/:name/pause', noActionQuery, act, async (c) => {
+  r.post('/queues/:name/pause', act, async (c) => {
     const name = await existingQueue(client, pathParams(c));
     await admin.pauseQueue(name);
     return redirectWithNotice(c, '/ui/queues', 'queue-paused', name);
   });
-  r.post('/queues/:name/resume', noActionQuery, act, async (c) => {
+  r.post('/queues/:name/resume', act, async (c) => {
     const name = await existingQueue(client, pathParams(c));
     await admin.resumeQueue(name);
     return redirectWithNotice(c, '/ui/queues', 'queue-resumed', name);
   });
-  r.post('/workers/:id/pause', noActionQuery, act, async (c) => {
+  r.post('/workers/:id/pause', act, async (c) => {
     const { id } = parseInput(workerParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, true);
     return redirectWithNotice(c, '/ui/workers', 'worker-paused', id);
   });
-  r.post('/workers/:id/resume', noActionQuery, act, async (c) => {
+  r.post('/workers/:id/resume', act, async (c) => {
     const { id } = parseInput(workerParams, pathParams(c), 'path');
     await admin.setWorkerPaused(id, false);
     return redirectWithNotice(c, '/ui/workers', 'worker-resumed', id);
   });
-  r.post('/jobs/:id/retry', noActionQuery, act, async (c) => {
+  r.post('/jobs/:id/retry', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');
     // A scheduled job (ready, due later) is run now, not retried: its notice says so.
     const scheduled = (await client.getJob(id))?.status === 'ready';
     await client.retry(id);
     return redirectWithNotice(c, `/ui/jobs/${id}`, scheduled ? 'job-run-now' : 'job-retried', id);
   });
-  r.post('/jobs/:id/cancel', noActionQuery, act, async (c) => {
+  r.post('/jobs/:id/cancel', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');
     const job = await client.cancel(id);
     if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
     return redirectWithNotice(c, `/ui/jobs/${id}`, 'job-cancelled', id);
   });
-  r.post('/outbox/:id/retry', noActionQuery, act, async (c) => {
+  r.post('/outbox/:id/retry', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
     if ((await client.outbox.retry([id])).length === 0) throw await outboxRefusal(client, id, 'retried');
     return redirectWithNotice(c, '/ui/outbox', 'event-retried', id);
   });
-  r.post('/outbox/:id/discard', noActionQuery, act, async (c) => {
+  r.post('/outbox/:id/discard', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
     if ((await client.outbox.discard([id])).length === 0) throw await outboxRefusal(client, id, 'discarded');
     return redirectWithNotice(c, '/ui/outbox', 'event-discarded', id);
   });
-  r.post('/jobs/:id/decisions/:name', noActionQuery, decide, async (c) => {
+  r.post('/jobs/:id/decisions/:name', decide, async (c) => {
     const { id, name } = parseInput(decisionParams, pathParams(c), 'path');
     const form = c.get('form')!;
     const comment = (form.get('comment') ?? '').trim();
