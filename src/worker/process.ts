@@ -16,6 +16,7 @@ import { parseConfig } from '../validation.js';
 import type { WorkhorseAdapter } from './adapter.js';
 import { workerOptionsSchema, type WorkerOptions } from './options.js';
 import { probeOptionsSchema, startProbes, type ProbeOptions, type ProbeServer } from './probes.js';
+import { outcomeLine } from './outcomeLog.js';
 import { Worker } from './worker.js';
 
 export interface WorkerSpec {
@@ -33,6 +34,8 @@ export interface WorkerProcessDefinition {
   probes?: ProbeOptions;
   /** After the first signal, how long to drain before stopping hard. Default 60 s. */
   drainTimeoutMs?: number;
+  /** One log line per failed attempt (retried, or failed for good). Default true. */
+  logFailures?: boolean;
 }
 
 const fn = (what: string) => z.custom<(...a: never[]) => unknown>((v) => typeof v === 'function', `${what} must be a function`);
@@ -45,6 +48,7 @@ const definitionSchema = z
     workers: z.array(z.object({ options: workerOptionsSchema.optional(), configure: fn('configure') }).strict()).min(1),
     probes: probeOptionsSchema.optional(),
     drainTimeoutMs: z.number().int().min(0).max(86_400_000).default(60_000),
+    logFailures: z.boolean().default(true),
   })
   .strict()
   .refine((d) => Boolean(d.adapter) !== Boolean(d.client), { message: 'give exactly one of adapter and client', path: ['adapter'] });
@@ -136,6 +140,12 @@ async function startProcess(
   const workers = def.workers.map((spec) => {
     const w = new Worker(adapter.client, spec.options);
     spec.configure(w);
+    if (d.logFailures) {
+      w.events.on('settled', (outcome) => {
+        const line = outcomeLine(w.workerId, outcome);
+        if (line) log(line);
+      });
+    }
     return w;
   });
   let phase: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
