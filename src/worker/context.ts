@@ -144,7 +144,7 @@ export class JobContext implements HandlerContext {
 
   private async setProgress(value: unknown): Promise<void> {
     if (this.suspension) throw this.suspension;
-    assertStorableProgress(this.job.id, value);
+    assertStorableProgress(this.job.id, value, this.deps.maxProgressBytes);
     await this.retried(() => this.deps.protocol.setProgress(this.deps.db, this.deps.namespace, this.lease, value));
   }
 

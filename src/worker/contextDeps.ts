@@ -1,6 +1,6 @@
 // What a handler's context needs from its worker: the guarded database and
 // protocol, the namespace and worker id, the tick's abort instant, the
-// transaction limits of ctx.txStep, and how a spawned child's row is built.
+// transaction limits of ctx.txStep, the size a progress value may have, and how a spawned child's row is built.
 // Its own module so the context and the durable waits can both name it.
 import type { EnqueueOptions } from '../client/enqueueInput.js';
 import type { JobDefinition } from '../client/defineJob.js';
@@ -17,6 +17,8 @@ export interface ContextDeps {
   txIdleTimeoutMs: number;
   /** One statement inside a transactional step may run this long. */
   txStatementTimeoutMs: number;
+  /** The largest progress value, in bytes of JSON: the client's maxPayloadBytes. */
+  maxProgressBytes: number;
   /** The row a spawned child is enqueued with (validated like an enqueue). */
   childRow(job: JobDefinition | string, payload: unknown, options: EnqueueOptions): JobInsert;
 }

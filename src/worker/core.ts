@@ -158,6 +158,7 @@ export class WorkerCore {
         deadline: s.deadline,
         txIdleTimeoutMs: 2 * options.heartbeatMs,
         txStatementTimeoutMs: this.leaseMs,
+        maxProgressBytes: client.maxPayloadBytes,
         childRow: (job, payload, opts) => {
           const row = buildJobInsert(typeof job === 'string' ? client.definition(job) : job, payload, opts, client.maxPayloadBytes);
           // A child carries its parent attempt's span (the active one) as an enqueue carries the caller's.

@@ -99,7 +99,7 @@ describe('a progress value the database cannot store', () => {
   it('refuses a value JSON would store as null (NaN, Infinity, an invalid Date, an empty array slot), naming its path', () => {
     const pathOf = (v: unknown) => {
       try {
-        assertStorableProgress('7', v);
+        assertStorableProgress('7', v, 1024);
       } catch (err) {
         expect(err).toBeInstanceOf(ValidationError);
         expect((err as { retryable?: unknown }).retryable).toBe(false);
@@ -113,5 +113,45 @@ describe('a progress value the database cannot store', () => {
     expect(pathOf([1, , 3])).toEqual([1]);
     expect(pathOf({ done: 3, of: null, note: undefined })).toBe('accepted');
     expect(pathOf(undefined)).toBe('accepted');
+  });
+
+  it('refuses a value over the client maxPayloadBytes, and takes one at the limit', () => {
+    const at = { s: 'x'.repeat(1024 - 8) }; // {"s":"…"} is 8 bytes around the string
+    expect(() => assertStorableProgress('7', at, 1024)).not.toThrow();
+    let caught: unknown;
+    try {
+      assertStorableProgress('7', { s: `${at.s}y` }, 1024);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect((caught as { retryable?: unknown }).retryable).toBe(false);
+    expect((caught as Error).message).toBe("progress of job 7 is too large (its JSON is 1025 bytes, over the client's maxPayloadBytes, 1024); nothing was written");
+  });
+
+  it("a worker applies its client's maxPayloadBytes to ctx.progress", async () => {
+    const small = createClient({ connectionString: db.url, jobs: [Progress], poolMax: 2, maxPayloadBytes: 1024 });
+    try {
+      const { id } = await small.enqueue(Progress, { k: 'caught' });
+      const outcomes: string[] = [];
+      const worker = new Worker(small, { concurrency: 1, pollMs: 50 }).handle(Progress, async (_p, ctx) => {
+        await ctx.progress({ s: 'x'.repeat(900) });
+        try {
+          await ctx.progress({ s: 'x'.repeat(2000) });
+          outcomes.push('written');
+        } catch (err) {
+          outcomes.push((err as Error).message);
+        }
+        return 'done';
+      });
+      const run = worker.run();
+      const job = await waitFor(() => small.getJob(id), (j) => j!.status === 'succeeded', { what: 'the job to succeed' });
+      await worker.stop();
+      await run;
+      expect(outcomes).toEqual([`progress of job ${id} is too large (its JSON is 2008 bytes, over the client's maxPayloadBytes, 1024); nothing was written`]);
+      expect(job!.progress).toEqual({ s: 'x'.repeat(900) });
+    } finally {
+      await small.close();
+    }
   });
 });
