@@ -64,8 +64,8 @@ export const workerOptionsSchema = z
      * cadence fires once whichever claims it.
      */
     scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1).optional(),
-    /** At most this many missed cadences of one slot fire at once (the most recent). */
-    scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
+    /** With scheduleNamespaces: at most this many missed cadences of one slot fire at once (the most recent). Default 1. */
+    scheduleCatchupLimit: z.number().int().min(1).max(1000).optional(),
     /**
      * With scheduleNamespaces: schedules this worker stores at start and
      * declares, as a tick does its app's (`schedules: app.schedules`): once no
@@ -97,6 +97,10 @@ export const workerOptionsSchema = z
   .refine((o) => o.maxPollMs === undefined || o.maxPollMs >= o.pollMs, {
     message: 'maxPollMs must be at least pollMs',
     path: ['maxPollMs'],
+  })
+  .refine((o) => o.scheduleCatchupLimit === undefined || o.scheduleNamespaces !== undefined, {
+    message: 'scheduleCatchupLimit applies to the slots a worker fires: give scheduleNamespaces too',
+    path: ['scheduleCatchupLimit'],
   })
   .refine((o) => o.outbox === undefined || (o.scheduleNamespaces ?? []).includes('sys'), {
     message: 'outbox is delivered by the sys slots: add "sys" to scheduleNamespaces',
@@ -166,7 +170,7 @@ export function resolveWorkerOptions(o: z.output<typeof workerOptionsSchema>): R
     recoverLimit: o.recoverLimit,
     retryDelayMs: o.retryDelayMs,
     scheduleNamespaces: o.scheduleNamespaces,
-    scheduleCatchupLimit: o.scheduleCatchupLimit,
+    scheduleCatchupLimit: o.scheduleCatchupLimit ?? 1,
     schedules: o.schedules ?? [],
     retention: { olderThanMs: o.retentionMs ?? DEFAULT_RETENTION_MS, everyMs: o.retentionEveryMs ?? DEFAULT_RETENTION_EVERY_MS },
     system: { ...outboxSlotConfig(o.outbox), alerts: o.alerts ? resolveAlertsOptions(o.alerts) : undefined },

@@ -84,4 +84,10 @@ describe('workhorse worker with a schedule it could never store', () => {
       expect(rows[0].n).toBe(0);
     }, 40_000);
   }
+
+  it('refuses scheduleCatchupLimit without scheduleNamespaces (it would do nothing), and takes it with them', () => {
+    const alone = refusal(() => new Worker(client, { scheduleCatchupLimit: 5 }));
+    expect(alone.message).toContain('scheduleCatchupLimit applies to the slots a worker fires: give scheduleNamespaces too');
+    expect(() => new Worker(client, { scheduleNamespaces: ['default'], scheduleCatchupLimit: 5 })).not.toThrow();
+  });
 });
