@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const Steps = defineJob({
   type: 'stepresult.run',
-  schema: z.object({ k: z.enum(['bigint', 'nul', 'txBigint', 'undefined']) }),
+  schema: z.object({ k: z.enum(['bigint', 'nul', 'txBigint', 'fn', 'undefined']) }),
   retry: { maxAttempts: 3, backoff: { kind: 'fixed', baseMs: 0, maxMs: 0 } },
 });
 
@@ -29,9 +29,9 @@ afterAll(async () => {
 
 describe('a step result the database cannot store', () => {
   it('fails the job at once, after one run of the step body, and keeps a transactional step\'s writes out', async () => {
-    const keys = ['bigint', 'nul', 'txBigint', 'undefined'] as const;
+    const keys = ['bigint', 'nul', 'txBigint', 'fn', 'undefined'] as const;
     const ids = (await client.enqueueMany(keys.map((k) => ({ job: Steps, payload: { k } })))).map((r) => r.id);
-    const worker = new Worker(client, { concurrency: 4, pollMs: 50 }).handle(Steps, async ({ k }, ctx) => {
+    const worker = new Worker(client, { concurrency: 5, pollMs: 50 }).handle(Steps, async ({ k }, ctx) => {
       const log = () => client.pool.query('insert into step_runs values ($1, $2)', [ctx.job.id, k]);
       if (k === 'txBigint') {
         await ctx.txStep('tx', async (tx) => {
@@ -41,7 +41,7 @@ describe('a step result the database cannot store', () => {
       } else {
         await ctx.step('s', async () => {
           await log();
-          return k === 'bigint' ? { n: 1n } : k === 'nul' ? { s: 'a\u0000b' } : undefined;
+          return k === 'bigint' ? { n: 1n } : k === 'nul' ? { s: 'a\u0000b' } : k === 'fn' ? log : undefined;
         });
       }
       return 'done';
@@ -58,16 +58,19 @@ describe('a step result the database cannot store', () => {
       ['failed', 1],
       ['failed', 1],
       ['failed', 1],
+      ['failed', 1],
       ['succeeded', 1],
     ]);
-    for (const j of jobs.slice(0, 3)) {
+    for (const j of jobs.slice(0, 4)) {
       expect(j!.lastError).toMatchObject({ name: 'ValidationError' });
       expect((j!.lastError as { message: string }).message).toMatch(/returned a result that is not JSON PostgreSQL can store/);
     }
     expect((jobs[1]!.lastError as { message: string }).message).toMatch(/at s: it must not contain a NUL/);
+    expect((jobs[3]!.lastError as { message: string }).message).toMatch(/a function is not JSON: it would be recorded as null/);
     const runs = await db.pool.query<{ k: string; n: number }>('select k, count(*)::int as n from step_runs group by k order by k');
     expect(runs.rows).toEqual([
       { k: 'bigint', n: 1 },
+      { k: 'fn', n: 1 },
       { k: 'nul', n: 1 },
       { k: 'undefined', n: 1 },
     ]);
