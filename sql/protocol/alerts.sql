@@ -168,8 +168,13 @@ begin
     on conflict (namespace, rule, key) where state = 'open' do nothing
     returning a.rule, a.key, a.state, a.opened_at, a.resolved_at, a.details
   ), resolved as (
-    update workhorse.alerts a set state = 'resolved', resolved_at = now()
-     where a.namespace = p_namespace and a.state = 'open' and p_rules ? a.rule
+    -- An open alert of a rule no longer in p_rules (turned off, `false`) is
+    -- resolved too, marked turnedOff: nothing would ever evaluate it again,
+    -- and it stayed open for good.
+    update workhorse.alerts a set state = 'resolved', resolved_at = now(),
+           details = case when p_rules ? a.rule then a.details
+                          else a.details || '{"turnedOff": true}'::jsonb end
+     where a.namespace = p_namespace and a.state = 'open'
        and not exists (select 1 from cond c where c.rule = a.rule and c.key = a.key)
     returning a.rule, a.key, a.state, a.opened_at, a.resolved_at, a.details
   ), refreshed as (
@@ -194,7 +199,7 @@ begin
   if found then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
 end $$;
 comment on function workhorse.evaluate_alerts_v1(text, jsonb) is
-  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), refreshes the details of the open ones whose condition still holds, resolves the open alerts of those rules whose condition no longer holds, and publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
+  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), refreshes the details of the open ones whose condition still holds, resolves the open alerts whose condition no longer holds (and those of rules not in p_rules, turned off: details.turnedOff), and publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
 
 create function workhorse.list_alerts_v1(p_namespace text, p_state text, p_limit integer)
 returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)

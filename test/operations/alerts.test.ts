@@ -221,6 +221,28 @@ describe('alert rules', () => {
     await expectPublished('held_xmin');
   });
 
+  it('a rule turned off resolves its open alerts (marked turnedOff) and publishes the resolution; the others stay as they are', async () => {
+    for (let i = 0; i < 3; i++) await client.enqueue('slow', {}, {});
+    const both = only({ backlog: { max: 2 }, oldest_ready: { maxAgeMs: 0 } });
+    await waitFor(
+      async () => (await evaluate(client, both), open('backlog')),
+      (a) => a.length === 1,
+      { what: 'backlog open' },
+    );
+    await waitFor(
+      async () => (await evaluate(client, both), open('oldest_ready')),
+      (a) => a.length === 1,
+      { what: 'oldest_ready open' },
+    );
+    // backlog turned off (left out of the rules, as `backlog: false` leaves it out) while its condition still holds.
+    const changed = await evaluate(client, only({ oldest_ready: { maxAgeMs: 0 } }));
+    expect(changed).toMatchObject([{ rule: 'backlog', key: 'default', state: 'resolved', details: { ready: 3, max: 2, turnedOff: true } }]);
+    expect(await open('backlog')).toEqual([]);
+    expect(await open('oldest_ready')).toHaveLength(1);
+    expect(Object.keys(parseAlertsOptions({ rules: { backlog: false } }).thresholds)).not.toContain('backlog');
+    await expectPublished('backlog');
+  });
+
   it('refuses a bad threshold with a ConfigError naming it', () => {
     expect(() => parseAlertsOptions({ rules: { backlog: { max: -1 } } })).toThrow(ConfigError);
     expect(() => parseAlertsOptions({ rules: { nope: {} } as never })).toThrow(/nope/);
