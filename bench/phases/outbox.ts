@@ -32,7 +32,7 @@ export async function measureOutbox(ctx: PhaseContext): Promise<OutboxResult> {
     return await withDatabase(ctx, 'workhorse', async (db) => {
       const client = createClient({ connectionString: db.url, poolMax: 4 });
       await client.migrate();
-      const o = parseOutboxOptions({ sinks: [webhookSink({ url, secret: 'bench' })], batchSize: 200, concurrency: 16 });
+      const o = parseOutboxOptions({ sinks: [webhookSink({ url, secret: 'bench-secret-0123456789' })], batchSize: 200, concurrency: 16 });
       const runs: OutboxRun[] = [];
       let publishPerSec = 0;
       try {

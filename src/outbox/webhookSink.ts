@@ -9,6 +9,7 @@
 // of the receiver's answer is read (a failure quotes it); the rest is
 // cancelled, so a huge or endless body costs the worker nothing.
 import * as z from 'zod';
+import { secretSchema } from '../credentials/tokens.js';
 import { signRequest } from '../signing/sign.js';
 import { parseConfig } from '../validation.js';
 import { discardBody, readBodyPrefix } from './responsePrefix.js';
@@ -21,8 +22,8 @@ export const EVENT_TOPIC_HEADER = 'x-workhorse-topic';
 const webhookSchema = z
   .object({
     url: webhookUrlSchema,
-    /** The shared signing secret; the receiver verifies with verifySignedRequest. */
-    secret: z.string().min(1),
+    /** The shared signing secret, at least 16 characters as WORKHORSE_SIGNING_SECRET; the receiver verifies with verifySignedRequest. */
+    secret: secretSchema,
     topics: sinkTopicsSchema.optional(),
     /** A delivery that has not answered by then fails. */
     timeoutMs: z.number().int().min(100).max(300_000).default(10_000),

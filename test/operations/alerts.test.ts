@@ -252,14 +252,14 @@ describe('alert rules', () => {
 
 describe('the sys.alerts slot', () => {
   it('evaluates on its cadence and publishes the opening and the resolution on workhorse.alert through the outbox', async () => {
-    const r = await startWebhookReceiver('alert-secret');
+    const r = await startWebhookReceiver('alert-secret-0123456789');
     cleanups.push(() => r.close());
     startWorker(
       {},
       {
         scheduleNamespaces: ['sys'],
         alerts: { everyMs: 1000, rules: { backlog: { max: 0 }, oldest_ready: false, failure_rate: false, dead_worker: false, unhandled_type: false, stuck_lease: false, slot_missed: false, held_xmin: false } },
-        outbox: { sinks: [webhookSink({ url: r.url, secret: 'alert-secret', topics: ['workhorse.alert'] })] },
+        outbox: { sinks: [webhookSink({ url: r.url, secret: 'alert-secret-0123456789', topics: ['workhorse.alert'] })] },
       },
     );
     await client.enqueue('nobody.handles', {});

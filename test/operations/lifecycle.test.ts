@@ -34,7 +34,7 @@ let r: WebhookReceiver;
 beforeAll(async () => {
   db = await createTestDatabase();
   client = new Client({ connectionString: db.url, jobs: [Ok, Flaky, Approval] });
-  r = await startWebhookReceiver('lc-secret');
+  r = await startWebhookReceiver('lifecycle-secret-0123456789');
 });
 afterAll(async () => {
   await r.close();
@@ -46,7 +46,7 @@ function start(lifecycle: ('succeeded' | 'failed' | 'dead' | 'decision')[]): () 
   const worker = new Worker(client, {
     pollMs: 50,
     scheduleNamespaces: ['sys'],
-    outbox: { sinks: [webhookSink({ url: r.url, secret: 'lc-secret', topics: ['workhorse.job.*'] })], lifecycle, everyMs: 1000 },
+    outbox: { sinks: [webhookSink({ url: r.url, secret: 'lifecycle-secret-0123456789', topics: ['workhorse.job.*'] })], lifecycle, everyMs: 1000 },
   });
   worker.handle(Ok, async (p) => ({ doubled: p.n * 2 }));
   worker.handle(Flaky, async () => {

@@ -119,14 +119,17 @@ describe('client.publish', () => {
 
 describe('configuration', () => {
   it('refuses bad sinks and outbox options with a ConfigError naming the field', () => {
-    expect(() => webhookSink({ url: 'ftp://x', secret: 's' })).toThrow(ConfigError);
+    expect(() => webhookSink({ url: 'ftp://x', secret: 'sink-secret-0123456789' })).toThrow(ConfigError);
     // Not a URL at all: the ConfigError names the field, not a TypeError from the URL parser.
-    expect(() => webhookSink({ url: 'not a url', secret: 's' })).toThrow(ConfigError);
-    expect(() => webhookSink({ url: 'not a url', secret: 's' })).toThrow(/url/);
+    expect(() => webhookSink({ url: 'not a url', secret: 'sink-secret-0123456789' })).toThrow(ConfigError);
+    expect(() => webhookSink({ url: 'not a url', secret: 'sink-secret-0123456789' })).toThrow(/url/);
     expect(() => webhookSink({ url: 'https://x.example', secret: '' })).toThrow(/secret/);
+    // As short as WORKHORSE_SIGNING_SECRET may not be: the same scheme, the same floor.
+    expect(() => webhookSink({ url: 'https://x.example', secret: 'a' })).toThrow(ConfigError);
+    expect(() => webhookSink({ url: 'https://x.example', secret: '0123456789abcde' })).toThrow(/secret: a secret must be at least 16 characters/);
     expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [] } })).toThrow(/outbox\.sinks/);
     expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [{} as never] } })).toThrow(ConfigError);
-    const sink = webhookSink({ url: 'https://x.example', secret: 's' });
+    const sink = webhookSink({ url: 'https://x.example', secret: 'sink-secret-0123456789' });
     expect(() => new Worker(client, { scheduleNamespaces: ['sys'], outbox: { sinks: [sink], maxAttempts: 0 } })).toThrow(/maxAttempts/);
     // Only the sys slots deliver: without them the option would do nothing.
     expect(() => new Worker(client, { outbox: { sinks: [sink] } })).toThrow(/scheduleNamespaces/);

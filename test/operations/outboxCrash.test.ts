@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.js';
 
-const SECRET = 'crash-secret';
+const SECRET = 'crash-secret-0123456789';
 let db: TestDatabase;
 let client: Client;
 const children: SpawnedWorker[] = [];

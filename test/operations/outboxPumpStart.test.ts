@@ -25,7 +25,7 @@ beforeAll(async () => {
   // Two connections at most: the pump's pool and one more.
   rt = await createRuntimeLogin(db.url, { prefix: 'wh_pump', connectionLimit: 2 });
   runtimeUrl = rt.url;
-  receiver = await startWebhookReceiver('pump-secret');
+  receiver = await startWebhookReceiver('pump-secret-0123456789');
 });
 
 afterAll(async () => {
@@ -39,7 +39,7 @@ it('delivers an event committed after its first pass and before its LISTEN, with
   const publisher = createClient({ connectionString: db.url });
   const blocker = new pg.Client({ connectionString: runtimeUrl });
   const errors: unknown[] = [];
-  const pump = new OutboxPump(pumpClient, parseOutboxOptions({ sinks: [webhookSink({ url: receiver.url, secret: 'pump-secret' })] }), 'test:pump', (e) => errors.push(e));
+  const pump = new OutboxPump(pumpClient, parseOutboxOptions({ sinks: [webhookSink({ url: receiver.url, secret: 'pump-secret-0123456789' })] }), 'test:pump', (e) => errors.push(e));
   try {
     await pumpClient.ready(); // the pool's one connection, open and idle
     await blocker.connect(); // the role's second: the LISTEN connection cannot open

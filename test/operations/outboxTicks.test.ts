@@ -12,7 +12,7 @@ import { backdateSlot } from '../tick/support.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
-const SECRET = 'tick-secret';
+const SECRET = 'tick-secret-0123456789';
 let db: TestDatabase;
 let client: Client;
 let r: WebhookReceiver;

@@ -46,7 +46,7 @@ const event = { id: '1', namespace: 'default', topic: 't', key: null, payload: {
 
 /** deliver's outcome, or 'unsettled' if it has not settled within 5 s (the sink's timeout is 30 s). */
 async function outcome(status: number): Promise<string> {
-  const sink = webhookSink({ url: `${base}/hook/${status}`, secret: 's', timeoutMs: 30_000 });
+  const sink = webhookSink({ url: `${base}/hook/${status}`, secret: 'sink-secret-0123456789', timeoutMs: 30_000 });
   const ac = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   try {

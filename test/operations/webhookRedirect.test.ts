@@ -31,7 +31,7 @@ const event = { id: '1', namespace: 'default', topic: 't', key: null, payload: {
 
 it.each([301, 302, 303, 307, 308])('fails a delivery answered %i, and sends nothing to where it points', async (status) => {
   seen.length = 0;
-  const sink = webhookSink({ url: `${base}/hook/${status}`, secret: 's' });
+  const sink = webhookSink({ url: `${base}/hook/${status}`, secret: 'sink-secret-0123456789' });
   await expect(sink.deliver(event, new AbortController().signal)).rejects.toThrow(
     new RegExp(`webhook answered ${status} \\(to /moved\\): redirects are not followed`),
   );
