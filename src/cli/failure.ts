@@ -3,7 +3,8 @@
 // configuration problem (bad arguments, bad environment, a missing module),
 // 1 for a runtime failure (the database does not answer, its schema is not
 // migrated, a handler module throws while loading).
-import { ConfigError, DatabaseUnavailableError, ValidationError } from '../errors.js';
+import { faultHint } from '../db/faultHint.js';
+import { ConfigError, DatabaseUnavailableError, SchemaVersionError, ValidationError } from '../errors.js';
 import { UsageError } from './usageError.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -31,9 +32,11 @@ function firstLine(err: unknown): string {
  */
 const UNREACHABLE_MESSAGES = /^(?:Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect)$/;
 
-/** One line saying what failed. */
+/** One line saying what failed, and what to do when an operator can fix it (a dropped function: `workhorse migrate`). */
 export function describeFailure(err: unknown): string {
   const line = firstLine(err);
+  const hint = err instanceof SchemaVersionError ? undefined : faultHint(err);
+  if (hint) return `${line}; ${hint}`;
   // A connection the client could not make is a DatabaseUnavailableError with the network error as its cause.
   const source = err instanceof DatabaseUnavailableError && err.cause ? err.cause : err;
   const code = codeOf(source) ?? (source instanceof AggregateError ? codeOf(source.errors[0]) : undefined);

@@ -35,6 +35,18 @@ describe('migrate with an unchanged protocol', () => {
     expect((await migrate({ connectionString: db.url })).reinstalled).toEqual([]);
   });
 
+  it('`workhorse tick` against a database missing a function says so and how to fix it, not that the schema is ahead', async () => {
+    const args = await db.pool.query<{ a: string }>(
+      "select pg_get_function_identity_arguments(oid) as a from pg_proc where pronamespace = 'workhorse'::regnamespace and proname = 'claim_slots_v2'",
+    );
+    await db.pool.query(`drop function workhorse.claim_slots_v2(${args.rows[0]!.a})`);
+    const r = await runCli(['tick', 'test/fixtures/tick-app.ts', '--budget-ms', '5000'], cliEnv({ DATABASE_URL: db.url }), undefined, 60_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/ahead of this code/);
+    expect(r.stderr).toMatch(/^workhorse tick: function workhorse\.claim_slots_v2\(.*\) does not exist; a workhorse function is missing: run `workhorse migrate` to reinstall it\n$/);
+    expect((await migrate({ connectionString: db.url })).reinstalled).toEqual(['claim_slots_v2']);
+  });
+
   it('`workhorse migrate` names what it reinstalled instead of "schema is up to date"', async () => {
     await db.pool.query('drop function workhorse.heartbeat_many_v1');
     const r = await runCli(['migrate'], cliEnv({ DATABASE_URL: db.url }));

@@ -86,9 +86,12 @@ export async function tickStart(db: Queryable, ns: string, t: TickStart): Promis
       skips: row.skips.map((k) => ({ type: k.type, tooLong: k.too_long, cutOff: k.cut_off, longestMs: k.longest_ms })),
     };
   } catch (err) {
-    // A schema older than tick_start_v2 has no such function: say which version it is.
+    // A schema older than tick_start_v2 has no such function: say which version it is. At this
+    // code's version a function is missing (dropped by hand): PostgreSQL's error stands, which
+    // the CLI and the logs follow with the fix (`workhorse migrate` reinstalls it).
     if (sqlStateOf(err) === SQLSTATE.undefinedFunction) {
-      throw new SchemaVersionError(await readSchemaVersion(db), t.expectedVersion);
+      const found = await readSchemaVersion(db).catch(() => undefined);
+      if (found !== undefined && found !== t.expectedVersion) throw new SchemaVersionError(found, t.expectedVersion, { cause: err });
     }
     throw mapDbError(err, { expectedVersion: t.expectedVersion });
   }
