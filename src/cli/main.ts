@@ -93,9 +93,27 @@ export async function main(argv: string[], io: CliIo = { out: console.log, err: 
   } catch (err) {
     const usage = err instanceof UsageError ? ` (usage: ${command.usage})` : '';
     io.err(failureLine(name, err) + usage);
-    if (verbose && err instanceof Error && err.stack) io.err(err.stack);
+    if (verbose) io.err(stacksOf(err));
     return exitCodeFor(err);
   }
+}
+
+/**
+ * The stack of a failure and of each cause under it (`--verbose`): a module
+ * that failed to load is a ModuleLoadError whose own stack holds only CLI
+ * frames, while its cause says where in the user's file it broke (a syntax
+ * error's file, line and caret; the line that threw).
+ */
+function stacksOf(err: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e !== undefined && e !== null && !seen.has(e) && parts.length < 5; e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    const text = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
+    parts.push(parts.length === 0 ? text : `caused by: ${text}`);
+    if (!(e instanceof Error)) break;
+  }
+  return parts.join('\n');
 }
 
 export { ignoreClosedPipes };

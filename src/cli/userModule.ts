@@ -14,8 +14,20 @@ const TYPESCRIPT = /\.[cm]?tsx?$/;
 /** The module failed while loading (a syntax error, a missing dependency, a throw at import, a top-level await that never settles). */
 export class ModuleLoadError extends WorkhorseError {
   constructor(specifier: string, cause: unknown) {
-    super('module_load_failed', `could not load ${specifier}: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { cause });
+    // Node's SyntaxError for an ES module names neither the file nor the line (only its own uncaught-error printout does).
+    const where = cause instanceof SyntaxError ? ` (a syntax error: \`node --check ${specifier}\` shows the file and line)` : '';
+    super('module_load_failed', `could not load ${specifier}: ${cause instanceof Error ? firstLines(cause.message) : String(cause)}${where}`, { cause });
   }
+}
+
+/**
+ * The first line of a load error's message, and the next one when the first
+ * only announces it (a TypeScript loader's "Transform failed with 1 error:"
+ * is followed by the file, line and what is wrong).
+ */
+function firstLines(message: string): string {
+  const [first = '', second] = message.split('\n');
+  return first.trimEnd().endsWith(':') && second?.trim() ? `${first.trimEnd()} ${second.trim()}` : first;
 }
 
 function codeOf(err: unknown): unknown {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../../src/errors.js';
 import { SCHEMA_VERSION } from '../../src/db/schemaVersion.js';
 import { commands } from '../../src/cli/main.js';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -205,6 +205,23 @@ describe('runtime failures: one line, exit 1', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n')[0]).toMatch(/^workhorse migrate: cannot reach the database/);
     expect(r.stderr).toMatch(STACK_LINE);
+  });
+
+  it("--verbose shows where in the user's module it broke (the cause under the load failure), not only the CLI's frames", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wh-verbose-'));
+    writeFileSync(join(dir, 'syntax.mjs'), 'export const a = 1;\nexport const b = 2;\nthis is not js(\n');
+    writeFileSync(join(dir, 'throws.mjs'), "export const a = 1;\nthrow new Error('boom at import');\n");
+    const syntax = await runCli(['--verbose', 'tick', join(dir, 'syntax.mjs'), '--database-url', NO_DATABASE]);
+    expect(syntax.code).toBe(1);
+    // Node's own loader says "Unexpected identifier"; from a checkout, TypeScript's loader names the line in the message itself.
+    // Node's SyntaxError names no line: the message says how to see it.
+    expect(syntax.stderr.split('\n')[0]).toMatch(/^workhorse tick: could not load .*syntax\.mjs: Unexpected identifier 'is' \(a syntax error: `node --check .*syntax\.mjs` shows the file and line\)$/);
+    expect(syntax.stderr).toMatch(/\ncaused by: SyntaxError: Unexpected identifier 'is'\n/);
+    const throws = await runCli(['--verbose', 'tick', join(dir, 'throws.mjs'), '--database-url', NO_DATABASE]);
+    expect(throws.code).toBe(1);
+    expect(throws.stderr).toMatch(/caused by: Error: boom at import\n\s+at .*throws\.mjs:2:7/);
+    // Without --verbose: the one line.
+    expect((await runCli(['tick', join(dir, 'throws.mjs'), '--database-url', NO_DATABASE])).stderr).not.toMatch(/caused by/);
   });
 
   it('tick on an unmigrated database gives the SchemaVersionError every command gives', async () => {
