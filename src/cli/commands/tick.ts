@@ -24,7 +24,7 @@ import { unservedQueuesWarning } from '../unservedQueues.js';
 import { UsageError } from '../usageError.js';
 import { wholeNumberFlag } from '../wholeNumberFlag.js';
 import { stopSignalsFor } from '../stopSignals.js';
-import { loadUserModule } from '../userModule.js';
+import { loadUserModule, ModuleLoadError } from '../userModule.js';
 import { EXIT_SECOND_SIGNAL } from '../../worker/process.js';
 
 const ms = (min: number, max: number) => wholeNumberFlag('milliseconds', min, max);
@@ -103,7 +103,11 @@ export const tickCommand: Command = {
       const connectionString = flags['database-url'] ?? env.databaseUrl;
       if (!connectionString) throw new UsageError('set DATABASE_URL or pass --database-url');
       const what = positionals[0] ? 'app module' : 'WORKHORSE_APP';
-      const app = await loadUserModule(file, what, (url) => loadAppModule(url, what, file));
+      const app = await loadedWithin(
+        loadUserModule(file, what, (url) => loadAppModule(url, what, file)),
+        startedAt + flags['budget-ms'] - Date.now(),
+        () => new ModuleLoadError(file, new Error(`its loading took all of --budget-ms ${flags['budget-ms']}, so the tick did not run (a top-level await on something slow, or one that never settles)`)),
+      );
       const options: TickOptions = {
         ...tickEnv.options,
         app,
@@ -151,6 +155,22 @@ export const tickCommand: Command = {
     }
   },
 };
+
+/**
+ * The app module, unless its loading outlasts the budget: a top-level await
+ * that waits on a timer or a connection kept the command running past its
+ * budget for as long as it waited, for ever if it never settled. The import
+ * cannot be cancelled; the command fails (exit 1), and the CLI ends the
+ * process a second after it returns whatever the module still runs.
+ */
+function loadedWithin<T>(loading: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    // Unreferenced: a module with nothing left to run is found stalled at once (userModule.ts), not at the budget.
+    timer = setTimeout(() => reject(late()), Math.max(0, ms)).unref();
+  });
+  return Promise.race([loading, expired]).finally(() => clearTimeout(timer));
+}
 
 /**
  * A tick refused for its timing once the command's start-up (the app
