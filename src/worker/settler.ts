@@ -174,7 +174,25 @@ export class Settler {
       batch,
       (items) => this.protocol.completeMany(this.db, this.namespace, items),
       (accepted, p) => (accepted.has(p.item.id) ? SUCCEEDED : REFUSED),
+      (refused) => this.committedEarlier(refused),
     );
+  }
+
+  /**
+   * Of completions a retried write found refused, those an earlier try of it
+   * committed, its answer lost with its connection: the job succeeded under
+   * this very execution, which only this completion writes (recovery never
+   * ends a job succeeded). Reported stale, they said the result was
+   * discarded and the job would run again, when it was the stored result. A
+   * read that fails leaves them refused.
+   */
+  private async committedEarlier(refused: Pending<Completion>[]): Promise<Set<string>> {
+    const committed = new Set<string>();
+    for (const p of refused) {
+      const job = await this.protocol.getJob(this.db, this.namespace, p.item.id).catch(() => null);
+      if (job?.status === 'succeeded' && job.execution === p.item.execution) committed.add(p.item.id);
+    }
+    return committed;
   }
 
   private writeFailures(batch: Pending<Failure>[]): Promise<void> {
@@ -194,21 +212,27 @@ export class Settler {
     batch: Pending<T>[],
     write: (items: T[]) => Promise<A>,
     outcomeOf: (answer: A, p: Pending<T>) => SettleOutcome,
+    committedEarlier?: (refused: Pending<T>[]) => Promise<Set<string>>,
   ): Promise<void> {
     if (!batch.length) return;
     let answer: A;
+    const tries = { retried: false };
     try {
-      answer = await this.withRetries(() => write(batch.map((p) => p.item)));
+      answer = await this.withRetries(() => write(batch.map((p) => p.item)), tries);
     } catch (err) {
       // A fault or a cancellation past its window is not about one member: splitting would not help.
       if (batch.length === 1 || isTransientDbError(err) || isRefusedForNow(err) || this.abandoned.signal.aborted) {
         this.giveUp(batch, err);
         return;
       }
-      for (const p of batch) await this.writeBatch([p], write, outcomeOf); // one at a time: the pool is shared with the handlers
+      for (const p of batch) await this.writeBatch([p], write, outcomeOf, committedEarlier); // one at a time: the pool is shared with the handlers
       return;
     }
-    for (const p of batch) p.done(outcomeOf(answer, p));
+    const outcomes = batch.map((p) => outcomeOf(answer, p));
+    // A write tried again may have committed on an earlier try whose answer was lost: the fence then refuses the retry.
+    const refused = batch.filter((_, i) => !outcomes[i]!.accepted);
+    const committed = tries.retried && committedEarlier && refused.length > 0 ? await committedEarlier(refused) : undefined;
+    batch.forEach((p, i) => p.done(committed?.has(p.item.id) ? SUCCEEDED : outcomes[i]!));
   }
 
   /** Tells each member the write gave up, then reports (and counts) the outcomes dropped: those the callers did not settle another way. */
@@ -225,7 +249,7 @@ export class Settler {
    * or a refusal an operator can end, for the lease window; any other error
    * gives up at once (the leases expire and recovery takes over).
    */
-  private withRetries<T>(fn: () => Promise<T>): Promise<T> {
+  private withRetries<T>(fn: () => Promise<T>, tries: { retried: boolean }): Promise<T> {
     let firstCancelled: number | undefined;
     const withinWindow = (err: unknown): boolean => {
       if (!isRefusedForNow(err)) return false;
@@ -235,6 +259,7 @@ export class Settler {
     };
     const onRetry = (err: unknown, delayMs: number): void => {
       this.failing = true;
+      tries.retried = true;
       this.onRetry(err, delayMs);
     };
     return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, alsoRetry: withinWindow, onRetry }).then((r) => {

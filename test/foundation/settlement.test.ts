@@ -149,6 +149,45 @@ describe('settlement', () => {
     expect(jobs.map((j) => j!.status)).toEqual(['succeeded', 'succeeded']);
   });
 
+  it('reports succeeded, not stale, a completion whose first try committed with its answer lost (the retry meets the fence)', async () => {
+    const enqueued = await client.enqueueMany([{ job: Echo, payload: { value: 'lost-1' } }, { job: Echo, payload: { value: 'lost-2' } }]);
+    await registerWorkerRow(client.pool, client.namespace, 'settle-lost');
+    const claimed = await protocol.claimMany(client.pool, client.namespace, {
+      workerId: 'settle-lost',
+      queues: ['default'],
+      types: ['settle.echo'],
+      limit: 2,
+      leaseMs: 60_000,
+    });
+    expect(claimed).toHaveLength(2);
+    // The first completion's statement runs and commits; its connection "breaks" before the answer arrives.
+    let calls = 0;
+    const lossy = {
+      query: async (text: string, values?: unknown[]) => {
+        const r = await client.pool.query(text, values);
+        if (++calls === 1) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        return r;
+      },
+    };
+    const settler = new Settler(lossy as unknown as protocol.Queryable, client.namespace);
+    const [first] = claimed;
+    const outcome = await new Promise<Parameters<SettleCallback>>((resolve) =>
+      settler.complete({ id: first!.id, execution: first!.execution, resultJson: '"kept"' }, (...a) => resolve(a)),
+    );
+    expect(outcome).toEqual([{ accepted: true, status: 'succeeded' }]);
+    expect(await client.getJob(first!.id)).toMatchObject({ status: 'succeeded', result: 'kept' });
+    // A completion the fence refuses for real (its lease was taken from it) is still stale after a retry.
+    const second = claimed[1]!;
+    await client.pool.query('delete from workhorse.job_runtime where job_id = $1', [second.id]);
+    calls = 0;
+    const refused = await new Promise<Parameters<SettleCallback>>((resolve) =>
+      settler.complete({ id: second.id, execution: second.execution, resultJson: '"lost"' }, (...a) => resolve(a)),
+    );
+    expect(refused).toEqual([{ accepted: false }]);
+    // Out of the next tests' way: they claim what is ready.
+    await client.pool.query('delete from workhorse.jobs where id = any($1::bigint[])', [enqueued.map((j) => j.id)]);
+  });
+
   it('gives every member the error when the write keeps failing, and writes nothing', async () => {
     const { id } = await client.enqueue(Echo, { value: 'down' });
     await registerWorkerRow(client.pool, client.namespace, 'settle-down');
