@@ -143,7 +143,13 @@ export class WorkerCore {
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onExpired: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs),
       onResult: (hb) => this.applyRegistry(hb),
-      onError: (err) => this.emitError(err, 'heartbeat failed; the leases are held and the beat is tried again sooner'),
+      onError: (err, sinceOkMs) =>
+        this.emitError(
+          err,
+          sinceOkMs > this.leaseMs
+            ? `heartbeat failed; none has reached the database for ${sinceOkMs} ms, more than a lease (${this.leaseMs} ms): the leases held then have run out (recovery may hand their jobs to another worker), and the beat is tried again sooner`
+            : 'heartbeat failed; the leases are held and the beat is tried again sooner',
+        ),
     });
     this.executor = new Executor({
       table: this.table,
@@ -170,7 +176,11 @@ export class WorkerCore {
       settleDeps: {
         settler: this.settler,
         retryDelayMs: options.retryDelayMs,
-        onStale: (error, j) => reportStale(s.events, s.options.workerId, error, j),
+        onStale: (error, j) => {
+          // A settlement in flight when its lease ran out unreached, that the fence then refused: its outcome is dropped.
+          if (this.table.at(j.id, j.execution)?.expiredWhileSettling) this.expiredOutcomes++;
+          reportStale(s.events, s.options.workerId, error, j);
+        },
         onSettled: (o) => {
           this.settledCounts.add(o.job.type, o.status);
           s.events.emit('settled', o);
@@ -416,8 +426,12 @@ export class WorkerCore {
     if (!lease || lease.lost) return;
     lease.lost = true;
     const err = new StaleLeaseError(lease.job.id, lease.job.execution, what, expiredMs);
-    // A handler's outcome given up unwritten, as a settlement given up is (a drain that loses one exits 3).
-    if (expiredMs !== undefined && lease.started) this.expiredOutcomes++;
+    // A handler's outcome given up unwritten, as a settlement given up is (a drain that loses one exits 3):
+    // a running handler's at once (it is aborted). A settlement already in flight goes on and is
+    // often written once the database answers again (nothing took the job meanwhile): it counts
+    // only if the fence refuses it (onStale), or if it gives up (the settler counts that).
+    if (expiredMs !== undefined && lease.state === 'running') this.expiredOutcomes++;
+    if (expiredMs !== undefined && lease.state === 'settling') lease.expiredWhileSettling = true;
     lease.abort.abort(err);
     if (!lease.started) {
       this.table.remove(lease);

@@ -38,7 +38,8 @@ export interface HeartbeatDeps {
   onExpired(jobId: string, execution: number): void;
   /** The rest of the answer: operator pause, whether the registry row still exists. */
   onResult(r: HeartbeatResult): Promise<void>;
-  onError(err: unknown): void;
+  /** A beat failed; `sinceOkMs`: how long since the last one that went through (past leaseMs, the leases have run out). */
+  onError(err: unknown, sinceOkMs: number): void;
 }
 
 export class Heartbeat {
@@ -103,10 +104,10 @@ export class Heartbeat {
       await d.onResult(hb);
     } catch (err) {
       this.arm(this.backoff.next());
-      d.onError(err);
+      const now = Date.now();
+      d.onError(err, now - this.lastOk);
       // A lease runs out a whole lease after its last extension: the last beat that went through, or
       // its claim when that came later (claims may go through while beats do not: a lock on the registry).
-      const now = Date.now();
       for (const l of d.leases()) if (now - Math.max(this.lastOk, l.claimedAt ?? 0) > d.leaseMs) d.onExpired(l.id, l.execution);
     }
   }

@@ -21,6 +21,8 @@ export class Lease {
   readonly abort = new JobAbort();
   state: LeaseState = 'buffered';
   lost = false;
+  /** Its lease ran out unreached (no heartbeat for a whole lease) while its settlement was in flight. */
+  expiredWhileSettling = false;
   /** When the handler started (performance.now()), for the duration metric; -1 if no meter provider was registered then. */
   startedMs = -1;
   /** The attempt's span, when a tracer provider is registered. */

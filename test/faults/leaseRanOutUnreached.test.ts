@@ -18,6 +18,7 @@ const Slow = defineJob({ type: 'unreached.slow', schema: z.object({}) });
 let db: TestDatabase;
 let proxy: TcpProxy;
 let client: Client;
+let proxyUrl: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -25,7 +26,8 @@ beforeAll(async () => {
   proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
   const url = new URL(db.url);
   url.port = String(await proxy.start());
-  client = createClient({ connectionString: url.toString(), jobs: [Slow], poolMax: 4 });
+  proxyUrl = url.toString();
+  client = createClient({ connectionString: proxyUrl, jobs: [Slow], poolMax: 4 });
 });
 
 afterAll(async () => {
@@ -74,5 +76,55 @@ describe('a lease that runs out while the database cannot be reached', () => {
     expect(stopReport('drained', proc.droppedOutcomes()).code).toBe(EXIT_OUTCOMES_DROPPED);
     // Nothing of the attempt was written: the job is left to recovery.
     expect((await db.pool.query<{ status: string }>('select status from workhorse.jobs where id = $1', [id])).rows[0]!.status).toBe('ready');
+  }, 30_000);
+
+  it('does not count as given up an outcome whose settlement was in flight and is written once the database answers again', async () => {
+    // The first test's process closed its client: this one gets its own, through the proxy.
+    const client = createClient({ connectionString: proxyUrl, jobs: [Slow], poolMax: 4 });
+    const direct = createClient({ connectionString: db.url, jobs: [Slow], poolMax: 1 });
+    const { id } = await direct.enqueue(Slow, {});
+    await direct.close();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started = false;
+    const stale: StaleLeaseError[] = [];
+    const proc = await runWorkerProcess(
+      {
+        client: () => client,
+        workers: [
+          {
+            options: { concurrency: 1, pollMs: 50, heartbeatMs: 250 },
+            configure: (w) => {
+              w.events.on('error', () => undefined);
+              w.events.on('stale', (e) => stale.push(e));
+              w.handle(Slow, async () => {
+                started = true;
+                await gate;
+                return 'written late';
+              });
+            },
+          },
+        ],
+      },
+      { log: () => undefined },
+    );
+    await waitFor(() => started, Boolean, { what: 'the handler to start' });
+    proxy.refuse(true);
+    proxy.dropAll();
+    // The handler returns while the database cannot be reached: its settlement retries through a stall of
+    // more than its whole 1 s lease, and nothing else takes the job meanwhile.
+    release();
+    await sleep(2_500);
+    proxy.refuse(false);
+    await waitFor(
+      async () => (await db.pool.query<{ status: string }>('select status from workhorse.jobs where id = $1', [id])).rows[0]!.status,
+      (st) => st === 'succeeded',
+      { timeoutMs: 15_000, what: 'the late settlement to be written' },
+    );
+    proc.shutdown('SIGTERM');
+    expect(await proc.done).toBe('drained');
+    expect(stale).toEqual([]);
+    expect(proc.droppedOutcomes()).toEqual({ total: 0, duringDrain: 0 });
+    expect(stopReport('drained', proc.droppedOutcomes()).code).toBe(0);
   }, 30_000);
 });

@@ -71,6 +71,8 @@ describe('a running worker with no error listener', () => {
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       const deadline = Date.now() + 10_000;
       while (!lines.some((l) => l.includes('heartbeat failed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // Failing for longer than a lease (4 x 200 ms), the line no longer says the leases are held.
+      while (!lines.some((l) => l.includes('more than a lease')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
     } finally {
       await w.stop();
@@ -78,5 +80,9 @@ describe('a running worker with no error listener', () => {
     const beat = lines.find((l) => l.includes('heartbeat failed'));
     expect(beat, lines.join('\n')).toMatch(/^\[workhorse\] worker w-hb: heartbeat failed; the leases are held and the beat is tried again sooner: .*heartbeat_many_v1/);
     expect(lines.filter((l) => / database fault: /.test(l))).toEqual([]);
+    const late = lines.find((l) => l.includes('more than a lease'));
+    expect(late, lines.join('\n')).toMatch(
+      /^\[workhorse\] worker w-hb: heartbeat failed; none has reached the database for \d+ ms, more than a lease \(800 ms\): the leases held then have run out \(recovery may hand their jobs to another worker\), and the beat is tried again sooner: /,
+    );
   });
 });
