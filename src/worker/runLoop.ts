@@ -317,7 +317,7 @@ export class RunLoop {
     if (options.listen) {
       const config = (client.pool as unknown as { options: pg.ClientConfig }).options;
       const listener = new WakeListener(config, client.namespace, options.queues, this.onHint, this.onReconnect, (err) =>
-        core.emitError(err, 'wake listener cannot connect; the safety poll covers the gap'),
+        core.emitError(err, 'wake listener down (its connection broke, stopped answering or cannot be made); the safety poll covers the gap until it is back'),
       );
       listener.start();
       this.listeners.push(listener);

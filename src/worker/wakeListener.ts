@@ -14,6 +14,7 @@ import pg from 'pg';
 import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { destroySocket } from '../db/guardedDb.js';
 import { Backoff } from '../db/retryTransient.js';
+import { DatabaseUnavailableError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
@@ -115,7 +116,8 @@ export class WakeListener implements WakeSubscription {
       void settledWithin(client.query('select 1'), this.probe.timeoutMs).then((answered) => {
         if (this.closed || this.client !== client) return;
         if (answered) return this.armProbe(client);
-        this.onError(new Error(`the LISTEN connection did not answer within ${this.probe.timeoutMs} ms: replacing it`));
+        // A fault like any other (one log line, no stack): the connection is replaced.
+        this.onError(new DatabaseUnavailableError(`the LISTEN connection did not answer within ${this.probe.timeoutMs} ms: replacing it`));
         destroySocket(client);
         this.replace(client);
       });
