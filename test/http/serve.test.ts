@@ -9,10 +9,12 @@ import { signRequest } from '../../src/signing/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { SECRET } from './helpers.js';
 import { startServeProcess } from '../helpers/serveProcess.js';
+import { waitFor } from '../helpers/wait.js';
 
 let db: TestDatabase;
 let child: ChildProcess;
 let baseUrl: string;
+let serveOutput: () => string;
 
 /** Writes `request` on a fresh socket as is and reads until the server closes it. */
 function rawExchange(request: string): Promise<string> {
@@ -39,6 +41,7 @@ beforeAll(async () => {
   const serve = await startServeProcess({ DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_SIGNED_SCOPES: 'enqueue,read', WORKHORSE_API_TOKEN: '' });
   child = serve.child;
   baseUrl = serve.baseUrl;
+  serveOutput = serve.output;
 }, 60_000);
 
 afterAll(async () => {
@@ -129,9 +132,27 @@ describe('workhorse serve', () => {
     expect(JSON.parse(accepted.slice(accepted.lastIndexOf('\r\n\r\n') + 4))).toMatchObject({ created: true });
   });
 
-  it('exits 0 on SIGTERM', async () => {
+  it('exits 0 on SIGTERM, saying so', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    expect(serveOutput()).toContain('workhorse serve: SIGTERM: no new connections; the requests in flight finish, then it exits (a second signal exits at once)');
+  });
+
+  it('exits 130 at once on a second signal while a request is still in flight, saying so', async () => {
+    const second = await startServeProcess({ DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_API_TOKEN: '' });
+    const { hostname, port } = new URL(second.baseUrl);
+    // A request whose body never finishes arriving: the server waits for it.
+    const socket = connect(Number(port), hostname, () => socket.write('POST /jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a'));
+    socket.on('error', () => undefined);
+    await new Promise((r) => socket.once('connect', r));
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = new Promise<number | null>((resolve) => second.child.once('exit', (code) => resolve(code)));
+    second.child.kill('SIGINT');
+    await waitFor(() => second.output(), (o) => o.includes('SIGINT: no new connections'), { what: 'the first signal to be told' });
+    second.child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect(second.output()).toContain('workhorse serve: SIGTERM again: exiting 130');
+    socket.destroy();
   });
 });

@@ -21,6 +21,7 @@ import { describeFailure } from '../failure.js';
 import { listenFailure } from '../listenFailure.js';
 import { UsageError } from '../usageError.js';
 import { loadUserModule } from '../userModule.js';
+import { EXIT_SECOND_SIGNAL } from '../../worker/process.js';
 
 /** How long start-up waits for the database before serving anyway. */
 const STARTUP_CHECK_MS = 5000;
@@ -98,11 +99,21 @@ export const serveCommand: Command = {
       if (http.apiTokens.length === 0 && !signaturesOnApi) io.err('workhorse serve: no WORKHORSE_API_TOKEN or WORKHORSE_API_TOKENS: the API routes refuse every request');
       if (!http.sessionSecret) io.err('workhorse serve: no WORKHORSE_SESSION_SECRET: the dashboard at /ui has no sign-in (bearer headers only)');
       const server = await listen(service, flags.port, flags.host, io);
+      // The first SIGTERM or SIGINT stops taking connections and lets the requests in flight finish;
+      // a second exits at once. Each says so on stderr.
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGTERM', stop);
-          process.off('SIGINT', stop);
-          server.close(() => resolve());
+        let signals = 0;
+        const stop = (signal: NodeJS.Signals) => {
+          if (++signals > 1) {
+            io.err(`workhorse serve: ${signal} again: exiting ${EXIT_SECOND_SIGNAL}`);
+            process.exit(EXIT_SECOND_SIGNAL);
+          }
+          io.err(`workhorse serve: ${signal}: no new connections; the requests in flight finish, then it exits (a second signal exits at once)`);
+          server.close(() => {
+            process.off('SIGTERM', stop);
+            process.off('SIGINT', stop);
+            resolve();
+          });
         };
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);
