@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { readSchemaVersion } from '../db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
+import { sqlStateOf } from '../db/sqlState.js';
 
 export type HealthStatus =
   | { ok: true; schemaVersion: number }
@@ -49,6 +50,18 @@ function probePool(config: pg.PoolConfig, timeoutMs: number): pg.Pool {
   return pool;
 }
 
+/**
+ * A server that answered with an error (a database that does not exist, a
+ * login refused) did answer: said with its SQLSTATE only, since the probe
+ * answers without credentials and PostgreSQL's message names databases and
+ * roles. Anything else did not answer.
+ */
+function refusedOrUnreachable(err: unknown): HealthStatus {
+  const code = sqlStateOf(err);
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return UNREACHABLE;
+  return { ok: false, code: 'database_unreachable', message: `the database answered with an error (SQLSTATE ${code}): the server log says which` };
+}
+
 async function probe(pool: pg.Pool, timeoutMs: number): Promise<HealthStatus> {
   let timer: NodeJS.Timeout | undefined;
   // A backstop for a connection that hangs past the driver's own timeouts.
@@ -60,7 +73,7 @@ async function probe(pool: pg.Pool, timeoutMs: number): Promise<HealthStatus> {
       version === SCHEMA_VERSION
         ? { ok: true, schemaVersion: version }
         : { ok: false, code: 'schema_version', message: `schema version is ${version ?? 'missing'}; this code expects ${SCHEMA_VERSION}` },
-    () => UNREACHABLE,
+    (err: unknown) => refusedOrUnreachable(err),
   );
   try {
     return await Promise.race([read, late]);

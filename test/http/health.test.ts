@@ -52,6 +52,23 @@ describe('GET /healthz under load', () => {
 });
 
 describe('createHealthCheck', () => {
+  it('says a server that answered with an error (no such database) answered, by SQLSTATE only, and one that does not answer did not', async () => {
+    const url = new URL(db.url);
+    url.pathname = '/no_such_database_here';
+    const missing = createHealthCheck({ poolConfig: { connectionString: url.toString() }, cacheMs: 0 });
+    const down = createHealthCheck({ poolConfig: { connectionString: 'postgres://nobody@127.0.0.1:1/none' }, cacheMs: 0 });
+    try {
+      const refused = await missing.check();
+      expect(refused).toEqual({ ok: false, code: 'database_unreachable', message: 'the database answered with an error (SQLSTATE 3D000): the server log says which' });
+      // The answer names no database or role: the probe is open to anyone.
+      expect(JSON.stringify(refused)).not.toContain('no_such_database_here');
+      expect(await down.check()).toEqual({ ok: false, code: 'database_unreachable', message: 'the database did not answer' });
+    } finally {
+      await missing.close();
+      await down.close();
+    }
+  });
+
   it('shares one schema-version read between a flood of concurrent probes, and caches it', async () => {
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
     let queries = 0;
