@@ -1,8 +1,11 @@
 // What the Alerts view reads: the open alerts and the latest resolved ones,
-// through the client (client.alerts, as GET /alerts answers them).
+// through the client (client.alerts, as GET /alerts answers them), and the
+// sys.alerts slot, so that a namespace where nothing evaluates the rules
+// does not look healthy ("No alert is open") when nobody is looking.
 import * as z from 'zod';
 import type { Client } from '../../../client/client.js';
-import type { AlertRecord } from '../../../db/protocol.js';
+import { SYS_ALERTS } from '../../../alerts/alertsSlot.js';
+import type { AlertRecord, ScheduleRecord } from '../../../db/protocol.js';
 import { parseInput } from '../../../validation.js';
 import { noticeQuery } from '../views/common.js';
 
@@ -11,7 +14,17 @@ const OPEN_SHOWN = 500;
 
 export const alertsQuery = z.object({ ...noticeQuery }).strict();
 
+/** Whether the rules are evaluated: the sys.alerts slot missing, disabled, overdue (3 cadences), or firing. */
+export type AlertsEvaluation =
+  | { state: 'none' }
+  | { state: 'disabled' }
+  | { state: 'overdue' | 'ok'; lastFiredAt: Date | null; everyMs: number | null };
+
+/** The slot counts as overdue after this many of its cadences without a firing (as the slot_missed rule's default). */
+const OVERDUE_CADENCES = 3;
+
 export interface AlertsData {
+  evaluation: AlertsEvaluation;
   open: AlertRecord[];
   resolved: AlertRecord[];
   resolvedShown: number;
@@ -21,6 +34,18 @@ export interface AlertsData {
 
 export async function loadAlerts(client: Client, query: Record<string, string | string[]>, nowMs: number): Promise<AlertsData> {
   const q = parseInput(alertsQuery, query, 'query');
-  const [open, resolved] = await Promise.all([client.alerts({ state: 'open', limit: OPEN_SHOWN }), client.alerts({ state: 'resolved', limit: RESOLVED_SHOWN })]);
-  return { open, resolved, resolvedShown: RESOLVED_SHOWN, query: q, nowMs };
+  const [open, resolved, slot] = await Promise.all([
+    client.alerts({ state: 'open', limit: OPEN_SHOWN }),
+    client.alerts({ state: 'resolved', limit: RESOLVED_SHOWN }),
+    client.protocol.getSchedule(client.calls, client.namespace, SYS_ALERTS),
+  ]);
+  return { evaluation: evaluationOf(slot, nowMs), open, resolved, resolvedShown: RESOLVED_SHOWN, query: q, nowMs };
+}
+
+function evaluationOf(slot: ScheduleRecord | null, nowMs: number): AlertsEvaluation {
+  if (!slot) return { state: 'none' };
+  if (!slot.enabled) return { state: 'disabled' };
+  const since = (slot.lastFiredAt ?? slot.createdAt).getTime();
+  const overdue = slot.intervalMs !== null && nowMs - since > OVERDUE_CADENCES * slot.intervalMs;
+  return { state: overdue ? 'overdue' : 'ok', lastFiredAt: slot.lastFiredAt, everyMs: slot.intervalMs };
 }

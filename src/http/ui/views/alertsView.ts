@@ -3,7 +3,7 @@
 // state, when it opened and resolved, and the details its rule recorded.
 // Read-only: an alert resolves when its condition clears.
 import type { AlertRecord } from '../../../db/protocol.js';
-import type { AlertsData } from '../data/alertsData.js';
+import type { AlertsData, AlertsEvaluation } from '../data/alertsData.js';
 import { relative, time } from '../format.js';
 import { html, join, type Html } from '../html.js';
 import type { Page } from '../layout.js';
@@ -26,6 +26,23 @@ function row(a: AlertRecord, nowMs: number): Html {
   return html`<tr data-alert="${a.rule}/${a.key}/${a.openedAt.toISOString()}"><td><code>${a.rule}</code></td><td><code>${a.key}</code></td><td>${badge(a.state, a.state === 'open' ? 'failed' : 'succeeded')}</td><td>${when(a.openedAt)}</td><td>${when(a.resolvedAt)}</td><td>${details(a.details)}</td></tr>`;
 }
 
+/** Whether anything evaluates the rules: a problem box when nothing does (or it stopped), else when they last ran. */
+function evaluated(e: AlertsEvaluation, nowMs: number): Html {
+  const how = html`a worker with <code>scheduleNamespaces: ['sys']</code> and <code>alerts</code>, or ticks of an app with <code>alerts</code> (docs/operations.md)`;
+  switch (e.state) {
+    case 'none':
+      return html`<p class="problem" id="alerts-unevaluated">Nothing evaluates the alert rules in this namespace: the <code>sys.alerts</code> slot does not exist, so no alert can open. Run ${how}.</p>`;
+    case 'disabled':
+      return html`<p class="problem" id="alerts-unevaluated">The <code>sys.alerts</code> slot is disabled: the rules are not evaluated, and the alerts below stay as they were. Enable it on the Schedules page.</p>`;
+    case 'overdue':
+      return html`<p class="problem" id="alerts-unevaluated">The rules have not been evaluated ${
+        e.lastFiredAt ? html`since ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)})` : 'yet'
+      }, more than three of the <code>sys.alerts</code> cadences: nothing running fires it. Run ${how}.</p>`;
+    default:
+      return e.lastFiredAt ? html`<p class="muted" id="alerts-evaluated">Rules last evaluated ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)}).</p>` : html``;
+  }
+}
+
 export function alertsView(d: AlertsData): Page {
   const section = (id: string, title: string, alerts: AlertRecord[], empty: string) =>
     html`<section aria-labelledby="sec-${id}"><h2 id="sec-${id}">${title}</h2>${
@@ -36,6 +53,6 @@ export function alertsView(d: AlertsData): Page {
     nav: '/ui/alerts',
     liveMs: 5000,
     head: html`<h1>Alerts</h1><p class="lede">What the sys.alerts rules found: an alert opens once when its condition appears and resolves when it clears (docs/operations.md lists the rules).</p>${notice(d.query.done, d.query.subject)}`,
-    live: html`${section('alerts-open', 'Open alerts', d.open, 'No alert is open.')}${section('alerts-resolved', `Resolved alerts (the latest ${d.resolvedShown})`, d.resolved, 'No alert has resolved yet.')}`,
+    live: html`${evaluated(d.evaluation, d.nowMs)}${section('alerts-open', 'Open alerts', d.open, 'No alert is open.')}${section('alerts-resolved', `Resolved alerts (the latest ${d.resolvedShown})`, d.resolved, 'No alert has resolved yet.')}`,
   };
 }

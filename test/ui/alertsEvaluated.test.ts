@@ -1,0 +1,55 @@
+// The Alerts view says whether anything evaluates the rules: with no
+// sys.alerts slot, with the slot disabled, or with the slot overdue by more
+// than three cadences (nothing fires it any more), the page used to say
+// "No alert is open" as if the fleet were healthy. Once a worker fires the
+// slot, it says when the rules last ran.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Schedules } from '../../src/schedules/schedules.js';
+import { loadAlerts } from '../../src/http/ui/data/alertsData.js';
+import { alertsView } from '../../src/http/ui/views/alertsView.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+import { startDashboard, type Dashboard } from './support/dashboard.js';
+
+let db: TestDatabase;
+let d: Dashboard;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  d = await startDashboard(db);
+});
+
+afterAll(async () => {
+  await d?.close();
+  await db?.drop();
+});
+
+const evaluation = async () => (await loadAlerts(d.client, {}, Date.now())).evaluation;
+const rendered = async () => String(alertsView(await loadAlerts(d.client, {}, Date.now())).live);
+
+describe('whether the alert rules are evaluated', () => {
+  it('none, then last evaluated, overdue and disabled, each said on the page', async () => {
+    expect(await evaluation()).toEqual({ state: 'none' });
+    expect(await rendered()).toContain('Nothing evaluates the alert rules in this namespace');
+
+    const worker = new Worker(d.client, { queues: ['default'], scheduleNamespaces: ['sys'], alerts: { everyMs: 1000 }, pollMs: 100 });
+    const run = worker.run();
+    try {
+      await waitFor(evaluation, (e) => e.state === 'ok' && e.lastFiredAt !== null, { what: 'sys.alerts to fire', timeoutMs: 20_000 });
+    } finally {
+      await worker.stop();
+      await run;
+    }
+    expect(await rendered()).toMatch(/id="alerts-evaluated">Rules last evaluated <time datetime="\d{4}-\d\d-\d\dT/);
+
+    // Nothing fires it for more than three cadences.
+    await db.pool.query("update workhorse.schedules set last_fired_at = now() - interval '10 seconds' where name = 'sys.alerts'");
+    expect(await evaluation()).toMatchObject({ state: 'overdue', everyMs: 1000 });
+    expect(await rendered()).toMatch(/The rules have not been evaluated since .*, more than three of the <code>sys\.alerts<\/code> cadences/);
+
+    await new Schedules(d.client).disable('sys.alerts');
+    expect(await evaluation()).toEqual({ state: 'disabled' });
+    expect(await rendered()).toContain('The <code>sys.alerts</code> slot is disabled');
+  }, 60_000);
+});
