@@ -179,6 +179,10 @@ describe('the dashboard in a browser', () => {
     await page.goto(`${d.url}/ui/jobs/${id}`);
     expect(await page.getByRole('table', { name: 'Attempts of this job' }).innerText()).toMatch(/ui-failing\s+failed/);
     expect(await page.getByLabel('last error', { exact: true }).innerText()).toContain('mailbox full');
+    // The stack is shown as its lines, not as one JSON string of \n escapes.
+    const stack = await page.getByLabel('last error: stack', { exact: true }).innerText();
+    expect(stack).toMatch(/^PermanentJobError: mailbox full\n\s+at /);
+    expect(await page.getByLabel('last error', { exact: true }).innerText()).not.toContain('"stack"');
     await page.getByRole('button', { name: `Retry job #${id}` }).click();
     await page.waitForURL(`${d.url}/ui/jobs/${id}?done=job-retried&subject=${id}`);
     expect(await jobRow(id)).toEqual({ status: 'ready', attempt: 0, leased: false });

@@ -27,6 +27,22 @@ function jsonBlock(value: unknown, label: string): Html {
   return html`<pre tabindex="0" aria-label="${label}">${text}</pre>${cut ? html`<p class="muted small">Cut at 32 KiB; GET /jobs/:id returns all of it.</p>` : ''}`;
 }
 
+/**
+ * An error as stored (errorJson.ts): its fields as JSON, and its stack, when
+ * it has one, as the lines it is: inside the JSON it was one long string of
+ * `\n` escapes running off to the right.
+ */
+function errorBlock(value: unknown, label: string): Html {
+  const stack = value && typeof value === 'object' ? (value as { stack?: unknown }).stack : undefined;
+  if (typeof stack !== 'string') return jsonBlock(value, label);
+  const { stack: _stack, ...fields } = value as Record<string, unknown>;
+  const shown = stack.length > MAX_STACK_CHARS ? `${stack.slice(0, MAX_STACK_CHARS)}\n…` : stack;
+  return html`${jsonBlock(fields, label)}<pre class="stack" tabindex="0" aria-label="${label}: stack">${shown}</pre>`;
+}
+
+/** A stack longer than this is cut (the whole error is in GET /jobs/:id). */
+const MAX_STACK_CHARS = 16 * 1024;
+
 function errorText(e: unknown): string {
   if (e && typeof e === 'object' && 'message' in e) {
     const x = e as { name?: unknown; message?: unknown };
@@ -37,7 +53,7 @@ function errorText(e: unknown): string {
 
 function attemptRow(a: AttemptRecord): Html {
   const err = errorText(a.error);
-  return html`<tr><td class="num">${a.execution}</td><td class="num">${a.attempt}</td><td>${a.workerId ?? '·'}</td><td>${badge(a.outcome, a.outcome === 'succeeded' ? 'succeeded' : a.outcome === 'failed' ? 'failed' : 'cancelled')}</td><td>${time(a.startedAt)}</td><td>${time(a.finishedAt)}</td><td class="num">${a.durationMs === null ? '·' : duration(a.durationMs)}</td><td>${err ? html`<details id="attempt-${a.execution}-error"><summary>${err.slice(0, 80)}</summary>${jsonBlock(a.error, `error of execution ${a.execution}`)}</details>` : ''}</td></tr>`;
+  return html`<tr><td class="num">${a.execution}</td><td class="num">${a.attempt}</td><td>${a.workerId ?? '·'}</td><td>${badge(a.outcome, a.outcome === 'succeeded' ? 'succeeded' : a.outcome === 'failed' ? 'failed' : 'cancelled')}</td><td>${time(a.startedAt)}</td><td>${time(a.finishedAt)}</td><td class="num">${a.durationMs === null ? '·' : duration(a.durationMs)}</td><td>${err ? html`<details id="attempt-${a.execution}-error"><summary>${err.slice(0, 80)}</summary>${errorBlock(a.error, `error of execution ${a.execution}`)}</details>` : ''}</td></tr>`;
 }
 
 function stepRow(s: StepRecord): Html {
@@ -90,7 +106,7 @@ export const JOB_SECTIONS: readonly Section[] = [
   },
   { id: 'payload', title: 'Payload', shown: () => true, body: (d) => jsonBlock(d.job.payload, 'payload') },
   { id: 'result', title: 'Result', shown: (d) => d.job.status === 'succeeded', body: (d) => jsonBlock(d.job.result, 'result') },
-  { id: 'error', title: 'Last error', shown: (d) => d.job.lastError !== null && d.job.lastError !== undefined, body: (d) => jsonBlock(d.job.lastError, 'last error') },
+  { id: 'error', title: 'Last error', shown: (d) => d.job.lastError !== null && d.job.lastError !== undefined, body: (d) => errorBlock(d.job.lastError, 'last error') },
   { id: 'progress', title: 'Progress', shown: (d) => d.job.progress !== null && d.job.progress !== undefined, body: (d) => jsonBlock(d.job.progress, 'progress') },
   {
     id: 'attempts',
