@@ -95,6 +95,8 @@ describe('the dashboard in a browser', () => {
     void w.run();
     await expect.poll(() => row.locator('.badge').innerText(), { timeout: 10_000 }).toBe('succeeded');
     expect(await page.evaluate(() => window.sameDocument)).toBe(true);
+    // The live label's time is written as every other time on the page: UTC, 24-hour.
+    expect(await page.locator('#live-status').innerText()).toMatch(/^Live: updated \d\d:\d\d:\d\d UTC$/);
     await screenshot(page, 'namespace');
     await w.stop();
   });

@@ -48,7 +48,8 @@ function startLive() {
       .then(function (text) {
         if (text === null) return;
         swap(text);
-        say('Live: updated ' + new Date().toLocaleTimeString());
+        // UTC and 24-hour, as every time on the pages is written (format.ts).
+        say('Live: updated ' + new Date().toISOString().slice(11, 19) + ' UTC');
       })
       .catch(function (err) { say('Live update failed (' + err.message + '); retrying.'); })
       .then(function () { busy = false; schedule(); });
