@@ -14,6 +14,8 @@ export interface CommandLineSpec {
   positionals?: string[];
   /** How many of them must be given. Default: none. */
   required?: number;
+  /** The last one may be given any number of times (`retry <id> [<id> ...]`). */
+  repeatLast?: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export function parseCommandLine<S extends z.ZodType>(argv: string[], spec: Comm
   refuseRepeats(parsed.tokens, spec.options);
   const names = spec.positionals ?? [];
   const { positionals } = parsed;
-  if (positionals.length > names.length) {
+  if (positionals.length > names.length && !spec.repeatLast) {
     const extra = positionals.slice(names.length).map((p) => `"${p}"`).join(', ');
     throw new UsageError(`unexpected argument${positionals.length - names.length > 1 ? 's' : ''} ${extra}`);
   }

@@ -10,7 +10,9 @@ import { loadEnvConfig } from '../config.js';
 import { ignoreClosedPipes } from './closedPipes.js';
 import type { Command, CliIo } from './command.js';
 import { demoCommand } from './commands/demo.js';
+import { jobsCommand } from './commands/jobs.js';
 import { migrateCommand } from './commands/migrate.js';
+import { queuesCommand } from './commands/queues.js';
 import { serveCommand } from './commands/serve.js';
 import { tickCommand } from './commands/tick.js';
 import { workerCommand } from './commands/worker.js';
@@ -18,7 +20,7 @@ import { exitCodeFor, failureLine } from './failure.js';
 import { UsageError } from './usageError.js';
 import { packageVersion, VERSION_FLAGS } from './version.js';
 
-export const commands: Command[] = [migrateCommand, workerCommand, tickCommand, serveCommand, demoCommand];
+export const commands: Command[] = [migrateCommand, workerCommand, tickCommand, serveCommand, jobsCommand, queuesCommand, demoCommand];
 
 const HELP_FLAGS = new Set(['--help', '-h']);
 
