@@ -45,7 +45,7 @@ function bash(script: string): { code: number | null; out: string; err: string }
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const budget = /WORKHORSE_HTTP_TICK_BUDGET_MS=(\d+)[^\n]*\n\s*npx workhorse serve/.exec(readme)?.[1];
+  const budget = /WORKHORSE_HTTP_TICK_BUDGET_MS=(\d+)[^\n]*\n\s*node_modules\/\.bin\/workhorse serve/.exec(readme)?.[1];
   if (!budget) throw new Error('the "Running it" command of docs/http.md sets no WORKHORSE_HTTP_TICK_BUDGET_MS');
   const serve = await startServeProcess({
     DATABASE_URL: db.url,
