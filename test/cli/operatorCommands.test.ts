@@ -80,6 +80,7 @@ describe('workhorse jobs', () => {
       ['jobs', 'list', '--limit', '0'],
       ['jobs', 'retry', id, '--keep-children'],
       ['jobs', 'show', id, id],
+      ['jobs', 'retry', id, '--json'],
     ]) {
       const r = await cli(...args);
       expect(r.code, args.join(' ')).toBe(2);

@@ -32,7 +32,15 @@ const flagsSchema = z.object({
 type Flags = z.output<typeof flagsSchema>;
 
 /** Flags that mean something to one action only: given to another, a usage error rather than ignored. */
-const ONLY_FOR: Record<string, (typeof ACTIONS)[number]> = { status: 'list', queue: 'list', type: 'list', limit: 'list', cursor: 'list', 'keep-children': 'cancel' };
+const ONLY_FOR: Record<string, (typeof ACTIONS)[number]> = {
+  status: 'list',
+  queue: 'list',
+  type: 'list',
+  limit: 'list',
+  cursor: 'list',
+  json: 'list',
+  'keep-children': 'cancel',
+};
 
 const when = (d: Date | null) => (d ? `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '-');
 

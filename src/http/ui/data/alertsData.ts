@@ -20,8 +20,15 @@ export type AlertsEvaluation =
   | { state: 'disabled' }
   | { state: 'overdue' | 'ok'; lastFiredAt: Date | null; everyMs: number | null };
 
-/** The slot counts as overdue after this many of its cadences without a firing (as the slot_missed rule's default). */
+/**
+ * The slot counts as overdue after this many of its cadences without a
+ * firing (as the slot_missed rule's default), and never before
+ * OVERDUE_FLOOR_MS: a short cadence is fired at the pace of whatever fires
+ * it (a worker looks for due slots every few seconds, a tick once per
+ * invocation), not every cadence.
+ */
 const OVERDUE_CADENCES = 3;
+const OVERDUE_FLOOR_MS = 180_000;
 
 export interface AlertsData {
   evaluation: AlertsEvaluation;
@@ -46,6 +53,6 @@ function evaluationOf(slot: ScheduleRecord | null, nowMs: number): AlertsEvaluat
   if (!slot) return { state: 'none' };
   if (!slot.enabled) return { state: 'disabled' };
   const since = (slot.lastFiredAt ?? slot.createdAt).getTime();
-  const overdue = slot.intervalMs !== null && nowMs - since > OVERDUE_CADENCES * slot.intervalMs;
+  const overdue = slot.intervalMs !== null && nowMs - since > Math.max(OVERDUE_CADENCES * slot.intervalMs, OVERDUE_FLOOR_MS);
   return { state: overdue ? 'overdue' : 'ok', lastFiredAt: slot.lastFiredAt, everyMs: slot.intervalMs };
 }

@@ -37,7 +37,7 @@ function evaluated(e: AlertsEvaluation, nowMs: number): Html {
     case 'overdue':
       return html`<p class="problem" id="alerts-unevaluated">The rules have not been evaluated ${
         e.lastFiredAt ? html`since ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)})` : 'yet'
-      }, more than three of the <code>sys.alerts</code> cadences: nothing running fires it. Run ${how}.</p>`;
+      }, more than three of the <code>sys.alerts</code> cadences and three minutes: nothing running fires it. Run ${how}.</p>`;
     default:
       return e.lastFiredAt ? html`<p class="muted" id="alerts-evaluated">Rules last evaluated ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)}).</p>` : html``;
   }
