@@ -179,7 +179,7 @@ export class WorkerCore {
         onStale: (error, j) => {
           // A settlement in flight when its lease ran out unreached, that the fence then refused: its outcome is dropped.
           if (this.table.at(j.id, j.execution)?.expiredWhileSettling) this.expiredOutcomes++;
-          reportStale(s.events, s.options.workerId, error, j);
+          reportStale(s.events, s.options.workerId, error, j, () => this.jobStatus(j.id));
         },
         onSettled: (o) => {
           this.settledCounts.add(o.job.type, o.status);
@@ -435,8 +435,13 @@ export class WorkerCore {
     lease.abort.abort(err);
     if (!lease.started) {
       this.table.remove(lease);
-      reportStale(this.s.events, this.s.options.workerId, err, lease.job);
+      reportStale(this.s.events, this.s.options.workerId, err, lease.job, () => this.jobStatus(lease.job.id));
     }
+  }
+
+  /** The job's status now, for the line a lost lease logs (undefined when it is gone). */
+  private async jobStatus(id: string): Promise<string | undefined> {
+    return (await this.protocol.getJob(this.db, this.s.client.namespace, id))?.status;
   }
 
   /** An `error` event, or one log line when nobody listens (reportError.ts). */

@@ -18,24 +18,44 @@ export function reportWorkerError(events: EventEmitter<WorkerEvents>, workerId: 
   logCarriedOn(`[workhorse] worker ${workerId}:`, err, what);
 }
 
-export function reportStale(events: EventEmitter<WorkerEvents>, workerId: string, err: StaleLeaseError, job: ClaimedJob): void {
+/**
+ * A lost lease: the `stale` event, or with no listener one log line. When
+ * the database refused the lease (not when it ran out unreached),
+ * `readStatus` (the job's status now, read once) tells an operator's cancel
+ * apart from the other causes before the line is written.
+ */
+export function reportStale(
+  events: EventEmitter<WorkerEvents>,
+  workerId: string,
+  err: StaleLeaseError,
+  job: ClaimedJob,
+  readStatus?: () => Promise<string | undefined>,
+): void {
   if (events.listenerCount('stale') > 0) {
     events.emit('stale', err, job);
     return;
   }
-  console.error(staleLine(workerId, err, job));
+  if (!readStatus || err.expiredMs !== undefined) {
+    console.error(staleLine(workerId, err, job));
+    return;
+  }
+  void readStatus()
+    .catch(() => undefined)
+    .then((status) => console.error(staleLine(workerId, err, job, status)));
 }
 
-/** The log line of a lost lease. */
-export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJob): string {
+/** The log line of a lost lease; `status`, the job's status when it was read, names a cancel for what it is. */
+export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJob, status?: string): string {
   // The lease was recovered (the job runs again under a new one), lost with the database's lease table
   // (a crash or a failover empties it: the job is claimable at once), or the job was ended by an
   // operator (a cancel): either way, nothing this attempt writes counts. Or it ran out while the
   // database could not be reached: the job runs again once it can.
   const why =
-    err.expiredMs === undefined
-      ? 'the job was recovered (it runs again under a new lease), the database lost its leases (a crash or failover), or an operator ended it (a cancel)'
-      : 'the database could not be reached, and the job runs again once it can';
+    err.expiredMs !== undefined
+      ? 'the database could not be reached, and the job runs again once it can'
+      : status === 'cancelled'
+        ? 'an operator cancelled the job'
+        : 'the job was recovered (it runs again under a new lease), the database lost its leases (a crash or failover), or an operator ended it (a cancel)';
   return `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) lost its lease (${err.message}); what this attempt does is discarded: ${why}`;
 }
 
