@@ -176,11 +176,7 @@ export class WorkerCore {
       settleDeps: {
         settler: this.settler,
         retryDelayMs: options.retryDelayMs,
-        onStale: (error, j) => {
-          // A settlement in flight when its lease ran out unreached, that the fence then refused: its outcome is dropped.
-          if (this.table.at(j.id, j.execution)?.expiredWhileSettling) this.expiredOutcomes++;
-          reportStale(s.events, s.options.workerId, error, j, () => this.jobStatus(j.id));
-        },
+        onStale: (error, j) => reportStale(s.events, s.options.workerId, error, j, () => this.jobStatus(j.id)),
         onSettled: (o) => {
           this.settledCounts.add(o.job.type, o.status);
           s.events.emit('settled', o);
@@ -188,6 +184,7 @@ export class WorkerCore {
         onError: (err) => this.emitError(err, 'settlement'),
       },
       onSlotFree: () => s.wake('slot'),
+      onExpiredDrop: () => this.expiredOutcomes++,
       onLinger: (job, reason) => reportLingering(s.options.workerId, job, reason),
     });
   }
@@ -429,7 +426,7 @@ export class WorkerCore {
     // A handler's outcome given up unwritten, as a settlement given up is (a drain that loses one exits 3):
     // a running handler's at once (it is aborted). A settlement already in flight goes on and is
     // often written once the database answers again (nothing took the job meanwhile): it counts
-    // only if the fence refuses it (onStale), or if it gives up (the settler counts that).
+    // only if the fence refuses it (the executor's onExpiredDrop), or if it gives up (the settler counts that).
     if (expiredMs !== undefined && lease.state === 'running') this.expiredOutcomes++;
     if (expiredMs !== undefined && lease.state === 'settling') lease.expiredWhileSettling = true;
     lease.abort.abort(err);

@@ -25,6 +25,8 @@ export interface ExecutorDeps {
   settleDeps: SettleDeps;
   /** A handler slot came free (the claim loop may want to claim). */
   onSlotFree(): void;
+  /** A settlement in flight when its lease ran out unreached was refused by the fence: its outcome is dropped. */
+  onExpiredDrop(): void;
   /** An attempt ended while its handler still runs LINGER_GRACE_MS later: it ignored its signal (core.ts logs it). */
   onLinger?(job: ClaimedJob, reason: unknown): void;
 }
@@ -115,6 +117,8 @@ export class Executor {
       if (ranMs >= 0) recordLater(meters().duration, ranMs, attrsOf(lease.job.type, status));
       if (span) endSpanLater(span, status, settled && 'error' in settled ? settled.error : undefined, performance.now());
       if (!settled) table.markUnsettled(lease);
+      // Told from here, where the lease is at hand: a claim of the same job at a newer execution may already have taken its place in the table.
+      else if (settled.status === 'stale' && lease.expiredWhileSettling) this.d.onExpiredDrop();
       table.remove(lease);
       // Claims held back by settlements piling up may go on now.
       if (table.settling === this.d.settlingCap) this.d.onSlotFree();

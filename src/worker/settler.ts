@@ -42,6 +42,7 @@ import {
   type Queryable,
   type Suspension,
 } from '../db/protocol.js';
+import { jobAttempts } from '../db/dashboard.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import { isLockTimeout, isQueryCanceled } from '../db/sqlState.js';
@@ -174,33 +175,42 @@ export class Settler {
       batch,
       (items) => this.protocol.completeMany(this.db, this.namespace, items),
       (accepted, p) => (accepted.has(p.item.id) ? SUCCEEDED : REFUSED),
-      (refused) => this.committedEarlier(refused),
+      (p) => this.committedCompletion(p.item),
     );
   }
 
-  /**
-   * Of completions a retried write found refused, those an earlier try of it
-   * committed, its answer lost with its connection: the job succeeded under
-   * this very execution, which only this completion writes (recovery never
-   * ends a job succeeded). Reported stale, they said the result was
-   * discarded and the job would run again, when it was the stored result. A
-   * read that fails leaves them refused.
-   */
-  private async committedEarlier(refused: Pending<Completion>[]): Promise<Set<string>> {
-    const committed = new Set<string>();
-    for (const p of refused) {
-      const job = await this.protocol.getJob(this.db, this.namespace, p.item.id).catch(() => null);
-      if (job?.status === 'succeeded' && job.execution === p.item.execution) committed.add(p.item.id);
-    }
-    return committed;
-  }
-
   private writeFailures(batch: Pending<Failure>[]): Promise<void> {
-    return this.writeBatch(batch, (items) => this.protocol.failMany(this.db, this.namespace, items), keyedOutcome);
+    return this.writeBatch(batch, (items) => this.protocol.failMany(this.db, this.namespace, items), keyedOutcome, (p) => this.committedFailure(p.item));
   }
 
   private writeSuspensions(batch: Pending<Suspension>[]): Promise<void> {
-    return this.writeBatch(batch, (items) => this.protocol.suspendMany(this.db, this.namespace, items), keyedOutcome);
+    return this.writeBatch(batch, (items) => this.protocol.suspendMany(this.db, this.namespace, items), keyedOutcome, (p) => this.committedSuspension(p.item));
+  }
+
+  // A settlement a retried write found refused may have been committed by an
+  // earlier try whose answer was lost with its connection. Reported stale, it
+  // said the attempt was discarded and the job would run again (and, after a
+  // stall longer than the lease, counted as given up: a drain exited 3) when
+  // it was what the database holds. Each check below matches only this
+  // settlement's own write; a read that fails leaves it refused.
+
+  /** The job succeeded under this very execution: only this completion writes that (recovery never ends a job succeeded). */
+  private async committedCompletion(c: Completion): Promise<SettleOutcome | undefined> {
+    const job = await this.protocol.getJob(this.db, this.namespace, c.id);
+    return job?.status === 'succeeded' && job.execution === c.execution ? SUCCEEDED : undefined;
+  }
+
+  /** The attempts ledger holds this execution's failure (recovery writes `recovered` or `orphaned` there instead). */
+  private async committedFailure(f: Failure): Promise<SettleOutcome | undefined> {
+    const attempts = await jobAttempts(this.db, this.namespace, f.id);
+    const mine = attempts.find((a) => a.execution === f.execution && (a.outcome === 'retried' || a.outcome === 'failed'));
+    return mine ? { accepted: true, status: mine.outcome === 'retried' ? 'ready' : 'failed' } : undefined;
+  }
+
+  /** The job waits under this very execution: only this suspension writes that. */
+  private async committedSuspension(s: Suspension): Promise<SettleOutcome | undefined> {
+    const job = await this.protocol.getJob(this.db, this.namespace, s.id);
+    return job?.status === 'waiting' && job.execution === s.execution ? { accepted: true, status: 'waiting', runAt: job.runAt } : undefined;
   }
 
   /**
@@ -212,7 +222,7 @@ export class Settler {
     batch: Pending<T>[],
     write: (items: T[]) => Promise<A>,
     outcomeOf: (answer: A, p: Pending<T>) => SettleOutcome,
-    committedEarlier?: (refused: Pending<T>[]) => Promise<Set<string>>,
+    committedEarlier?: (refused: Pending<T>) => Promise<SettleOutcome | undefined>,
   ): Promise<void> {
     if (!batch.length) return;
     let answer: A;
@@ -230,9 +240,12 @@ export class Settler {
     }
     const outcomes = batch.map((p) => outcomeOf(answer, p));
     // A write tried again may have committed on an earlier try whose answer was lost: the fence then refuses the retry.
-    const refused = batch.filter((_, i) => !outcomes[i]!.accepted);
-    const committed = tries.retried && committedEarlier && refused.length > 0 ? await committedEarlier(refused) : undefined;
-    batch.forEach((p, i) => p.done(committed?.has(p.item.id) ? SUCCEEDED : outcomes[i]!));
+    if (tries.retried && committedEarlier) {
+      for (let i = 0; i < batch.length; i++) {
+        if (!outcomes[i]!.accepted) outcomes[i] = (await committedEarlier(batch[i]!).catch(() => undefined)) ?? outcomes[i]!;
+      }
+    }
+    batch.forEach((p, i) => p.done(outcomes[i]!));
   }
 
   /** Tells each member the write gave up, then reports (and counts) the outcomes dropped: those the callers did not settle another way. */

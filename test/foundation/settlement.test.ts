@@ -184,8 +184,28 @@ describe('settlement', () => {
       settler.complete({ id: second.id, execution: second.execution, resultJson: '"lost"' }, (...a) => resolve(a)),
     );
     expect(refused).toEqual([{ accepted: false }]);
+    await client.pool.query('delete from workhorse.jobs where id = $1', [second.id]);
+    // A failure too: the retry it committed is what the attempts ledger holds for this execution.
+    const [third] = await client.enqueueMany([{ job: Echo, payload: { value: 'lost-3' } }]);
+    const [claimedThird] = await protocol.claimMany(client.pool, client.namespace, {
+      workerId: 'settle-lost',
+      queues: ['default'],
+      types: ['settle.echo'],
+      limit: 1,
+      leaseMs: 60_000,
+    });
+    expect(claimedThird!.id).toBe(third!.id);
+    calls = 0;
+    const failed = await new Promise<Parameters<SettleCallback>>((resolve) =>
+      settler.fail(
+        { id: claimedThird!.id, execution: claimedThird!.execution, error: { name: 'Error', message: 'boom' }, retryDelayMs: 60_000, final: false },
+        (...a) => resolve(a),
+      ),
+    );
+    expect(failed).toEqual([{ accepted: true, status: 'ready' }]);
+    expect(await client.getJob(claimedThird!.id)).toMatchObject({ status: 'ready', attempt: 1, lastError: { message: 'boom' } });
     // Out of the next tests' way: they claim what is ready.
-    await client.pool.query('delete from workhorse.jobs where id = any($1::bigint[])', [enqueued.map((j) => j.id)]);
+    await client.pool.query('delete from workhorse.jobs where id = any($1::bigint[])', [[...enqueued, third!].map((j) => j.id)]);
   });
 
   it('gives every member the error when the write keeps failing, and writes nothing', async () => {
