@@ -99,14 +99,23 @@ describe('workhorse queues', () => {
     const { id } = await client.enqueue(Report, {});
     expect(await cli('queues', 'pause', 'reports')).toMatchObject({ code: 0, stdout: 'queue reports: paused\n' });
     const listed = (await cli('queues', 'list')).stdout.trimEnd().split('\n');
-    expect(listed[0]).toMatch(/^queue\s+state\s+ready\s+running\s+waiting\s+concurrency limit\s+rate limit$/);
-    expect(listed.find((l) => l.startsWith('reports'))!.split(/\s{2,}/)).toEqual(['reports', 'paused', '1', '0', '0', '-', '-']);
+    expect(listed[0]).toMatch(/^queue\s+state\s+ready\s+running\s+waiting\s+failed\s+cancelled\s+concurrency limit\s+rate limit$/);
+    expect(listed.find((l) => l.startsWith('reports'))!.split(/\s{2,}/)).toEqual(['reports', 'paused', '1', '0', '0', '0', '0', '-', '-']);
+    // The queue of the first test's jobs (one cancelled, one ready) is listed too.
+    expect(listed.find((l) => l.startsWith('default'))!.split(/\s{2,}/).slice(0, 2)).toEqual(['default', 'active']);
     const worker = new Worker(client, { queues: ['reports'], listen: false }).handle(Report, () => 'done');
     expect(await worker.runOnce()).toBe(false);
     expect(await cli('queues', 'resume', 'reports')).toMatchObject({ code: 0, stdout: 'queue reports: resumed\n' });
     expect(await worker.runOnce()).toBe(true);
     await worker.stop();
     expect(await status(id)).toBe('succeeded');
+    // A name no job uses is a typo, most likely: refused, and no queue row is left behind.
+    const typo = await cli('queues', 'pause', 'reprots');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe(
+      'workhorse queues: queue "reprots" has no jobs and no settings in namespace "default": nothing was paused (check the name: workhorse queues list)\n',
+    );
+    expect((await client.admin.listQueues()).map((q) => q.name)).not.toContain('reprots');
     const bad = await cli('queues', 'pause', 'no spaces');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^workhorse queues: "no spaces" is not a queue name/);

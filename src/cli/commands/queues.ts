@@ -1,8 +1,11 @@
 // `workhorse queues`: list the queues with their counts and limits, pause
 // one (no worker or tick claims from it; running jobs finish) or resume it,
-// from a shell, as the HTTP API and the dashboard do.
+// from a shell, as the HTTP API and the dashboard do. A name no job or
+// setting uses is refused (exit 1): most likely a typo.
 import * as z from 'zod';
 import { databaseUrlSchema } from '../../config.js';
+import { queueDepth } from '../../db/dashboard.js';
+import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
 import { parseCommandLine } from '../args.js';
 import { columns } from '../columns.js';
@@ -19,8 +22,8 @@ export const queuesCommand: Command = {
   summary: 'list queues, or pause or resume one (in WORKHORSE_NAMESPACE)',
   usage: 'workhorse queues list [--json] | pause <queue> | resume <queue>',
   help: [
-    'list                 the queues with ready, running and waiting jobs, paused or not, and their limits; --json as GET /queues answers it',
-    'pause <queue>        no worker or tick claims from it until it is resumed (running jobs finish)',
+    'list                 the queues with jobs ready, running, waiting, failed or cancelled, paused or not, and their limits; --json for the same as JSON',
+    'pause <queue>        no worker or tick claims from it until it is resumed (running jobs finish); a queue no job uses is refused',
     'resume <queue>       claims from it again',
     '--database-url URL   the database (default: DATABASE_URL); the namespace is WORKHORSE_NAMESPACE (default "default")',
   ],
@@ -41,26 +44,44 @@ export const queuesCommand: Command = {
     }
     return withOperatorClient(flags['database-url'], env, async (client) => {
       if (action === 'pause' || action === 'resume') {
+        // A name no job and no setting uses is most likely a typo: pausing it would pause nothing and leave a row behind.
+        const known = (await client.admin.listQueues()).some((q) => q.name === queue) || (await client.admin.listJobs({ queue, limit: 1 })).jobs.length > 0;
+        if (!known) {
+          throw new NotFoundError(
+            `queue "${queue}" has no jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name: workhorse queues list)`,
+          );
+        }
         await (action === 'pause' ? client.admin.pauseQueue(queue!) : client.admin.resumeQueue(queue!));
         io.out(`queue ${queue}: ${action === 'pause' ? 'paused' : 'resumed'}`);
         return 0;
       }
-      const queues = await client.admin.listQueues();
+      const [queues, depth] = await Promise.all([client.admin.listQueues(), queueDepth(client.calls, client.namespace)]);
+      // Queues whose jobs are all dead letters or cancelled have no counts in listQueues: the depth names them.
+      const failedOf = new Map(depth.map((d) => [d.queue, d]));
+      const all = [...queues];
+      for (const d of depth) {
+        if (!queues.some((q) => q.name === d.queue)) {
+          all.push({ name: d.queue, paused: false, concurrencyLimit: null, rateLimit: null, ratePeriodMs: 1000, ready: d.due + d.scheduled, running: 0, waiting: 0 });
+        }
+      }
+      all.sort((a, b) => a.name.localeCompare(b.name));
       if (flags.json) {
-        io.out(JSON.stringify({ queues }));
+        io.out(JSON.stringify({ queues: all.map((q) => ({ ...q, failed: failedOf.get(q.name)?.failed ?? 0, cancelled: failedOf.get(q.name)?.cancelled ?? 0 })) }));
         return 0;
       }
-      if (queues.length === 0) {
-        io.out('no queues yet (a queue appears once a job is enqueued on it)');
+      if (all.length === 0) {
+        io.out('no queue has jobs ready, running, waiting, failed or cancelled, nor settings');
         return 0;
       }
-      const header = ['queue', 'state', 'ready', 'running', 'waiting', 'concurrency limit', 'rate limit'];
-      const rows = queues.map((q) => [
+      const header = ['queue', 'state', 'ready', 'running', 'waiting', 'failed', 'cancelled', 'concurrency limit', 'rate limit'];
+      const rows = all.map((q) => [
         q.name,
         q.paused ? 'paused' : 'active',
         String(q.ready),
         String(q.running),
         String(q.waiting),
+        String(failedOf.get(q.name)?.failed ?? 0),
+        String(failedOf.get(q.name)?.cancelled ?? 0),
         q.concurrencyLimit === null ? '-' : String(q.concurrencyLimit),
         q.rateLimit === null ? '-' : `${q.rateLimit} per ${q.ratePeriodMs} ms`,
       ]);
