@@ -40,6 +40,7 @@ export type { RedisWakeHintsOptions } from './worker/redisWakeHints.js';
 export type { WakeHint, WakeHints, WakeSubscription } from './client/wakeHints.js';
 export { wakeChannel } from './worker/wakeChannel.js';
 export { defineApp } from './app/defineApp.js';
+export { appWorker } from './app/appWorker.js';
 export type { WorkhorseApp } from './app/defineApp.js';
 // The serverless tick and recurring slots.
 export { runTick, TICK_APPLICATION_NAME } from './tick/runTick.js';

@@ -1,0 +1,31 @@
+// A defineApp() app as a worker of a long-lived process, doing what a tick
+// of the same app does: its handlers bound, its schedules stored, declared
+// and fired, and the `sys` slots run (retention, and the outbox and alerts
+// when the app configures them). Written by hand, that glue was easy to get
+// half right: a worker without `scheduleNamespaces` and `schedules` fires no
+// schedule and runs no retention, and says nothing about it.
+import type { WorkerOptions } from '../worker/options.js';
+import type { WorkerSpec } from '../worker/process.js';
+import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
+import type { WorkhorseApp } from './defineApp.js';
+
+/**
+ * `workers: [appWorker(app, { concurrency: 20 })]` in defineWorkerProcess.
+ * The options win over what the app gives (`scheduleNamespaces: ['default']`
+ * runs no `sys` slot in this process, say, when another process does).
+ */
+export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): WorkerSpec {
+  const scheduleNamespaces = options.scheduleNamespaces ?? tickScheduleNamespaces(app.schedules);
+  // The outbox and the alerts belong to the sys slots: a process told not to run them leaves them to the one that does.
+  const system = scheduleNamespaces.includes('sys');
+  return {
+    options: {
+      scheduleNamespaces,
+      ...(app.schedules ? { schedules: app.schedules } : {}),
+      ...(system && app.outbox ? { outbox: app.outbox } : {}),
+      ...(system && app.alerts ? { alerts: app.alerts } : {}),
+      ...options,
+    },
+    configure: (worker) => app.configure(worker),
+  };
+}
