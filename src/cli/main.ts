@@ -134,7 +134,7 @@ const LINGER_MS = 1_000;
 export function endProcess(code: number, io: Pick<CliIo, 'err'> = { err: console.error }): void {
   process.exitCode = code;
   setTimeout(() => {
-    io.err(`[workhorse] exiting ${code}: work was still running in this process ${LINGER_MS} ms after the command ended (a handler that ignored its abort signal, or a connection the app left open)`);
+    io.err(`[workhorse] exiting ${code}: work was still running in this process ${LINGER_MS} ms after the command ended (a handler that ignored its abort signal, a connection or timer the app left open, or a module still loading)`);
     process.exit(code);
   }, LINGER_MS).unref();
 }
