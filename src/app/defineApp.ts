@@ -54,8 +54,11 @@ function refuseDuplicates(what: string, field: string, entries: [name: string, v
   });
 }
 
+/** Keys of `A` that an app does not have: each typed `never`, so a typo (`schedule:` for `schedules:`) fails to compile, not only at load. */
+type NoExtraKeys<A> = { [K in Exclude<keyof A, keyof WorkhorseApp>]: never };
+
 /** Checks the app (a ConfigError naming the field) and returns it unchanged. */
-export function defineApp<A extends WorkhorseApp>(app: A): A {
+export function defineApp<A extends WorkhorseApp>(app: A & NoExtraKeys<A>): A {
   const parsed = parseConfig(appSchema, app, 'app');
   refuseDuplicates('job definition', 'jobs', parsed.jobs.map((j) => [j.type, j]));
   checkAppSchedules(parsed.schedules ?? [], parsed.jobs);

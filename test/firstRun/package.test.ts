@@ -105,8 +105,13 @@ console.log(JSON.stringify({ createClient: typeof workhorse.createClient, signRe
 // which import pg's (the transaction client txStep hands the handler).
 const TYPED = `
 import { z } from 'zod';
-import { createClient, defineJob, Worker } from 'workhorse';
+import { appWorker, createClient, defineApp, defineJob, Worker } from 'workhorse';
 export const SendEmail = defineJob({ type: 'email.send', schema: z.object({ to: z.string(), subject: z.string() }) });
+export const app = defineApp({ jobs: [SendEmail], configure: (w) => w.handle(SendEmail, () => 'sent'), schedules: [] });
+export const spec = appWorker(app, { concurrency: 4 });
+// A key an app does not have (a typo of schedules) does not compile.
+// @ts-expect-error
+defineApp({ jobs: [SendEmail], configure: () => undefined, schedule: [] });
 const client = createClient({ connectionString: 'postgres://localhost/app', jobs: [SendEmail] });
 const worker = new Worker(client, { concurrency: 2 });
 worker.handle(SendEmail, async (payload, ctx) => {
