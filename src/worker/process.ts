@@ -14,6 +14,7 @@ import { describeDbError } from '../db/transient.js';
 import { ConfigError } from '../errors.js';
 import { parseConfig } from '../validation.js';
 import type { WorkhorseAdapter } from './adapter.js';
+import { autovacuumWarning } from './autovacuumCheck.js';
 import { workerOptionsSchema, type WorkerOptions } from './options.js';
 import { probeOptionsSchema, startProbes, type ProbeOptions, type ProbeServer } from './probes.js';
 import { outcomeLine } from './outcomeLog.js';
@@ -176,6 +177,8 @@ async function startProcess(
     maxMs: 10_000,
     onRetry: (err, ms) => log(`[workhorse] cannot reach the database (${describeDbError(err)}); retrying in ${ms} ms`),
   });
+  const vacuum = await autovacuumWarning(adapter.client.calls);
+  if (vacuum) log(vacuum);
   let signals = 0;
   let failed = false;
   let drainTimer: NodeJS.Timeout | undefined;
