@@ -52,9 +52,9 @@ comment on function workhorse.tick_start_v2(text, text, text, text[], text[], in
   'A tick''s start in one round trip: raises WH426 (detail = the version found) unless schema_version_v1() = p_expected_version; registers the tick worker (kind tick, deadline p_deadline); upserts p_schedules (as upsert_schedules_v1; no write when unchanged); runs a recovery pass of p_recover_limit; leases up to p_slot_limit due slots of p_schedule_namespaces for p_slot_lease_ms (claim_slots_v2: of the declared slots, only those p_schedules names); counts what a tick with p_window_ms to claim in will skip (tick_skips_v1 over at most p_skip_scan due jobs). Returns (db_now, recovered, slots: a JSON array of claim_slots_v2 rows, skips: a JSON array of tick_skips_v1 rows). Commits without waiting for the WAL flush: everything it writes is re-derived if a crash loses it.';
 
 -- Of p_queues, those not paused: a paused queue's jobs are claimed by no
--- one, so they are neither a backlog to fan out for nor jobs a tick "skips
--- for its time" (a hint to raise the budget would send an operator the
--- wrong way).
+-- one, so they are not jobs a tick "skips for its time" (a hint to raise
+-- the budget would send an operator the wrong way). They still count in
+-- the ready backlog (count_ready_v1), which an operator watches grow.
 create function workhorse.unpaused_queues_v1(p_namespace text, p_queues text[])
 returns text[] language sql stable as $$
   select coalesce(array_agg(n), '{}') from unnest(p_queues) n
@@ -68,14 +68,14 @@ create function workhorse.count_ready_v1(
 returns integer language sql stable as $$
   select count(*)::integer from (
     select 1 from workhorse.jobs j
-     where j.namespace = p_namespace and j.queue = any(workhorse.unpaused_queues_v1(p_namespace, p_queues)) and j.status = 'ready'
+     where j.namespace = p_namespace and j.queue = any(p_queues) and j.status = 'ready'
        and j.run_at <= now() and j.type = any(p_types)
        and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)
        and workhorse.fits_tick_v1(p_max_timeout_ms, j.timeout_ms, j.last_error, j.id)
      limit p_cap) c
 $$;
 comment on function workhorse.count_ready_v1(text, text[], text[], integer, integer) is
-  'How many due ready jobs of p_types in the unpaused queues of p_queues (that fit p_max_timeout_ms by fits_tick_v1 when it is set) a worker could claim, counted up to p_cap: callers need "more than N", never an exact total.';
+  'How many due ready jobs of p_types in p_queues (that fit p_max_timeout_ms by fits_tick_v1 when it is set) a worker could claim, counted up to p_cap: callers need "more than N", never an exact total.';
 
 -- The due ready jobs of these queues and types that a tick with
 -- p_window_ms to claim in leaves because they cannot finish in it, per type:

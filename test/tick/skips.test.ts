@@ -72,16 +72,14 @@ describe('a tick that cannot finish a job in its time', () => {
     expect(await tick(32_000)).toMatchObject({ claimed: 1, succeeded: 1, skippedTimeout: 0 });
   });
 
-  it('counts nothing in a paused queue (no tick claims there, whatever its time), nor in the fan-out backlog', async () => {
+  it('counts nothing skipped for time in a paused queue (no tick claims there, whatever its time)', async () => {
     const mail = await client.enqueue(Mail, { to: 'paused@example.com' });
     await client.admin.pauseQueue('default');
     try {
       expect(await tick(10_000)).toMatchObject({ claimed: 0, skippedTimeout: 0 });
-      expect(await client.protocol.countReady(db.pool, 'default', ['default'], ['skips.mail'], null, 100)).toBe(0);
     } finally {
       await client.admin.resumeQueue('default');
     }
-    expect(await client.protocol.countReady(db.pool, 'default', ['default'], ['skips.mail'], null, 100)).toBe(1);
     expect(await tick(10_000)).toMatchObject({ claimed: 0, skippedTimeout: 1 });
     expect(await client.getJob(mail.id)).toMatchObject({ status: 'ready', attempt: 0 });
   });
