@@ -31,7 +31,8 @@ afterAll(async () => {
 describe('a transactional step or a spawn begun while the database is read-only', () => {
   it('runs once writes are accepted again: no attempt counted, its effect written once', async () => {
     const client = createClient({ connectionString: db.url, jobs: [Stepper, Child], poolMax: 4 });
-    const worker = new Worker(client, { queue: 'ro', concurrency: 4, heartbeatMs: 2_000, listen: false, pollMs: 100 });
+    // A 12 s lease: the 2.5 s read-only spell stays well inside it on a loaded machine.
+    const worker = new Worker(client, { queue: 'ro', concurrency: 4, heartbeatMs: 3_000, listen: false, pollMs: 100 });
     worker.events.on('error', () => undefined);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -57,11 +58,20 @@ describe('a transactional step or a spawn begun while the database is read-only'
       await setReadOnly(db, false);
       const ids = jobs.map((j) => j.id);
       const rows = await waitFor(
-        async () => (await db.pool.query<{ status: string; attempt: number }>('select status, attempt from workhorse.jobs where id = any($1::bigint[]) order by id', [ids])).rows,
+        async () =>
+          (
+            await db.pool.query<{ status: string; attempt: number; last_error: unknown }>(
+              'select status, attempt, last_error from workhorse.jobs where id = any($1::bigint[]) order by id',
+              [ids],
+            )
+          ).rows,
         (r) => r.every((x) => x.status !== 'ready' && x.status !== 'running'),
         { what: 'the three jobs to end', timeoutMs: 20_000 },
       );
-      expect(rows).toEqual([1, 2, 3].map(() => ({ status: 'succeeded', attempt: 1 })));
+      // A job that failed says why.
+      expect(rows.map(({ status, attempt }) => ({ status, attempt })), JSON.stringify(rows.map((r) => r.last_error))).toEqual(
+        [1, 2, 3].map(() => ({ status: 'succeeded', attempt: 1 })),
+      );
       const effects = await db.pool.query<{ n: number }>('select n from ro_effects order by n');
       expect(effects.rows.map((r) => r.n)).toEqual([1, 2, 3]);
       const children = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'ro.child'");
