@@ -181,11 +181,12 @@ export class JobContext implements HandlerContext {
     await this.goingOn();
     const { namespace, protocol } = this.deps;
     const what = `transactional step "${name}"`;
-    return this.transaction(what, async (tx, txid) => {
+    return this.transaction(what, async (tx, txid, enterBody) => {
       // The step's own statements: refused for a reason an operator ends, the transaction is run again (refusedForNow).
       const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       this.assertLeaseHeld(what);
+      enterBody(); // from here a broken connection fails the attempt: the body is not run again at once
       const result = await fn(tx);
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
@@ -353,7 +354,7 @@ export class JobContext implements HandlerContext {
   }
 
   /** Runs `fn` in a transaction of its own (stepTransaction.ts): a connection that cannot be had is waited for while the lease holds. */
-  transaction<T>(what: string, fn: (tx: pg.PoolClient, txid: string) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+  transaction<T>(what: string, fn: (tx: pg.PoolClient, txid: string, enterBody: () => void) => Promise<{ commit: boolean; value: T }>): Promise<T> {
     return runStepTransaction(this.deps, this.job.id, this.abort, what, fn);
   }
 

@@ -7,8 +7,18 @@
 //   nothing ran, so it is waited out while the job holds its lease, as a
 //   fenced write is (context.ts, retried()), instead of failing the attempt
 //   (which failed a job of maxAttempts 1 for good on a 1.5 s restart).
-// - The connection broke once the transaction had begun: its outcome may be
-//   unknown (a commit whose answer was lost), so it is not run again here;
+// - The connection broke before the handler's own code ran in the
+//   transaction (at its opening, or at the step's own first statement; a
+//   spawn runs no handler code at all): nothing of the handler's ran, and
+//   the step's own record tells a rerun whether an earlier commit landed,
+//   so it is run again on a new connection while the job holds its lease,
+//   as a failed checkout is. A pooled connection the server ended while it
+//   sat idle (a failover, a pg_terminate_backend) breaks at the opening:
+//   it failed the attempt, and a job of maxAttempts 1 for good.
+// - The connection broke once the handler's code had run in it: the
+//   handler's writes rolled back (or, if the commit's answer was lost,
+//   committed); running the body again at once could loop on a body that
+//   breaks its own connection (an idle_in_transaction_session_timeout), so
 //   it becomes a retryable DatabaseUnavailableError and the job retries.
 // - A statement of the step's own (its fenced open, its record) was refused
 //   for a reason an operator ends (operatorFixable.ts: revoked grants, a
@@ -32,7 +42,11 @@ import type { JobAbort } from './jobAbort.js';
 const CHECKOUT_RETRY_FIRST_MS = 100;
 const CHECKOUT_RETRY_MAX_MS = 2_000;
 
-/** A statement of the step's own refused for a reason an operator ends: the transaction rolls back and runs again. */
+/**
+ * A statement of the step's own refused for a reason an operator ends, or
+ * its connection broken before the handler's code ran: the transaction
+ * rolls back and runs again.
+ */
 class StepStatementRefused extends Error {
   constructor(readonly refusal: unknown) {
     super('a transactional step statement was refused for now', { cause: refusal });
@@ -51,13 +65,18 @@ export async function runStepTransaction<T>(
   jobId: string,
   abort: JobAbort,
   what: string,
-  /** `txid`: the transaction's id, which tells whether a statement still runs in it. */
-  fn: (tx: pg.PoolClient, txid: string) => Promise<{ commit: boolean; value: T }>,
+  /**
+   * `txid`: the transaction's id, which tells whether a statement still runs
+   * in it. `enterBody()` is called before the handler's own code runs in the
+   * transaction; a broken connection before it runs the transaction again.
+   */
+  fn: (tx: pg.PoolClient, txid: string, enterBody: () => void) => Promise<{ commit: boolean; value: T }>,
 ): Promise<T> {
   const { db, txIdleTimeoutMs, txStatementTimeoutMs } = deps;
   const backoff = new Backoff({ baseMs: CHECKOUT_RETRY_FIRST_MS, maxMs: CHECKOUT_RETRY_MAX_MS });
   for (;;) {
     let began = false;
+    let inBody = false;
     try {
       return await db.withClient(async (tx, broken, discard) => {
         began = true;
@@ -66,7 +85,7 @@ export async function runStepTransaction<T>(
             `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
               ` set local statement_timeout = ${Math.round(txStatementTimeoutMs)}; select txid_current()::text as txid`,
           )) as unknown as pg.QueryResult<{ txid: string }>[];
-          const r = await fn(tx, opened[opened.length - 1]!.rows[0]!.txid);
+          const r = await fn(tx, opened[opened.length - 1]!.rows[0]!.txid, () => void (inBody = true));
           await tx.query(r.commit ? 'commit' : 'rollback');
           return r.value;
         } catch (err) {
@@ -74,7 +93,17 @@ export async function runStepTransaction<T>(
           if (!cause) await tx.query('rollback').catch(() => undefined);
           // A read-only session stays read-only: the run again needs a new connection.
           if (err instanceof StepStatementRefused && isReadOnlySession(err.refusal)) discard(err);
-          if (cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError))) {
+          const connectionLost = cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError));
+          if (connectionLost && !inBody) {
+            discard(cause ?? (err as Error));
+            throw new StepStatementRefused(
+              new DatabaseUnavailableError(
+                `${what} of job ${jobId}: the database connection broke (${(cause ?? (err as Error)).message}) before it ran; nothing of it took effect`,
+                { cause: cause ?? err },
+              ),
+            );
+          }
+          if (connectionLost) {
             throw new DatabaseUnavailableError(
               `${what} of job ${jobId}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
               { cause: cause ?? err },

@@ -1,0 +1,82 @@
+// A transactional step or a spawn whose pooled connection the server ended
+// while it sat idle (a failover, a pg_terminate_backend, a load balancer's
+// reset) breaks at its opening statement: nothing of it ran, so it is run
+// again on a new connection while the job holds its lease, and no attempt
+// is counted. It failed the attempt ("the database connection broke ...
+// the job will retry"), and a job of maxAttempts 1 failed for good; CI met
+// it when a test ended a read-only database's sessions. Through a TCP proxy
+// in front of the test server that resets every connection it carries just
+// before the step begins.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { TcpProxy } from '../../certify/tcpProxy.js';
+import { createClient, defineJob, Worker } from '../../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+const Stepper = defineJob({ type: 'reset.txstep', queue: 'reset', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
+const Child = defineJob({ type: 'reset.child', queue: 'reset', schema: z.object({}) });
+
+let db: TestDatabase;
+let proxy: TcpProxy;
+let url: string;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await db.pool.query('create table reset_effects (job_id bigint, n int)');
+  const u = new URL(db.url);
+  proxy = new TcpProxy(u.hostname, Number(u.port || 5432));
+  u.port = String(await proxy.start());
+  url = u.toString();
+});
+afterAll(async () => {
+  await proxy?.close();
+  await db?.drop();
+});
+
+describe('a transactional step or a spawn on a pooled connection reset while idle', () => {
+  it('runs again on a new connection: the job succeeds on its one attempt, its effect and its child once', async () => {
+    const client = createClient({ connectionString: url, jobs: [Stepper, Child], poolMax: 4 });
+    const worker = new Worker(client, { queue: 'reset', concurrency: 1, heartbeatMs: 3_000, listen: false, pollMs: 100 });
+    worker.events.on('error', () => undefined);
+    const resets: number[] = [];
+    worker.handle(Stepper, async ({ n }, ctx) => {
+      // At once before each: the pool still holds idle connections whose sockets were just reset.
+      resets.push(proxy.dropAll());
+      await ctx.txStep('write', async (tx) => {
+        await tx.query('insert into reset_effects (job_id, n) values ($1, $2)', [ctx.job.id, n]);
+      });
+      resets.push(proxy.dropAll());
+      await ctx.spawn('kid', Child, {});
+      return { n };
+    });
+    worker.handle(Child, async () => 'ok');
+    const running = worker.run();
+    try {
+      const jobs = await client.enqueueMany([1, 2, 3].map((n) => ({ job: Stepper, payload: { n } })));
+      const ids = jobs.map((j) => j.id);
+      const rows = await waitFor(
+        async () =>
+          (
+            await db.pool.query<{ status: string; attempt: number; last_error: unknown }>(
+              'select status, attempt, last_error from workhorse.jobs where id = any($1::bigint[]) order by id',
+              [ids],
+            )
+          ).rows,
+        (r) => r.every((x) => x.status !== 'ready' && x.status !== 'running'),
+        { what: 'the three jobs to end', timeoutMs: 30_000 },
+      );
+      expect(resets.every((n) => n > 0), `connections reset before each step: ${resets.join(',')}`).toBe(true);
+      expect(rows.map(({ status, attempt }) => ({ status, attempt })), JSON.stringify(rows.map((r) => r.last_error))).toEqual(
+        [1, 2, 3].map(() => ({ status: 'succeeded', attempt: 1 })),
+      );
+      const effects = await db.pool.query<{ n: number }>('select n from reset_effects order by n');
+      expect(effects.rows.map((r) => r.n)).toEqual([1, 2, 3]);
+      const children = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'reset.child' and status = 'succeeded'");
+      expect(children.rows[0]!.n).toBe(3);
+    } finally {
+      await worker.stop();
+      await running;
+      await client.close();
+    }
+  }, 60_000);
+});
