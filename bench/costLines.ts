@@ -3,7 +3,7 @@
 // without them is marked as not for publication), where each job's rows
 // and WAL went, table by table and index by index, and how each per-job
 // figure is measured.
-import { describeDurability } from './durability.js';
+import { autovacuumNote, describeDurability } from './durability.js';
 import { fmtPerJob } from './format.js';
 import type { SystemName } from './options.js';
 import type { BenchResults, MachineInfo } from './results.js';
@@ -20,16 +20,19 @@ export const DRAINS = [
 
 export const NOT_DURABLE = 'NOT DURABLE, NOT FOR PUBLICATION';
 
-/** The server line of the header, and a warning when commits are not durable. */
+/** The server line of the header, a warning when commits are not durable, and a note when the server does not autovacuum. */
 export function durabilityLines(m: MachineInfo): string[] {
   const d = m.durability;
   const server = m.server === 'embedded' ? 'embedded PostgreSQL (no DATABASE_URL)' : 'DATABASE_URL';
   const line = `server: ${server}; ${describeDurability(d)}`;
-  if (d.durable) return [`${line} (durable)`];
+  const vacuum = autovacuumNote(d);
+  const extra = vacuum ? [vacuum] : [];
+  if (d.durable) return [`${line} (durable)`, ...extra];
   return [
     line,
     `${NOT_DURABLE}: with fsync, synchronous_commit or full_page_writes off every commit is cheaper than on a ` +
       'production server; these rates, costs and ratios flatter every system and must not be published',
+    ...extra,
   ];
 }
 

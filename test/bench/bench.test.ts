@@ -179,6 +179,10 @@ describe('npm run bench', () => {
     const durable = renderTable({ ...r, machine: { ...r.machine, durability: { fsync: 'on', synchronousCommit: 'on', fullPageWrites: 'on', durable: true } } });
     expect(durable).toContain('server: DATABASE_URL; fsync on, synchronous_commit on, full_page_writes on (durable)');
     expect(durable).not.toContain('NOT FOR PUBLICATION');
+    expect(durable).not.toContain('autovacuum');
+    expect(d.autovacuum).toMatch(/^(on|off)$/);
+    const unvacuumed = renderTable({ ...r, machine: { ...r.machine, durability: { ...r.machine.durability, autovacuum: 'off' } } });
+    expect(unvacuumed).toContain('autovacuum off: dead rows stay until a VACUUM');
     const fast = renderTable({ ...r, machine: { ...r.machine, durability: { fsync: 'on', synchronousCommit: 'off', fullPageWrites: 'on', durable: false } } });
     expect(fast.split('\n').slice(0, 5).join('\n')).toContain('NOT DURABLE, NOT FOR PUBLICATION');
     expect(fast.trimEnd().split('\n').at(-1)).toContain('NOT DURABLE, NOT FOR PUBLICATION (fsync on, synchronous_commit off, full_page_writes on)');
@@ -194,7 +198,7 @@ describe('npm run bench', () => {
       expect(out.code, out.stderr).toBe(0);
       const r = JSON.parse(out.stdout) as BenchResults;
       expect(r.machine.server).toBe('embedded');
-      expect(r.machine.durability).toEqual({ fsync: 'on', synchronousCommit: 'on', fullPageWrites: 'on', durable: true });
+      expect(r.machine.durability).toEqual({ fsync: 'on', synchronousCommit: 'on', fullPageWrites: 'on', durable: true, autovacuum: 'on' });
       expectCosts(r.systems.workhorse!.drain1!, 'workhorse on the embedded server');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
