@@ -123,3 +123,17 @@ export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what
   const issues = toIssues(r.error);
   throw new ConfigError(`invalid ${what}: ${describeIssues(issues)}`, issues);
 }
+
+/**
+ * ` "email.send"`: a definition's name for its error's subject, or nothing
+ * when the field is not a non-empty string (or reading it throws: a proxy,
+ * a getter; the parse then reports it).
+ */
+export function quotedField(input: unknown, field: string): string {
+  try {
+    const value = (input as Record<string, unknown> | null | undefined)?.[field];
+    return typeof value === 'string' && value !== '' ? ` "${value}"` : '';
+  } catch {
+    return '';
+  }
+}

@@ -7,7 +7,8 @@
 import type { WorkerOptions } from '../worker/options.js';
 import type { WorkerSpec } from '../worker/process.js';
 import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
-import type { WorkhorseApp } from './defineApp.js';
+import { ConfigError } from '../errors.js';
+import { isWorkhorseApp, type WorkhorseApp } from './defineApp.js';
 
 /**
  * `workers: [appWorker(app, { concurrency: 20 })]` in defineWorkerProcess.
@@ -15,6 +16,7 @@ import type { WorkhorseApp } from './defineApp.js';
  * runs no `sys` slot in this process, say, when another process does).
  */
 export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): WorkerSpec {
+  checkArguments(app, options);
   const scheduleNamespaces = options.scheduleNamespaces ?? tickScheduleNamespaces(app.schedules);
   // The outbox and the alerts belong to the sys slots: a process told not to run them leaves them to the one that does.
   const system = scheduleNamespaces.includes('sys');
@@ -28,4 +30,20 @@ export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): Worke
     },
     configure: (worker) => app.configure(worker),
   };
+}
+
+/** A plain JavaScript caller's `appWorker(null)` or `appWorker(app, 42)` is a ConfigError at once, not a TypeError when the process starts. */
+function checkArguments(app: unknown, options: unknown): void {
+  let isApp: boolean;
+  try {
+    isApp = isWorkhorseApp(app);
+  } catch (err) {
+    throw new ConfigError('appWorker: reading the app threw; pass the value defineApp() returned', [{ path: ['app'], message: String(err) }], { cause: err });
+  }
+  if (!isApp) {
+    throw new ConfigError('appWorker: the app must be a defineApp({ jobs, configure }) value', [{ path: ['app'], message: 'expected a defineApp() value' }]);
+  }
+  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
+    throw new ConfigError('appWorker: the options must be an object of Worker options, e.g. { concurrency: 20 }', [{ path: ['options'], message: 'expected an object' }]);
+  }
 }

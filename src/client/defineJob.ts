@@ -3,7 +3,7 @@
 // timeout. Definitions are values, shared by the enqueuing side and workers.
 import * as z from 'zod';
 import { jobTypeSchema, queueNameSchema } from '../names.js';
-import { parseConfig } from '../validation.js';
+import { parseConfig, quotedField } from '../validation.js';
 
 const backoffKindSchema = z.enum(['exponential', 'linear', 'fixed']);
 const backoffMsSchema = z.number().int().min(0).max(2_147_483_647);
@@ -104,8 +104,9 @@ export function isJobDefinition(v: unknown): v is JobDefinition {
 }
 
 export function defineJob<S extends z.ZodType>(input: JobDefinitionInput<S>): JobDefinition<S> {
-  const d = parseConfig(definitionSchema, input, `job definition${input?.type ? ` "${input.type}"` : ''}`);
+  const d = parseConfig(definitionSchema, input, `job definition${quotedField(input, 'type')}`);
   const def = Object.freeze({ ...d, schema: input.schema }) as JobDefinition<S>;
   checked.add(def);
   return def;
 }
+

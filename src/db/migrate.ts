@@ -20,12 +20,12 @@
 // migration's own transaction is ended by the server if it sits idle
 // (MIGRATION_IDLE_MS), so a frozen migrator cannot hold the lock for hours.
 import pg from 'pg';
-import * as z from 'zod';
-import { ConfigError, DatabaseUnavailableError, MigrationLockTimeoutError, WorkhorseError } from '../errors.js';
+import { DatabaseUnavailableError, MigrationLockTimeoutError, WorkhorseError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
 import { lockHolders, migrationLockHolders } from './lockHolders.js';
 import { missingProtocolFunctions } from './missingProtocolFunctions.js';
 import { refuseNewerSchema } from './newerSchema.js';
+import { parseMigrateOptions } from './migrateOptions.js';
 import { loadSchemaSql, type Migration, type SqlFile } from './sqlFiles.js';
 import { isLockTimeout, SQLSTATE, sqlStateOf } from './sqlState.js';
 import { isTransientDbError } from './transient.js';
@@ -64,8 +64,6 @@ export interface MigrateOptions {
   lockTimeoutMs?: number;
 }
 
-const lockTimeoutSchema = z.number().int().min(0).max(3_600_000).optional();
-
 export interface MigrateResult {
   /** Numbered migrations this call applied. */
   applied: number[];
@@ -74,8 +72,9 @@ export interface MigrateResult {
   reinstalled: string[];
 }
 
-export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
-  const budgetMs = parseLockTimeout(options.lockTimeoutMs);
+export async function migrate(input: MigrateOptions): Promise<MigrateResult> {
+  const options = parseMigrateOptions(input);
+  const budgetMs = options.lockTimeoutMs;
   const schema = loadSchemaSql(options.sqlDir);
   // pg's own connect timeout: without it a server that accepts the TCP
   // connection and never answers the startup (a wrong port, a blackholed
@@ -111,16 +110,6 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   } finally {
     if (!options.pool) await pool.end();
   }
-}
-
-function parseLockTimeout(value: unknown): number {
-  const parsed = lockTimeoutSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new ConfigError('migrate: lockTimeoutMs must be a whole number of milliseconds from 0 to 3,600,000', [
-      { path: ['lockTimeoutMs'], message: parsed.error.issues[0]?.message ?? 'invalid' },
-    ]);
-  }
-  return parsed.data ?? 60_000;
 }
 
 /**

@@ -1,13 +1,17 @@
 // The start-up schema check: which schema version a database holds, and a
 // refusal to run against any other. Apart from migrate.ts so that what only
 // checks (a tick, the HTTP API, a worker) does not carry the migrator.
-import { SchemaVersionError } from '../errors.js';
+import { SchemaVersionError, ValidationError } from '../errors.js';
 import type { Queryable } from './queryable.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
 import { mapped } from './sqlState.js';
 
 /** Reads the applied schema version; null when workhorse was never migrated. */
 export function readSchemaVersion(db: Queryable): Promise<number | null> {
+  if (typeof (db as Partial<Queryable> | null | undefined)?.query !== 'function') {
+    const message = 'expected a pg Pool, Client or PoolClient (anything with query())';
+    return Promise.reject(new ValidationError(`invalid database: ${message}`, [{ path: ['db'], message }]));
+  }
   return mapped({}, () => querySchemaVersion(db));
 }
 

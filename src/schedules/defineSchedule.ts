@@ -9,7 +9,7 @@ import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { STORED_PAYLOAD_HINT, storedPayloadIssuesOf } from '../client/storedPayloadCheck.js';
 import { ConfigError } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
-import { parseConfig, safeParseSync } from '../validation.js';
+import { parseConfig, quotedField, safeParseSync } from '../validation.js';
 import { parseCron } from './cronFields.js';
 import { cronSchedule } from './cronSchedule.js';
 import { zoneClock, zoneName } from './zoneClock.js';
@@ -141,7 +141,7 @@ export interface ScheduleJobOptions {
 }
 
 function build(input: ScheduleInput, allowSystem: boolean): ScheduleDefinition {
-  const what = `schedule${typeof input?.name === 'string' ? ` "${input.name}"` : ''}`;
+  const what = `schedule${quotedField(input, 'name')}`;
   const d = parseConfig(definitionSchema, input, what);
   if (!allowSystem && d.name.startsWith(SYSTEM_PREFIX)) {
     const message = `names starting with "${SYSTEM_PREFIX}" are reserved for built-in slots`;

@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import * as z from 'zod';
 import type { WorkhorseApp } from '../app/defineApp.js';
 import { loadTickEnv } from '../config.js';
+import { ConfigError } from '../errors.js';
 import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
 import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
@@ -64,6 +65,9 @@ function optionsFromEnv(resolved: Record<string, string | undefined>): TickHandl
 }
 
 export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions = {}): TickHandler {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError('createTickHandler: the options must be an object, e.g. { namespace }', [{ path: ['options'], message: 'expected an object' }]);
+  }
   let environment: SecretEnvironment | undefined;
   let settings: { version: number; options: TickHandlerOptions } | undefined;
   const fromEnv = async (): Promise<TickHandlerOptions> => {
