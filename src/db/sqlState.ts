@@ -54,6 +54,16 @@ export function isQueryCanceled(err: unknown): boolean {
  * said default_transaction_read_only), whatever the server becomes: its
  * connection is to be replaced, not reused.
  */
+/**
+ * The server refused the login itself: no such database (3D000), a role
+ * that does not exist or may not connect (28000), a wrong password (28P01).
+ * Only a new connection meets it, and nothing the request sent caused it.
+ */
+export function loginRefusal(err: unknown): string | undefined {
+  const code = sqlStateOf(err) ?? sqlStateOf((err as { cause?: unknown } | null | undefined)?.cause);
+  return code === '3D000' || code === '28000' || code === '28P01' ? code : undefined;
+}
+
 export function isReadOnlySession(err: unknown): boolean {
   return sqlStateOf(err) === SQLSTATE.readOnly;
 }

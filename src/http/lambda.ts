@@ -19,6 +19,7 @@ import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/scheme.js';
 import { adapterRefusal, refusedEvent, withoutGetBody } from './lambdaEvent.js';
+import { LOGIN_REFUSED } from './middleware/errorHandler.js';
 import { createHttpService, type HttpServiceOptions } from './service.js';
 
 export type HttpHandlerOptions = Omit<HttpServiceOptions, 'app'>;
@@ -51,7 +52,7 @@ function buildApp(app: WorkhorseApp | undefined, options: HttpHandlerOptions, en
     overrides: {
       ...options.overrides,
       log: (message, err) => {
-        if (isDatabaseAuthFailure(err)) state.loginRefused = true;
+        if (isDatabaseAuthFailure(err) || message.includes(LOGIN_REFUSED)) state.loginRefused = true;
         log(message, err);
       },
     },
@@ -116,7 +117,8 @@ export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOption
     if (a.state.loginRefused) {
       a.state.loginRefused = false;
       await environment!.refresh((v) => v === DATABASE_URL_VARIABLE);
-      return res.statusCode === 500 ? loginRefusedResponse() : res;
+      // The refusal's own answer (503 database_unreachable) says the credential is being read again.
+      return res.statusCode === 503 || res.statusCode === 500 ? loginRefusedResponse() : res;
     }
     if (res.statusCode === 401 && carriesCredentials(event) && (await environment!.refresh((v) => v !== DATABASE_URL_VARIABLE))) {
       return (await current()).handle(event, context);

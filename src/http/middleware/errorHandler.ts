@@ -4,8 +4,9 @@
 // validation is bad input too: 400 `validation_failed`, naming the column
 // when the database does. A database that does not answer (down, restarting,
 // its backends terminated, out of connections, a statement cancelled by its
-// statement_timeout or ended by its lock_timeout) is 503 `database_unreachable` with Retry-After: 1 and
-// one log line without a stack. A client that went away is answered (to nobody)
+// statement_timeout or ended by its lock_timeout, or refusing the server's
+// login: a wrong password, a dropped database) is 503 `database_unreachable`
+// with Retry-After: 1 and one log line without a stack. A client that went away is answered (to nobody)
 // without a log line. A ConfigError (the server's app cannot parse a payload
 // at all: a job schema with an async refine) is a 500 saying so, logged.
 // Anything else unexpected is a 500 that says nothing about internals; the
@@ -27,7 +28,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../../errors.js';
-import { isLockTimeout, isQueryCanceled, isReadOnlySession, mapDbError } from '../../db/sqlState.js';
+import { isLockTimeout, isQueryCanceled, isReadOnlySession, loginRefusal, mapDbError } from '../../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../../db/transient.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
@@ -64,6 +65,12 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   if (err instanceof SchemaVersionError) return { status: 503, body: { code: err.code, message: err.message } };
   // The server closed its database client (it is shutting down) while the request ran.
   if (err instanceof ClientClosedError) return { status: 503, body: { code: 'shutting_down', message: 'the server is shutting down; retry shortly' } };
+  // A login the server refuses (a wrong password, a dropped database): the server's configuration, not the request.
+  const refused = loginRefusal(err);
+  if (refused) {
+    const message = `${LOGIN_REFUSED} (SQLSTATE ${refused}): its log says why; retry shortly`;
+    return { status: 503, body: { code: 'database_unreachable', message } };
+  }
   if (isDatabaseUnavailable(err)) {
     // A read-only session answered, and refused: say so (a failover in progress, a database set read-only).
     const message = isReadOnlySession(err)
@@ -81,6 +88,9 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
   return undefined;
 }
 
+/** What the log line of a request the database refused the login of says (the Lambda handler reads the credential again on it). */
+export const LOGIN_REFUSED = "the database refused this server's login";
+
 /** How long a client should wait before retrying a `database_unreachable` answer, in seconds, on every route. */
 export const UNREACHABLE_RETRY_AFTER = '1';
 
@@ -90,7 +100,8 @@ export const UNREACHABLE_RETRY_AFTER = '1';
  * without a stack. `source` names the part of the app in the line.
  */
 export function noteDatabaseUnreachable(c: Context, err: unknown, log: (message: string, err: unknown) => void, source: 'http' | 'ui'): void {
-  log(`[workhorse ${source}] ${c.req.method} ${c.req.path}: the database did not answer:`, describeDbError(err));
+  const what = loginRefusal(err) ? LOGIN_REFUSED : 'the database did not answer';
+  log(`[workhorse ${source}] ${c.req.method} ${c.req.path}: ${what}:`, describeDbError(err));
   c.header('Retry-After', UNREACHABLE_RETRY_AFTER);
 }
 
