@@ -62,6 +62,15 @@ describe('workhorse jobs', () => {
 
     const cancelled = await cli('jobs', 'cancel', a!.id);
     expect(cancelled).toMatchObject({ code: 0, stdout: `job ${a!.id}: cancelled\n` });
+    // Cancelled again: it is what was asked. A job that ended otherwise is refused, as POST /jobs/:id/cancel is (409).
+    expect(await cli('jobs', 'cancel', a!.id)).toMatchObject({ code: 0, stdout: `job ${a!.id}: cancelled\n` });
+    const done = await client.enqueue(Mail, { n: 9 });
+    await db.pool.query("update workhorse.jobs set status = 'succeeded', finished_at = now() where id = $1", [done.id]);
+    const ended = await cli('jobs', 'cancel', done.id, a!.id);
+    expect(ended.code).toBe(1);
+    expect(ended.stdout).toBe(`job ${a!.id}: cancelled\n`);
+    expect(ended.stderr).toBe(`workhorse jobs: job ${done.id} already ended as succeeded; only a job that has not ended can be cancelled\n`);
+    expect(await status(done.id)).toBe('succeeded');
 
     const shown = await cli('jobs', 'show', b!.id);
     expect(shown.code).toBe(0);

@@ -6,6 +6,7 @@
 // and the exit code is 1 when any was refused.
 import * as z from 'zod';
 import { databaseUrlSchema } from '../../config.js';
+import { cancelledOrConflict } from '../../client/cancelRefusal.js';
 import type { Client } from '../../client/client.js';
 import { JOB_STATUSES, type JobRecord } from '../../db/protocol.js';
 import { NotFoundError, WorkhorseError } from '../../errors.js';
@@ -141,7 +142,7 @@ export const jobsCommand: Command = {
         case 'retry':
           return eachJob(ids, io, async (id) => `${(await client.retry(id)).status}`);
         default:
-          return eachJob(ids, io, async (id) => `${(await client.cancel(id, { keepChildren: flags['keep-children'] })).status}`);
+          return eachJob(ids, io, async (id) => cancelledOrConflict(await client.cancel(id, { keepChildren: flags['keep-children'] })).status);
       }
     });
   },

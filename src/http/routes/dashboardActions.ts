@@ -9,7 +9,7 @@
 // retried) is the error page with the API's status and message.
 import { Hono, type MiddlewareHandler } from 'hono';
 import * as z from 'zod';
-import { ConflictError } from '../../errors.js';
+import { cancelledOrConflict } from '../../client/cancelRefusal.js';
 import { jobIdStringSchema, waitNameSchema, workerIdSchema } from '../../names.js';
 import { bigintIdString } from '../../storable.js';
 import { parseInput } from '../../validation.js';
@@ -77,8 +77,7 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   });
   r.post('/jobs/:id/cancel', act, async (c) => {
     const { id } = parseInput(jobParams, pathParams(c), 'path');
-    const job = await client.cancel(id);
-    if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
+    cancelledOrConflict(await client.cancel(id));
     return redirectWithNotice(c, `/ui/jobs/${id}`, 'job-cancelled', id);
   });
   r.post('/outbox/:id/retry', act, async (c) => {

@@ -3,8 +3,9 @@
 // the scope it needs: `enqueue`, `read` or `admin`.
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { cancelledOrConflict } from '../../client/cancelRefusal.js';
 import type { Client, EnqueueManyItem, EnqueueResult } from '../../client/client.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
 import { jobIdStringSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
 import { readJson, readNoBody, readQuery } from '../body.js';
@@ -55,9 +56,7 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
   r.post('/:id/cancel', d.guard('admin'), async (c) => {
     const { id } = parseInput(idParams, pathParams(c), 'path');
     const body = parseInput(cancelBody, readJson(c), 'body');
-    const job = await client.cancel(id, { keepChildren: body?.keepChildren ?? false });
-    if (job.status !== 'cancelled') throw new ConflictError(`job ${id} already ended as ${job.status}; only a job that has not ended can be cancelled`);
-    return c.json(job);
+    return c.json(cancelledOrConflict(await client.cancel(id, { keepChildren: body?.keepChildren ?? false })));
   });
 
   r.post('/:id/retry', d.guard('admin'), async (c) => {
