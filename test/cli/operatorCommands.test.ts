@@ -77,6 +77,19 @@ describe('workhorse jobs', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ id: b!.id, type: 'ops.mail', status: 'ready', payload: { n: 2 } });
   });
 
+  it("shows a last error's terminal escapes and bidirectional overrides escaped, never writes them to the terminal", async () => {
+    const { id } = await client.enqueue(Mail, { n: 5 });
+    const hostile = '\u001b]0;PWNED\u0007\u001b[2J\u001b[31mRED\u202egnp.exe';
+    await db.pool.query("update workhorse.jobs set status = 'failed', finished_at = now(), last_error = $2 where id = $1", [
+      id,
+      JSON.stringify({ name: 'Error', message: hostile }),
+    ]);
+    const listed = await cli('jobs', 'list', '--status', 'failed', '--limit', '1');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
+    expect(listed.stdout).toContain('Error: \\u001b]0;PWNED\\u0007\\u001b[2J\\u001b[31mRED\\u202egnp.exe');
+  });
+
   it('refuses bad input before it does anything (exit 2)', async () => {
     const { id } = await client.enqueue(Mail, { n: 3 });
     for (const args of [
