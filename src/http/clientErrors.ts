@@ -11,6 +11,8 @@
 // same shape instead of the adapter's empty one; and an HTTP/1.1 request
 // with no Host header, which Node would refuse with an empty 400 itself
 // (the server is made with requireHostHeader off so that it reaches here).
+// A CONNECT request (a proxy's tunnel), which Node hands to a 'connect'
+// listener and otherwise closes without a word, is a 405 in the same shape.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
@@ -51,6 +53,21 @@ export function answerClientErrors(server: ClientErrorSource): void {
       return;
     }
     socket.end(clientErrorResponse(err));
+  });
+}
+
+interface ConnectSource {
+  on(event: 'connect', listener: (req: IncomingMessage, socket: Duplex) => void): unknown;
+}
+
+/** Answers CONNECT requests on `server` with a 405 in the API's error shape: this server is not a proxy. */
+export function answerConnect(server: ConnectSource): void {
+  server.on('connect', (_req, socket) => {
+    const body = errorBody('method_not_allowed', 'CONNECT is not served here: this is not a proxy');
+    socket.on('error', () => undefined);
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }
 

@@ -11,7 +11,7 @@ import { getRequestListener } from '@hono/node-server';
 import * as z from 'zod';
 import { loadHttpEnvConfig } from '../../config.js';
 import { SchemaVersionError, WorkhorseError } from '../../errors.js';
-import { answerClientErrors, refusedMissingHost, requestErrorResponse } from '../../http/clientErrors.js';
+import { answerClientErrors, answerConnect, refusedMissingHost, requestErrorResponse } from '../../http/clientErrors.js';
 import { answerUnmetExpectations } from '../../http/expectations.js';
 import { createHttpService, type HttpService } from '../../http/service.js';
 import { loadAppModule } from '../../tick/appModule.js';
@@ -56,14 +56,28 @@ async function checkDatabase(service: HttpService, io: CliIo): Promise<void> {
   }
 }
 
+/**
+ * A request's headers must have arrived this long after its connection
+ * opened (or the last request on it), or it is a 408; Node checks every
+ * CONNECTIONS_CHECK_MS. Node's own 60 s, checked every 30 s, let a client
+ * that sends nothing, or a header line every few seconds, hold a connection
+ * for up to 90 s; a body that does not arrive is cut at bodyTimeoutMs (10 s).
+ */
+const HEADERS_TIMEOUT_MS = 10_000;
+const CONNECTIONS_CHECK_MS = 1_000;
+
 /** The app on a Node HTTP server; requests Node or the adapter cannot read are answered in the API's error shape. */
 function listen(service: HttpService, port: number, hostname: string, io: CliIo): Promise<Server> {
   return new Promise((resolve, reject) => {
     const listener = getRequestListener(service.app.fetch, { hostname, errorHandler: requestErrorResponse });
-    const s = createServer({ requireHostHeader: false }, (req, res) => {
-      if (!refusedMissingHost(req, res)) void listener(req, res);
-    });
+    const s = createServer(
+      { requireHostHeader: false, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+      (req, res) => {
+        if (!refusedMissingHost(req, res)) void listener(req, res);
+      },
+    );
     answerClientErrors(s);
+    answerConnect(s);
     answerUnmetExpectations(s);
     s.once('error', (err) => reject(listenFailure(err, hostname, port)));
     s.listen(port, hostname, () => {
