@@ -1,6 +1,7 @@
 // What a connection string may be: a postgres:// or postgresql:// URL (what
 // DATABASE_URL holds), or one of the driver's Unix-socket forms
-// (`socket:/run/postgresql?db=app`, `/run/postgresql app`). Anything else
+// (`socket:/run/postgresql?db=app`, `/run/postgresql app`,
+// `postgres://user@/app?host=/run/postgresql`). Anything else
 // (a typo, `mysql://...`, a port over 65535) would reach the driver as a
 // host name and fail only at the first query, with a DNS error or a
 // TypeError that does not say what is wrong. An empty one (`DATABASE_URL=`
@@ -15,10 +16,25 @@ import * as z from 'zod';
 
 export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database';
 
-/** A URL with the postgres: or postgresql: scheme that the WHATWG parser accepts. */
+/** A URL with the postgres: or postgresql: scheme that the WHATWG parser accepts, or libpq's socket form with a user. */
 export function isPostgresUrl(s: string): boolean {
   try {
     return ['postgres:', 'postgresql:'].includes(new URL(s).protocol);
+  } catch {
+    return isUserAtSocket(s);
+  }
+}
+
+/**
+ * `postgres://user@/db?host=/run/postgresql`: a user and no host, the
+ * socket directory in `host=`. libpq and the driver take it; the WHATWG
+ * parser refuses a user without a host, so it is read with a stand-in host.
+ */
+function isUserAtSocket(s: string): boolean {
+  const m = /^(postgres(?:ql)?:\/\/[^@/?#]+@)(\/.*)$/.exec(s);
+  if (!m) return false;
+  try {
+    return new URL(`${m[1]}socket${m[2]}`).searchParams.get('host')?.startsWith('/') === true;
   } catch {
     return false;
   }

@@ -111,6 +111,14 @@ describe('connection strings', () => {
     expect(tick).toBeInstanceOf(ConfigError);
   });
 
+  it("accepts libpq's socket form with a user (postgres://user@/db?host=/dir), and refuses it without a socket directory", async () => {
+    const client = createClient({ connectionString: 'postgres://app@/orders?host=/run/postgresql' });
+    await client.close();
+    for (const bad of ['postgres://app@/orders', 'postgres://app@/orders?host=db.internal']) {
+      expect(configError(() => createClient({ connectionString: bad })).message).toContain('not a valid PostgreSQL URL');
+    }
+  });
+
   it('createClient and createWorkhorseAdapter say an undefined connectionString is undefined (DATABASE_URL unset), not "give exactly one"', () => {
     const unset: string | undefined = undefined;
     for (const err of [configError(() => createClient({ connectionString: unset })), configError(() => createWorkhorseAdapter({ connectionString: unset, jobs: [] }))]) {
