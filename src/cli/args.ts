@@ -60,7 +60,8 @@ export function parseCommandLine<S extends z.ZodType>(argv: string[], spec: Comm
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((n) => `<${n}>`).join(' ')}`);
   const r = schema.safeParse(parsed.values);
   if (!r.success) {
-    throw new UsageError(toIssues(r.error).map((i) => (i.path.length ? `--${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+    // A repeatable flag's value is named by the flag alone (`--queue`, not `--queue.0`).
+    throw new UsageError(toIssues(r.error).map((i) => (i.path.length ? `--${String(i.path[0])}: ${i.message}` : i.message)).join('; '));
   }
   return { flags: r.data, positionals };
 }
