@@ -294,7 +294,7 @@ describe('workhorse serve without a database', () => {
 
 describe('workhorse serve that cannot listen', () => {
   const env = () => cliEnv({ DATABASE_URL: migrated.url, WORKHORSE_API_TOKEN: 'serve-token-0123456789abcdef', WORKHORSE_SIGNING_SECRET: 'serve-secret-0123456789abcdef' });
-  /** The failure is the last line (serve first notes that the dashboard has no sign-in); exit code and no stack as usual. */
+  /** The failure is the last line (and the only one: serve notes a dashboard without sign-in only once it listens); exit code and no stack as usual. */
   const lastLine = (r: CliRun, code: number, message: RegExp) => {
     expect(r.code, r.stderr).toBe(code);
     expect(r.stderr).not.toMatch(STACK_LINE);
@@ -314,6 +314,7 @@ describe('workhorse serve that cannot listen', () => {
   it.each([['no-such-host.invalid'], ['not a host'], ['192.0.2.1']])('--host %j is a bad flag value naming the host, exit 2, not a database failure', async (host) => {
     const r = await runCli(['serve', '--host', host, '--port', '0'], env());
     const line = lastLine(r, 2, new RegExp(`--host "${host.replace(/\./g, '\\.')}" is not an address of this machine \\(cannot listen on `));
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(line).not.toMatch(/database/);
   });
 
@@ -330,6 +331,8 @@ describe('workhorse serve that cannot listen', () => {
     try {
       const r = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port)], env());
       lastLine(r, 1, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`));
+      // The one line: the notices about missing secrets come only once it listens.
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
     } finally {
       busy.close();
     }

@@ -108,11 +108,12 @@ export const serveCommand: Command = {
     const service = createHttpService({ app });
     try {
       await checkDatabase(service, io);
+      const server = await listen(service, flags.port, flags.host, io);
+      // Once it listens: a port in use or a bad --host is the one line it prints.
       if (http.signingSecrets.length === 0) io.err('workhorse serve: no WORKHORSE_SIGNING_SECRET: POST /tick refuses every request');
       const signaturesOnApi = http.signedScopes.length > 0 && http.signingSecrets.length > 0;
       if (http.apiTokens.length === 0 && !signaturesOnApi) io.err('workhorse serve: no WORKHORSE_API_TOKEN or WORKHORSE_API_TOKENS: the API routes refuse every request');
       if (!http.sessionSecret) io.err('workhorse serve: no WORKHORSE_SESSION_SECRET: the dashboard at /ui has no sign-in (bearer headers only)');
-      const server = await listen(service, flags.port, flags.host, io);
       // The first SIGTERM or SIGINT stops taking connections and lets the requests in flight finish;
       // a second exits at once. Each says so on stderr.
       await new Promise<void>((resolve) => {
