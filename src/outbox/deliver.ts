@@ -2,7 +2,9 @@
 // outcome, until a lease comes back empty (or the pass is told to stop).
 // Events of one key go one after the other in id order and the key stops
 // at its first failure (its later events are released untouched, so order
-// holds); different keys go in parallel up to `concurrency`. No delivery
+// holds); different keys go in parallel up to `concurrency` per route (the
+// set of sinks a key's events go to: a hanging sink takes up its own keys'
+// turns, not those of keys bound for other sinks). No delivery
 // starts once too little of the lease is left for it to finish: the rest is
 // released. A deliverer that dies mid-batch writes nothing, and its events
 // are leased again once its lease ends: delivered at least once, never lost.
@@ -216,16 +218,31 @@ async function deliverBatch(
     if (!l) lanes.set(lane, (l = []));
     l.push(e);
   }
-  const queue = [...lanes.values()];
+  // The lanes of each route (the sinks a key's first event goes to) take turns among themselves, up to
+  // `concurrency` at once per route: a sink that hangs holds its own keys' turns, not other sinks' keys.
+  const routes = new Map<string, LeasedEvent[][]>();
+  for (const lane of lanes.values()) {
+    const route = routeOf(o, lane[0]!.topic);
+    let r = routes.get(route);
+    if (!r) routes.set(route, (r = []));
+    r.push(lane);
+  }
   const runLane = async (lane: LeasedEvent[]): Promise<void> => {
     const s: OutboxSettlement = { delivered: [], failed: [], released: [] };
     await deliverLane(namespace, lane, o, signal, s, window);
     batch.add(s);
   };
-  const workers = Array.from({ length: Math.min(o.concurrency, queue.length) }, async () => {
-    for (let lane = queue.shift(); lane; lane = queue.shift()) await runLane(lane);
-  });
+  const workers = [...routes.values()].flatMap((queue) =>
+    Array.from({ length: Math.min(o.concurrency, queue.length) }, async () => {
+      for (let lane = queue.shift(); lane; lane = queue.shift()) await runLane(lane);
+    }),
+  );
   await Promise.all(workers);
+}
+
+/** Which of the sinks take `topic` (their places in the list), as one string: the lanes of one route share its turns. */
+function routeOf(o: ResolvedOutboxOptions, topic: string): string {
+  return o.sinks.flatMap((k, i) => (sinkTakes(k, topic) ? [i] : [])).join(',');
 }
 
 /** One key's events in id order, into `s`; the key stops at its first failure (the rest released). */

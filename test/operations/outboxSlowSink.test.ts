@@ -93,3 +93,42 @@ it("records a batch's finished keys while a slow key of the same batch still run
     await pump.stop();
   }
 });
+
+it("delivers the keys bound for one sink while more keys than the concurrency wait on another sink that hangs", async () => {
+  await db.pool.query('delete from workhorse.outbox_events');
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const hung: string[] = [];
+  const sent: string[] = [];
+  const hanging: Sink = {
+    name: 'hanging',
+    topics: ['bad.hang'],
+    deliver: async (e) => {
+      hung.push(e.id);
+      await held;
+    },
+  };
+  const fine: Sink = { name: 'fine', topics: ['good.*'], deliver: async (e) => void sent.push(e.id) };
+  const pump = new OutboxPump(client, parseOutboxOptions({ sinks: [hanging, fine], leaseMs: 30_000, concurrency: 2 }), 'test:pump', () => undefined);
+  // One batch: 6 keys for the hanging sink first (3 times the concurrency), then 3 for the other.
+  const tx = await db.pool.connect();
+  const good: string[] = [];
+  try {
+    await tx.query('begin');
+    for (let i = 0; i < 6; i++) await client.publish('bad.hang', { i }, { key: `bad${i}`, tx });
+    for (let i = 0; i < 3; i++) good.push((await client.publish('good.x', { i }, { key: `good${i}`, tx })).id);
+    await tx.query('commit');
+  } finally {
+    tx.release();
+  }
+  pump.start();
+  try {
+    // Each key's turn on its own route: the hanging sink holds 2 keys at once, the other sink's keys go out.
+    await waitFor(() => [...sent].sort(), (s) => s.length === 3, { what: "the other sink's keys delivered", timeoutMs: 5_000 });
+    expect([...sent].sort()).toEqual([...good].sort());
+    expect(hung).toHaveLength(2);
+  } finally {
+    release();
+    await pump.stop();
+  }
+});
