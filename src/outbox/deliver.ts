@@ -42,6 +42,7 @@ import { errorToJson } from '../errorJson.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 import { BatchSettlement } from './batchSettlement.js';
 import { sinkTakes, type OutboxEvent } from './sink.js';
+import { sinkFailureText } from './sinkFailure.js';
 
 export interface DeliveryResult {
   delivered: number;
@@ -302,7 +303,9 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
     const silent = sinks.filter((_, i) => !answered[i]).map((k) => k.name);
     return new Error(`${silent.join(', ')}: no answer within ${waitMs} ms (${cutBy})`);
   });
-  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${errorToJson(r.reason).message}`] : []));
+  // Cut off by the window's end (the SDK's own "Request aborted"): said as such.
+  const cut = sinkSignal.aborted && !signal.aborted ? `no answer within ${waitMs} ms (${cutBy})` : undefined;
+  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${cut ?? sinkFailureText(r.reason)}`] : []));
   if (failures.length > 0) throw new Error(failures.join('; '));
 }
 

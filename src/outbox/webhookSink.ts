@@ -44,12 +44,17 @@ export function webhookSink(options: WebhookSinkOptions): Sink {
     async deliver(event, signal) {
       const body = eventBody(event);
       const signature = await signRequest({ secret: o.secret, method: 'POST', path, body });
+      const timeout = AbortSignal.timeout(o.timeoutMs);
       const res = await fetch(url, {
         method: 'POST',
         headers: { ...o.headers, 'content-type': 'application/json', [EVENT_ID_HEADER]: event.id, [EVENT_TOPIC_HEADER]: event.topic, ...signature },
         body,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs)]),
+        signal: AbortSignal.any([signal, timeout]),
         redirect: 'manual',
+      }).catch((err: unknown) => {
+        // Its own time limit, said with the limit (the pass's own end is the pass's to say).
+        if (timeout.aborted && !signal.aborted) throw new Error(`no answer within ${o.timeoutMs} ms (the sink's timeoutMs)`);
+        throw err;
       });
       if (res.ok) return discardBody(res);
       if (res.status >= 300 && res.status < 400) {

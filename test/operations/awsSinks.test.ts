@@ -121,6 +121,9 @@ it('retries an event EventBridge refused, or that Lambda failed, until both acce
   expect(row.last_error.message).toMatch(/EventBridge refused the event: ThrottlingException/);
   refuse = { lambda: true, eventbridge: false, emptyAnswer: false };
   expect(await deliverOutbox(client, options(), { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
+  // The SDK's error type and HTTP status are in the last error, not only its message ("down").
+  const [failed] = (await db.pool.query('select last_error from workhorse.outbox_events where id = $1', [id])).rows;
+  expect(failed.last_error.message).toMatch(/ServiceException, HTTP 500: down/);
   refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
   expect(await deliverOutbox(client, options())).toMatchObject({ delivered: 1 });
   const lambdaAttempts = calls.filter((c) => c.service === 'lambda').map((c) => c.body.attempt);
