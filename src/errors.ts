@@ -78,16 +78,21 @@ export class StaleLeaseError extends WorkhorseError {
    * the lease up itself; recovery may hand the job to another worker.
    */
   readonly expiredMs: number | undefined;
-  constructor(jobId: string, execution: number, what = 'write', expiredMs?: number) {
+  /** Set when the lease ran out because this process stalled that long (stopped, or its event loop blocked), not for a database fault. */
+  readonly stalledMs: number | undefined;
+  constructor(jobId: string, execution: number, what = 'write', expiredMs?: number, stalledMs?: number) {
     super(
       'stale_lease',
       expiredMs === undefined
         ? `${what} refused: job ${jobId} execution ${execution} is no longer leased by this owner`
-        : `lease of job ${jobId} execution ${execution} ran out: no heartbeat reached the database for its whole lease (${expiredMs} ms)`,
+        : stalledMs !== undefined
+          ? `lease of job ${jobId} execution ${execution} ran out while this process was stalled for ${stalledMs} ms (stopped, or its event loop blocked), longer than its lease (${expiredMs} ms)`
+          : `lease of job ${jobId} execution ${execution} ran out: no heartbeat reached the database for its whole lease (${expiredMs} ms)`,
     );
     this.jobId = jobId;
     this.execution = execution;
     this.expiredMs = expiredMs;
+    this.stalledMs = stalledMs;
   }
 }
 

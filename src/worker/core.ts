@@ -12,7 +12,7 @@ import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { operatorHint } from '../db/operatorFixable.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
-import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError } from '../errors.js';
+import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkhorseError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
@@ -141,7 +141,17 @@ export class WorkerCore {
         if (this.releasedClaims === this.lostClaims) this.lostSince = undefined;
       },
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
-      onExpired: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs),
+      onExpired: (id, execution, stalledMs) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs, stalledMs),
+      onLate: (lateMs, expired) =>
+        this.emitError(
+          new WorkhorseError(
+            'worker_stalled',
+            `the heartbeat fired ${lateMs} ms late: this process was stopped, or its event loop blocked (a handler running synchronous code), ` +
+              `for longer than a lease (${this.leaseMs} ms); the ${expired} lease(s) it held ran out meanwhile and their handlers are aborted. ` +
+              'Keep synchronous work in handlers short (or move it to a worker thread), or raise leaseMs',
+          ),
+          'stalled',
+        ),
       onResult: (hb) => this.applyRegistry(hb),
       onError: (err, sinceOkMs) =>
         this.emitError(
@@ -419,10 +429,10 @@ export class WorkerCore {
    * heartbeat reached it for a whole lease: abort its handler, or drop it if
    * it never started.
    */
-  private loseLease(lease: Lease | undefined, what: string, expiredMs?: number): void {
-    if (!lease || lease.lost) return;
+  private loseLease(lease: Lease | undefined, what: string, expiredMs?: number, stalledMs?: number): boolean {
+    if (!lease || lease.lost) return false;
     lease.lost = true;
-    const err = new StaleLeaseError(lease.job.id, lease.job.execution, what, expiredMs);
+    const err = new StaleLeaseError(lease.job.id, lease.job.execution, what, expiredMs, stalledMs);
     // A handler's outcome given up unwritten, as a settlement given up is (a drain that loses one exits 3):
     // a running handler's at once (it is aborted). A settlement already in flight goes on and is
     // often written once the database answers again (nothing took the job meanwhile): it counts
@@ -434,6 +444,7 @@ export class WorkerCore {
       this.table.remove(lease);
       reportStale(this.s.events, this.s.options.workerId, err, lease.job, () => this.jobStatus(lease.job.id));
     }
+    return true;
   }
 
   /** The job's status now, for the line a lost lease logs (undefined when it is gone). */

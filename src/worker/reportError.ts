@@ -51,7 +51,9 @@ export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJo
   // operator (a cancel): either way, nothing this attempt writes counts. Or it ran out while the
   // database could not be reached: the job runs again once it can.
   const why =
-    err.expiredMs !== undefined
+    err.stalledMs !== undefined
+      ? 'another worker may already be running the job (recovery takes a lease that ran out)'
+      : err.expiredMs !== undefined
       ? 'the database could not be reached, and the job runs again once it can'
       : status === 'cancelled'
         ? 'an operator cancelled the job'
