@@ -113,6 +113,17 @@ describe('workhorse worker', () => {
     expect((await probe(w, '/livez')).status).toBe('refused');
   });
 
+  it('says so and exits 1 when a handler calls process.exit(0) under the running workers (it exited 0 without a word)', async () => {
+    const w = await startWorker({ mode: 'exit', workMs: 300 });
+    const id = await runningJob();
+    const { code } = await w.exited;
+    expect(code, w.output()).toBe(1);
+    expect(w.output()).toMatch(
+      /\[workhorse\] the process is exiting \(code 0\) while its workers run: something called process\.exit\(\) \(a handler\?\); 1 running job\(s\) stay leased until recovery takes them \(a lease after their last heartbeat\); exiting 1 instead of 0/,
+    );
+    expect((await client.getJob(id))?.status).toBe('running');
+  });
+
   it('drains on SIGHUP as on SIGTERM (a closed terminal or a process manager\'s reload): the running job finishes, exit 0', async () => {
     const w = await startWorker({ mode: 'work', workMs: 1500 });
     const id = await runningJob();

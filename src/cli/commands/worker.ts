@@ -7,7 +7,7 @@
 // log line per phase.
 import * as z from 'zod';
 import { ValidationError } from '../../errors.js';
-import { runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
+import { EXIT_FAILED, runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
 import { stopSignalsFor } from '../stopSignals.js';
@@ -25,7 +25,7 @@ export const workerCommand: Command = {
   usage: 'workhorse worker <module.js>',
   help: [
     '<module.js>   compiled module whose default export is defineWorkerProcess({ client (or adapter), workers, probes? })',
-    'exit codes    0 drained; 3 drained, but outcomes were given up during the drain (recovery runs those jobs again); 1 a worker failed; 124 the drain deadline passed; 130 a second signal',
+    'exit codes    0 drained; 3 drained, but outcomes were given up during the drain (recovery runs those jobs again); 1 a worker failed, or the process exited under running workers (a handler\'s process.exit()); 124 the drain deadline passed; 130 a second signal',
   ],
   async run(argv, _env, io) {
     // A signal before the workers run (the module loading, the database waited for) exits 0: nothing is claimed yet.
@@ -38,10 +38,32 @@ export const workerCommand: Command = {
         throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client (or adapter), workers })`);
       }
       io.err(`[workhorse] starting ${def.workers.length} worker(s) from ${file}`);
-      const proc = await runWorkerProcess(def, { log: io.err, exit: (code) => process.exit(code) });
+      let ending = false;
+      const proc = await runWorkerProcess(def, {
+        log: io.err,
+        exit: (code) => {
+          ending = true;
+          process.exit(code);
+        },
+      });
       stop.started((signal) => proc.shutdown(signal));
       io.err(`[workhorse] ${proc.workers.length} worker(s) running: ${proc.workers.map((w) => w.workerId).join(', ')}`);
-      const how = await proc.done;
+      // The process exiting under the running workers (a handler's process.exit(0)) said nothing and exited 0,
+      // which a supervisor takes for a clean drain: one line, and a failure's exit code.
+      const unexpectedExit = (exitCode: number) => {
+        if (ending) return;
+        const held = proc.workers.reduce((n, w) => n + w.runtimeState().active, 0);
+        io.err(
+          `[workhorse] the process is exiting (code ${exitCode}) while its workers run: something called process.exit() (a handler?); ` +
+            `${held} running job(s) stay leased until recovery takes them (a lease after their last heartbeat)${exitCode === 0 ? `; exiting ${EXIT_FAILED} instead of 0` : ''}`,
+        );
+        if (exitCode === 0) process.exitCode = EXIT_FAILED;
+      };
+      process.on('exit', unexpectedExit);
+      const how = await proc.done.finally(() => {
+        ending = true;
+        process.off('exit', unexpectedExit);
+      });
       const { code, line } = stopReport(how, proc.droppedOutcomes());
       io.err(line);
       return code;
