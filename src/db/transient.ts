@@ -1,7 +1,8 @@
 // Which failures are database faults worth waiting out: a refused or reset
 // connection, a server shutting down or starting up, a terminated backend,
 // a failover's DNS change, a server that is (now) a read-only standby, too
-// many clients, a serialisation conflict, and
+// many clients, a database closed to new connections for a while, a
+// serialisation conflict, and
 // the timeouts workhorse itself puts on connections and protocol calls
 // (a pool with no free connection within its connect timeout included).
 // Anything else (a constraint, a bad argument, a schema mismatch) is a real
@@ -46,6 +47,8 @@ const TRANSIENT_MESSAGES = [
   'query read timeout', // pg: no answer within the pool's query_timeout
   'the database system is starting up',
   'the database system is shutting down',
+  // 55000 at login: the database is closed to new connections for a while (ALTER DATABASE ... ALLOW_CONNECTIONS false).
+  'is not currently accepting connections',
   // A call that ran while `workhorse migrate` reinstalled the functions it uses (faultHint.ts).
   ...REINSTALLED_MESSAGES,
 ];
