@@ -308,6 +308,30 @@ export class StepTransactionEndedError extends WorkhorseError {
   }
 }
 
+/**
+ * A transactional step's transaction sat idle longer than the step's limit
+ * (`idle_in_transaction_session_timeout`, two heartbeats) while the body ran
+ * code outside the database, and PostgreSQL ended it: the step rolled back.
+ * Its attempt fails and the job retries by its policy; a body that always
+ * waits that long fails every time, so the message says what to change.
+ */
+export class StepIdleTimeoutError extends WorkhorseError {
+  readonly retryable = true;
+  readonly step: string;
+  readonly limitMs: number;
+  constructor(jobId: string, step: string, limitMs: number, options?: { cause?: unknown }) {
+    super(
+      'step_idle_timeout',
+      `transactional step "${step}" of job ${jobId}: its transaction sat idle for longer than the step's limit (${limitMs} ms, two heartbeats) ` +
+        "while the body's code ran outside the database, and PostgreSQL ended it; the step rolled back. Keep slow work (an API call, a sleep) " +
+        'out of a txStep body (run it in ctx.step before it), or raise heartbeatMs',
+      options,
+    );
+    this.step = step;
+    this.limitMs = limitMs;
+  }
+}
+
 /** One child's end, as `ChildJobFailedError` reports it. */
 export interface ChildOutcome {
   id: string;

@@ -17,9 +17,15 @@
 //   it failed the attempt, and a job of maxAttempts 1 for good.
 // - The connection broke once the handler's code had run in it: the
 //   handler's writes rolled back (or, if the commit's answer was lost,
-//   committed); running the body again at once could loop on a body that
-//   breaks its own connection (an idle_in_transaction_session_timeout), so
-//   it becomes a retryable DatabaseUnavailableError and the job retries.
+//   committed: the rerun's own first statement finds the step recorded), so
+//   it is run again on a new connection too, up to MAX_BODY_RERUNS times
+//   in one attempt (a terminated backend, a reset, a restart cost an
+//   attempt each, and a job of few attempts failed for good under a storm
+//   of them). Past that (a backend an operator keeps ending: a runaway
+//   step) it becomes a retryable DatabaseUnavailableError and the attempt
+//   fails. A body that broke its own connection by sitting idle past the
+//   step's idle_in_transaction_session_timeout (25P03) is not run again:
+//   it would do the same; that is a StepIdleTimeoutError naming the limit.
 // - A statement of the step's own (its fenced open, its record) was refused
 //   for a reason an operator ends (operatorFixable.ts: revoked grants, a
 //   dropped function) or because the session is read-only (25006: a
@@ -32,15 +38,19 @@
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import type pg from 'pg';
 import { Backoff, pause } from '../db/retryTransient.js';
-import { isReadOnlySession } from '../db/sqlState.js';
+import { isReadOnlySession, sqlStateOf } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
-import { DatabaseUnavailableError, StaleLeaseError } from '../errors.js';
+import { DatabaseUnavailableError, StaleLeaseError, StepIdleTimeoutError } from '../errors.js';
 import type { ContextDeps } from './contextDeps.js';
 import type { JobAbort } from './jobAbort.js';
 
 /** A failed checkout is tried again after this long, then with backoff up to the cap. */
 const CHECKOUT_RETRY_FIRST_MS = 100;
 const CHECKOUT_RETRY_MAX_MS = 2_000;
+/** How many times a step whose connection broke while its body ran is run again in one attempt. */
+const MAX_BODY_RERUNS = 2;
+/** idle_in_transaction_session_timeout ended the session. */
+const IDLE_IN_TRANSACTION_TIMEOUT = '25P03';
 
 /**
  * A statement of the step's own refused for a reason an operator ends, or
@@ -74,6 +84,7 @@ export async function runStepTransaction<T>(
 ): Promise<T> {
   const { db, txIdleTimeoutMs, txStatementTimeoutMs } = deps;
   const backoff = new Backoff({ baseMs: CHECKOUT_RETRY_FIRST_MS, maxMs: CHECKOUT_RETRY_MAX_MS });
+  let bodyReruns = 0;
   for (;;) {
     let began = false;
     let inBody = false;
@@ -94,22 +105,23 @@ export async function runStepTransaction<T>(
           // A read-only session stays read-only: the run again needs a new connection.
           if (err instanceof StepStatementRefused && isReadOnlySession(err.refusal)) discard(err);
           const connectionLost = cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError));
-          if (connectionLost && !inBody) {
-            discard(cause ?? (err as Error));
+          if (!connectionLost) throw err;
+          const lost = cause ?? (err as Error);
+          if (inBody && (sqlStateOf(lost) === IDLE_IN_TRANSACTION_TIMEOUT || sqlStateOf(err) === IDLE_IN_TRANSACTION_TIMEOUT)) {
+            throw new StepIdleTimeoutError(jobId, stepName(what), txIdleTimeoutMs, { cause: lost });
+          }
+          if (!inBody || bodyReruns < MAX_BODY_RERUNS) {
+            if (inBody) bodyReruns++;
+            discard(lost);
+            const whatBecame = inBody ? 'while it ran; it rolled back and runs again on a new connection' : 'before it ran; nothing of it took effect';
             throw new StepStatementRefused(
-              new DatabaseUnavailableError(
-                `${what} of job ${jobId}: the database connection broke (${(cause ?? (err as Error)).message}) before it ran; nothing of it took effect`,
-                { cause: cause ?? err },
-              ),
+              new DatabaseUnavailableError(`${what} of job ${jobId}: the database connection broke (${lost.message}) ${whatBecame}`, { cause: lost }),
             );
           }
-          if (connectionLost) {
-            throw new DatabaseUnavailableError(
-              `${what} of job ${jobId}: the database connection broke (${(cause ?? (err as Error)).message}); the step rolled back and the job will retry`,
-              { cause: cause ?? err },
-            );
-          }
-          throw err;
+          throw new DatabaseUnavailableError(
+            `${what} of job ${jobId}: the database connection broke (${lost.message}) while it ran, ${MAX_BODY_RERUNS + 1} times in a row; the step rolled back`,
+            { cause: lost },
+          );
         }
       });
     } catch (err) {
@@ -128,4 +140,9 @@ export async function runStepTransaction<T>(
       }
     }
   }
+}
+
+/** `write` from `transactional step "write"` (the step's name, for its error). */
+function stepName(what: string): string {
+  return /"(.*)"$/.exec(what)?.[1] ?? what;
 }

@@ -6,7 +6,10 @@
 // the job will retry"), and a job of maxAttempts 1 failed for good; CI met
 // it when a test ended a read-only database's sessions. Through a TCP proxy
 // in front of the test server that resets every connection it carries just
-// before the step begins.
+// before the step begins. And a step whose connection breaks while its
+// body runs (its writes roll back) runs again on a new connection too, in
+// the same attempt: a terminated backend or a reset cost an attempt each,
+// and a job of few attempts failed for good under a storm of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TcpProxy } from '../../certify/tcpProxy.js';
@@ -16,6 +19,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const Stepper = defineJob({ type: 'reset.txstep', queue: 'reset', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
 const Child = defineJob({ type: 'reset.child', queue: 'reset', schema: z.object({}) });
+const MidBody = defineJob({ type: 'reset.midbody', queue: 'midbody', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
 
 let db: TestDatabase;
 let proxy: TcpProxy;
@@ -73,6 +77,51 @@ describe('a transactional step or a spawn on a pooled connection reset while idl
       expect(effects.rows.map((r) => r.n)).toEqual([1, 2, 3]);
       const children = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'reset.child' and status = 'succeeded'");
       expect(children.rows[0]!.n).toBe(3);
+    } finally {
+      await worker.stop();
+      await running;
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe('a transactional step whose connection is reset while its body runs', () => {
+  it('runs again on a new connection in the same attempt: its effect once, the job succeeded on attempt 1', async () => {
+    const client = createClient({ connectionString: url, jobs: [MidBody], poolMax: 4 });
+    const worker = new Worker(client, { queue: 'midbody', concurrency: 1, heartbeatMs: 3_000, listen: false, pollMs: 100 });
+    worker.events.on('error', () => undefined);
+    const runs: number[] = [];
+    worker.handle(MidBody, async ({ n }, ctx) => {
+      await ctx.txStep('write', async (tx) => {
+        runs.push(n);
+        await tx.query('insert into reset_effects (job_id, n) values ($1, $2)', [ctx.job.id, 100 + n]);
+        // The first run of each body: every connection reset under it, its insert rolled back with it.
+        if (runs.filter((r) => r === n).length === 1) proxy.dropAll();
+        await tx.query('select 1');
+      });
+      return { n };
+    });
+    const running = worker.run();
+    try {
+      const jobs = await client.enqueueMany([1, 2].map((n) => ({ job: MidBody, payload: { n } })));
+      const rows = await waitFor(
+        async () =>
+          (
+            await db.pool.query<{ status: string; attempt: number; last_error: unknown }>(
+              'select status, attempt, last_error from workhorse.jobs where id = any($1::bigint[]) order by id',
+              [jobs.map((j) => j.id)],
+            )
+          ).rows,
+        (r) => r.every((x) => x.status !== 'ready' && x.status !== 'running'),
+        { what: 'the two jobs to end', timeoutMs: 30_000 },
+      );
+      expect(rows.map(({ status, attempt }) => ({ status, attempt })), JSON.stringify(rows.map((r) => r.last_error))).toEqual([
+        { status: 'succeeded', attempt: 1 },
+        { status: 'succeeded', attempt: 1 },
+      ]);
+      expect([...runs].sort()).toEqual([1, 1, 2, 2]);
+      const effects = await db.pool.query<{ n: number }>('select n from reset_effects where n > 100 order by n');
+      expect(effects.rows.map((r) => r.n)).toEqual([101, 102]);
     } finally {
       await worker.stop();
       await running;
