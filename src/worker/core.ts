@@ -12,6 +12,7 @@ import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { operatorHint } from '../db/operatorFixable.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
+import { faultReporter, type FaultReport } from '../faultSpell.js';
 import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkhorseError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
@@ -103,12 +104,17 @@ export class WorkerCore {
   private queueCursor = 0;
   /** Aborted by a hard stop: ends settlement and deregister retries. */
   private readonly giveUp = new AbortController();
+  /** The heartbeat's faults while the worker holds no lease (a line when one begins and one when it ends). */
+  private readonly idleBeatFaults: FaultReport;
 
   constructor(private readonly s: CoreSetup) {
     const { client, options } = s;
     this.protocol = client.protocol;
     this.leaseMs = options.leaseMs;
     const endBy = s.callsEndBy;
+    this.idleBeatFaults = faultReporter(`[workhorse] worker ${options.workerId}:`, () =>
+      s.events.listenerCount('error') > 0 ? (err: unknown) => s.events.emit('error', err) : undefined,
+    )('heartbeat');
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs), endBy });
     this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS, endBy });
     this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, settleRetryLine(err, ms, this.leaseMs)), this.protocol, {
@@ -152,14 +158,20 @@ export class WorkerCore {
           ),
           'stalled',
         ),
-      onResult: (hb) => this.applyRegistry(hb),
-      onError: (err, sinceOkMs) =>
+      onResult: (hb) => {
+        this.idleBeatFaults.ok();
+        return this.applyRegistry(hb);
+      },
+      // A worker holding no lease risks nothing by a failed beat: one line when the fault begins and one when it ends.
+      onError: (err, sinceOkMs) => {
+        if (this.table.held().length === 0) return this.idleBeatFaults.failed(err);
         this.emitError(
           err,
           sinceOkMs > this.leaseMs
             ? `heartbeat failed; none has reached the database for ${sinceOkMs} ms, more than a lease (${this.leaseMs} ms): the leases held then have run out (recovery may hand their jobs to another worker), and the beat is tried again sooner`
             : 'heartbeat failed; the leases are held and the beat is tried again sooner',
-        ),
+        );
+      },
     });
     this.executor = new Executor({
       table: this.table,

@@ -64,25 +64,36 @@ describe('a running worker with no error listener', () => {
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const Noop = defineJob({ type: 'report.noop', schema: z.object({}) });
-    const w = await startRunningWorker([Noop], { heartbeatMs: 200, pollMs: 50, workerId: 'w-hb' }, (worker) => worker.handle(Noop, async () => undefined));
+    // A worker holding a lease: each failed beat is a line (an idle one logs the fault's start and end: idleHeartbeatOutage.test.ts).
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started = false;
+    const w = await startRunningWorker([Noop], { heartbeatMs: 200, pollMs: 50, workerId: 'w-hb' }, (worker) =>
+      worker.handle(Noop, async () => {
+        started = true;
+        await gate;
+      }),
+    );
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await w.client.enqueue(Noop, {});
+      while (!started) await new Promise((r) => setTimeout(r, 20));
       // Every heartbeat now meets an error PostgreSQL answers (no such function).
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       const deadline = Date.now() + 10_000;
       while (!lines.some((l) => l.includes('heartbeat failed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      // Failing for longer than a lease (4 x 200 ms), the line no longer says the leases are held.
-      while (!lines.some((l) => l.includes('more than a lease')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // Failing for longer than a lease (4 x 200 ms), the lease is given up, and said to have run out.
+      while (!lines.some((l) => l.includes('lost its lease')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
     } finally {
+      release();
       await w.stop();
     }
     const beat = lines.find((l) => l.includes('heartbeat failed'));
     expect(beat, lines.join('\n')).toMatch(/^\[workhorse\] worker w-hb: heartbeat failed; the leases are held and the beat is tried again sooner: .*heartbeat_many_v1/);
     expect(lines.filter((l) => / database fault: /.test(l))).toEqual([]);
-    const late = lines.find((l) => l.includes('more than a lease'));
+    const late = lines.find((l) => l.includes('lost its lease'));
     expect(late, lines.join('\n')).toMatch(
-      /^\[workhorse\] worker w-hb: heartbeat failed; none has reached the database for \d+ ms, more than a lease \(800 ms\): the leases held then have run out \(recovery may hand their jobs to another worker\), and the beat is tried again sooner: /,
+      /^\[workhorse\] worker w-hb: job \d+ \(report\.noop\) lost its lease \(lease of job \d+ execution 1 ran out: no heartbeat reached the database for its whole lease \(800 ms\)\)/,
     );
   });
 });
