@@ -184,9 +184,15 @@ async function startProcess(
   let drainTimer: NodeJS.Timeout | undefined;
   let stopHardNow!: (how: 'hard') => void;
   const hardStopped = new Promise<'hard'>((resolve) => (stopHardNow = resolve));
-  const stopHard = (code: number, line: string) => {
-    log(line);
-    if (o.exit) return o.exit(code);
+  /** `why`: `second SIGINT`, `drain deadline (60000 ms) passed`. */
+  const stopHard = (code: number, why: string) => {
+    const running = workers.reduce((n, w) => n + w.runtimeState().active, 0);
+    if (o.exit) {
+      log(`[workhorse] ${why}: exiting now (code ${code}); ${running} running job(s) left to recovery once their leases run out`);
+      return o.exit(code);
+    }
+    // In a process the caller owns nothing exits: the running handlers are aborted and their jobs set to retry.
+    log(`[workhorse] ${why}: stopping the workers at once; ${running} running job(s) are aborted and retried`);
     for (const w of workers) void w.stop({ hard: true });
     stopHardNow('hard');
   };
@@ -204,11 +210,11 @@ async function startProcess(
       log(`[workhorse] ${signal}: draining ${workers.length} worker(s) (deadline ${d.drainTimeoutMs} ms); signal again to exit at once`);
       for (const w of workers) void w.stop();
       drainTimer = setTimeout(
-        () => stopHard(EXIT_DRAIN_DEADLINE, `[workhorse] drain deadline (${d.drainTimeoutMs} ms) passed: exiting now (code ${EXIT_DRAIN_DEADLINE}); active leases will be recovered`),
+        () => stopHard(EXIT_DRAIN_DEADLINE, `drain deadline (${d.drainTimeoutMs} ms) passed`),
         d.drainTimeoutMs,
       );
     } else if (signals === 2) {
-      stopHard(EXIT_SECOND_SIGNAL, `[workhorse] second ${signal}: exiting now (code ${EXIT_SECOND_SIGNAL}); active leases will be recovered`);
+      stopHard(EXIT_SECOND_SIGNAL, `second ${signal}`);
     }
   };
   const runs = workers.map((w) =>

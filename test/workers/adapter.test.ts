@@ -121,3 +121,38 @@ describe('defineWorkerProcess', () => {
     await expect(fetch(url)).rejects.toThrow();
   });
 });
+
+describe('runWorkerProcess in a process the caller owns (no exit function)', () => {
+  it('says a second signal stops the workers at once, aborting and retrying the running jobs, not that it exits', async () => {
+    const client = createClient({ connectionString: db.url, jobs: [SendEmail], poolMax: 2 });
+    let started = false;
+    const def = defineWorkerProcess({
+      client: () => createClient({ connectionString: db.url, jobs: [SendEmail], poolMax: 3 }),
+      workers: [
+        {
+          options: { queues: ['email'], heartbeatMs: 500 },
+          configure: (w) =>
+            w.handle(SendEmail, async (_p, ctx) => {
+              started = true;
+              await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+              throw ctx.signal.reason;
+            }),
+        },
+      ],
+    });
+    const logs: string[] = [];
+    const proc = await runWorkerProcess(def, { log: (l) => logs.push(l) });
+    try {
+      const { id } = await client.enqueue(SendEmail, { to: 'ada@example.com' });
+      await waitFor(() => started, Boolean, { what: 'the handler to start' });
+      proc.shutdown('SIGTERM');
+      proc.shutdown('SIGTERM');
+      expect(await proc.done).toBe('hard');
+      expect(logs).toContain('[workhorse] second SIGTERM: stopping the workers at once; 1 running job(s) are aborted and retried');
+      expect(logs.join('\n')).not.toContain('exiting now');
+      await waitFor(() => client.getJob(id), (j) => j?.status === 'ready', { what: 'the job to be set to retry' });
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -167,7 +167,7 @@ describe('workhorse worker', () => {
     const { code, at } = await w.exited;
     expect(at - sentAt).toBeLessThan(1000);
     expect(code).toBe(130);
-    expect(w.output()).toContain('second SIGTERM: exiting now (code 130)');
+    expect(w.output()).toContain('second SIGTERM: exiting now (code 130); 1 running job(s) left to recovery once their leases run out');
     // Still leased by the dead process; once the lease (4 x 500 ms) expires, recovery returns the job.
     expect(await client.getJob(id)).toMatchObject({ status: 'running' });
     await sleep(2100);
@@ -184,7 +184,7 @@ describe('workhorse worker', () => {
     expect(code).toBe(124);
     expect(at - sentAt).toBeGreaterThanOrEqual(650);
     expect(at - sentAt).toBeLessThan(700 + 1000);
-    expect(w.output()).toContain('drain deadline (700 ms) passed: exiting now (code 124)');
+    expect(w.output()).toContain('drain deadline (700 ms) passed: exiting now (code 124); 1 running job(s) left to recovery once their leases run out');
   });
 
   it('exits 1 at once on a database that was never migrated, its probes and pool closed', async () => {
