@@ -18,25 +18,27 @@ export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgr
 
 /** A URL with the postgres: or postgresql: scheme that the WHATWG parser accepts, or libpq's socket form with a user. */
 export function isPostgresUrl(s: string): boolean {
-  try {
-    return ['postgres:', 'postgresql:'].includes(new URL(s).protocol);
-  } catch {
-    return isUserAtSocket(s);
-  }
+  const u = parsedUrl(s);
+  return u !== undefined && ['postgres:', 'postgresql:'].includes(u.protocol);
 }
 
 /**
- * `postgres://user@/db?host=/run/postgresql`: a user and no host, the
- * socket directory in `host=`. libpq and the driver take it; the WHATWG
- * parser refuses a user without a host, so it is read with a stand-in host.
+ * The URL as the WHATWG parser reads it; `postgres://user@/db?host=/dir`
+ * (a user and no host, the socket directory in `host=`), which libpq and
+ * the driver take and the parser refuses, is read with a stand-in host.
  */
-function isUserAtSocket(s: string): boolean {
-  const m = /^(postgres(?:ql)?:\/\/[^@/?#]+@)(\/.*)$/.exec(s);
-  if (!m) return false;
+function parsedUrl(s: string): URL | undefined {
   try {
-    return new URL(`${m[1]}socket${m[2]}`).searchParams.get('host')?.startsWith('/') === true;
+    return new URL(s);
   } catch {
-    return false;
+    const m = /^(postgres(?:ql)?:\/\/[^@/?#]+@)(\/.*)$/.exec(s);
+    if (!m) return undefined;
+    try {
+      const u = new URL(`${m[1]}socket${m[2]}`);
+      return u.searchParams.get('host')?.startsWith('/') === true ? u : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -56,12 +58,7 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
 
 /** What is wrong with the URL's sslmode (one the driver does not know), or undefined. */
 function sslModeProblem(s: string): string | undefined {
-  let mode: string | null = null;
-  try {
-    mode = new URL(s).searchParams.get('sslmode');
-  } catch {
-    return undefined;
-  }
+  const mode = parsedUrl(s)?.searchParams.get('sslmode') ?? null;
   return mode !== null && !SSL_MODES.includes(mode) ? `sslmode "${mode}" is not one of ${SSL_MODES.join(', ')}` : undefined;
 }
 

@@ -1,5 +1,5 @@
 // The options of the standalone migrate(), checked before anything connects:
-// a pool or a connection string (exactly one), an sql/ directory that is
+// a pool or a connection string (the pool wins), an sql/ directory that is
 // workhorse's, and the lock budget. A plain JavaScript caller's `undefined`,
 // `{}` or a number got a TypeError from deep inside pg, or a connection
 // attempt with pg's environment defaults.
@@ -30,7 +30,8 @@ const optionsSchema = z
     lockTimeoutMs: z.unknown().optional(),
   })
   .strict()
-  .refine((o) => (o.pool === undefined) !== (o.connectionString === undefined), 'give either pool or connectionString (exactly one)');
+  // Both given: the pool is used, as before (the connection string is ignored).
+  .refine((o) => o.pool !== undefined || o.connectionString !== undefined, 'give either pool or connectionString');
 
 export interface ParsedMigrateOptions {
   pool?: pg.Pool;

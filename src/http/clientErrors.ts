@@ -65,8 +65,10 @@ export function answerConnect(server: ConnectSource): void {
   server.on('connect', (_req, socket) => {
     const body = errorBody('method_not_allowed', 'CONNECT is not served here: this is not a proxy');
     socket.on('error', () => undefined);
+    // Destroyed once written: a client that never closes its side must not hold the socket (nor a server's close).
     socket.end(
       `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
     );
   });
 }

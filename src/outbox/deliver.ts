@@ -219,11 +219,11 @@ async function deliverBatch(
     if (!l) lanes.set(lane, (l = []));
     l.push(e);
   }
-  // The lanes of each route (the sinks a key's first event goes to) take turns among themselves, up to
+  // The lanes of each route (the sinks a key's events go to) take turns among themselves, up to
   // `concurrency` at once per route: a sink that hangs holds its own keys' turns, not other sinks' keys.
   const routes = new Map<string, LeasedEvent[][]>();
   for (const lane of lanes.values()) {
-    const route = routeOf(o, lane[0]!.topic);
+    const route = routeOf(o, lane);
     let r = routes.get(route);
     if (!r) routes.set(route, (r = []));
     r.push(lane);
@@ -241,9 +241,10 @@ async function deliverBatch(
   await Promise.all(workers);
 }
 
-/** Which of the sinks take `topic` (their places in the list), as one string: the lanes of one route share its turns. */
-function routeOf(o: ResolvedOutboxOptions, topic: string): string {
-  return o.sinks.flatMap((k, i) => (sinkTakes(k, topic) ? [i] : [])).join(',');
+/** Which of the sinks take any of the lane's events (their places in the list), as one string: the lanes of one route share its turns. */
+function routeOf(o: ResolvedOutboxOptions, lane: LeasedEvent[]): string {
+  const topics = new Set(lane.map((e) => e.topic));
+  return o.sinks.flatMap((k, i) => ([...topics].some((t) => sinkTakes(k, t)) ? [i] : [])).join(',');
 }
 
 /** One key's events in id order, into `s`; the key stops at its first failure (the rest released). */
@@ -303,10 +304,18 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
     const silent = sinks.filter((_, i) => !answered[i]).map((k) => k.name);
     return new Error(`${silent.join(', ')}: no answer within ${waitMs} ms (${cutBy})`);
   });
-  // Cut off by the window's end (the SDK's own "Request aborted"): said as such.
+  // A sink cut off by the window's end (the SDK's own "Request aborted") is said to be; one that failed on its own says why.
   const cut = sinkSignal.aborted && !signal.aborted ? `no answer within ${waitMs} ms (${cutBy})` : undefined;
-  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${sinks[i]!.name}: ${cut ?? sinkFailureText(r.reason)}`] : []));
+  const failures = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${sinks[i]!.name}: ${cut && isAbort(r.reason) ? cut : sinkFailureText(r.reason)}`] : [],
+  );
   if (failures.length > 0) throw new Error(failures.join('; '));
+}
+
+/** An abort's rejection (fetch's AbortError or TimeoutError, the AWS SDK's AbortError), not a sink's own failure. */
+function isAbort(reason: unknown): boolean {
+  const name = (reason as { name?: unknown } | null)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
 }
 
 /** `p`, or a rejection once `signal` aborts (its reason) or `ms` pass (`late()`), whichever comes first. */

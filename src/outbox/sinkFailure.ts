@@ -35,9 +35,10 @@ function causeText(reason: unknown): string | undefined {
     const cause = (reason as { cause?: unknown } | null)?.cause;
     if (cause === undefined || cause === null) return undefined;
     const c = errorToJson(cause);
-    const own = errorToJson(reason).message;
-    if (own.includes(c.message)) return undefined;
-    return c.code && !c.message.includes(c.code) ? `${c.code}: ${c.message}` : c.message;
+    // An AggregateError of several addresses (localhost's ::1 and 127.0.0.1) has no message, only its code.
+    const text = c.message || c.code || '';
+    if (text === '' || errorToJson(reason).message.includes(text)) return undefined;
+    return c.code && !text.includes(c.code) ? `${c.code}: ${text}` : text;
   } catch {
     return undefined;
   }

@@ -186,7 +186,7 @@ export class JobContext implements HandlerContext {
       const opened = await refusedForNow(protocol.beginTxStep(tx, namespace, this.lease, name));
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       this.assertLeaseHeld(what);
-      enterBody(); // from here a broken connection fails the attempt: the body is not run again at once
+      enterBody(); // from here only a lost connection runs the step again (twice at most), and 25P03 not at all (stepTransaction.ts)
       const result = await fn(tx);
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.

@@ -7,12 +7,13 @@
 // those jobs. After a claim failed (its answer may have been lost with its
 // connection), the next beat also hands back the leases the worker does not
 // hold, unstarted, so their jobs run at once without losing an attempt. A failed beat (a database fault) is retried sooner, with
-// capped backoff, and never ends the worker. A beat that fires a whole lease
-// late (the process was stopped, or its event loop blocked by a handler)
-// first gives up, before it awaits anything, the leases whose last
-// extension is a whole lease old: their jobs may already be another
-// worker's, and the timers and I/O the stall held back run after this one,
-// so a handler resuming then finds its ctx.signal aborted.
+// capped backoff, and never ends the worker. A watchdog timer, armed every
+// interval whatever the beats do, gives up the leases whose last extension
+// is a whole lease old: after a stall of the process (stopped, or its event
+// loop blocked by a handler) their jobs may already be another worker's,
+// and the timers and I/O the stall held back that came due after the
+// watchdog run after it, so a handler resuming then finds its ctx.signal
+// aborted. Ages are measured on a monotonic clock.
 import type { HeartbeatResult, HeldLease, Protocol, Queryable } from '../db/protocol.js';
 import { Backoff } from '../db/retryTransient.js';
 
@@ -57,9 +58,20 @@ export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private started = false;
-  private lastOk = Date.now();
-  /** When the armed timer should fire. */
-  private dueAt = Date.now();
+  /**
+   * When the last beat that went through was sent (performance.now(): a
+   * monotonic clock, so a wall-clock step cannot make a healthy worker give
+   * its leases up). Sent, not answered: the database extended the leases
+   * then, and an answer that comes late (the process stalled meanwhile)
+   * must not make them look fresh.
+   */
+  private lastOk = performance.now();
+  /** When the beat in flight was sent (it may have extended the leases already), or undefined. */
+  private sentAt: number | undefined;
+  /** The watchdog: every interval, whatever the beats do, it gives up the leases that have run out. */
+  private watchdog: NodeJS.Timeout | undefined;
+  /** When the watchdog should fire (performance.now()). */
+  private watchDueAt = performance.now();
   private readonly backoff: Backoff;
 
   constructor(private readonly deps: HeartbeatDeps) {
@@ -73,15 +85,17 @@ export class Heartbeat {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.lastOk = Date.now();
+    this.lastOk = performance.now();
     this.arm(this.deps.intervalMs);
+    this.watch();
   }
 
   /** Stops the timer and waits for a beat in flight. */
   async stop(): Promise<void> {
     this.started = false;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.watchdog) clearTimeout(this.watchdog);
+    this.timer = this.watchdog = undefined;
     await this.inFlight;
   }
 
@@ -96,51 +110,93 @@ export class Heartbeat {
   private arm(ms: number): void {
     if (!this.started) return;
     if (this.timer) clearTimeout(this.timer);
-    this.dueAt = Date.now() + ms;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const now = Date.now();
-      // Before anything the stall held back runs: a handler resuming after it must find its signal aborted.
-      // A beat more than an interval late is a stall of the process; otherwise the beats failed (the database).
-      const lateMs = now - this.dueAt;
-      const stalled = lateMs > this.deps.intervalMs ? lateMs : undefined;
-      const expired = this.expireOverdue(now, stalled);
-      if (expired > 0 && stalled !== undefined) this.deps.onLate(stalled, expired);
       void this.beat();
     }, ms);
     this.timer.unref();
   }
 
-  private async once(): Promise<void> {
-    const d = this.deps;
-    const leases = d.leases();
-    const lost = d.lostClaims();
-    try {
-      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost?.withinMs ?? null);
-      if (lost !== null) d.released(lost.count);
-      this.lastOk = Date.now();
-      this.backoff.reset();
-      this.arm(d.intervalMs);
-      for (const l of leases) if (!hb.accepted.has(l.id)) d.onLost(l.id, l.execution);
-      await d.onResult(hb);
-    } catch (err) {
-      this.arm(this.backoff.next());
-      const now = Date.now();
-      d.onError(err, now - this.lastOk);
-      this.expireOverdue(now);
-    }
+  /**
+   * Arms the watchdog, apart from the beat's timer (which waits while a beat
+   * is in flight). After a stall it fires before anything the stall held
+   * back whose time came later than its own (a handler's timer, I/O), so
+   * such a handler finds its signal aborted. A beat in flight counts as
+   * having extended the leases when it was sent: a healthy worker whose
+   * beat is merely slow gives nothing up.
+   */
+  private watch(): void {
+    if (!this.started) return;
+    const ms = this.deps.intervalMs;
+    this.watchDueAt = performance.now() + ms;
+    this.watchdog = setTimeout(() => {
+      this.watchdog = undefined;
+      this.expireIfOverdue(Math.max(this.lastOk, this.sentAt ?? -Infinity));
+      this.watch();
+    }, ms);
+    this.watchdog.unref();
   }
 
   /**
-   * Gives up the leases whose last extension is a whole lease old: the last
-   * beat that went through, or their claim when that came later (claims may
-   * go through while beats do not: a lock on the registry). Returns how many.
+   * Gives up the leases overdue counting from `freshest`; a stall when the
+   * watchdog is more than an interval late and the leases were still good
+   * when it was due (otherwise the beats failed: the database).
    */
-  private expireOverdue(now: number, stalledMs?: number): number {
+  private expireIfOverdue(freshest: number): void {
+    const lateMs = performance.now() - this.watchDueAt;
+    this.expireStalled(lateMs > this.deps.intervalMs && this.watchDueAt - freshest <= this.deps.leaseMs ? lateMs : undefined, freshest);
+  }
+
+  private async once(): Promise<void> {
     const d = this.deps;
+    // A beat sent after a stall (its timer may fire before the watchdog's) must not count for the leases first.
+    this.expireIfOverdue(this.lastOk);
+    const leases = d.leases();
+    const lost = d.lostClaims();
+    const sentAt = performance.now();
+    this.sentAt = sentAt;
+    try {
+      const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost?.withinMs ?? null);
+      this.sentAt = undefined;
+      if (lost !== null) d.released(lost.count);
+      this.lastOk = sentAt;
+      this.backoff.reset();
+      this.arm(d.intervalMs);
+      for (const l of leases) if (!hb.accepted.has(l.id)) d.onLost(l.id, l.execution);
+      // Answered a whole lease after it was sent (its call's own timeout is shorter): the process stalled
+      // while it was in flight, and the leases it extended have run out since (if the watchdog has not said so).
+      const tookMs = performance.now() - sentAt;
+      if (tookMs > d.leaseMs) this.expireStalled(tookMs, this.lastOk);
+      await d.onResult(hb);
+    } catch (err) {
+      this.sentAt = undefined;
+      this.arm(this.backoff.next());
+      d.onError(err, Math.round(performance.now() - this.lastOk));
+      this.expireOverdue(this.lastOk);
+    }
+  }
+
+  /** Gives up the overdue leases; when `stalledMs` is set (the process stalled that long), says so once. */
+  private expireStalled(stalledMs: number | undefined, freshest: number): void {
+    const expired = this.expireOverdue(freshest, stalledMs === undefined ? undefined : Math.round(stalledMs));
+    if (expired > 0 && stalledMs !== undefined) this.deps.onLate(Math.round(stalledMs), expired);
+  }
+
+  /**
+   * Gives up the leases whose last extension is a whole lease old: the
+   * `freshest` beat (sent: it may have gone through), or their claim when
+   * that came later (claims may go through while beats do not: a lock on
+   * the registry). Returns how many.
+   */
+  private expireOverdue(freshest: number, stalledMs?: number): number {
+    const d = this.deps;
+    const sinceBeat = performance.now() - freshest;
+    const wallNow = Date.now();
     let n = 0;
     for (const l of d.leases()) {
-      if (now - Math.max(this.lastOk, l.claimedAt ?? 0) > d.leaseMs && d.onExpired(l.id, l.execution, stalledMs)) n++;
+      // claimedAt is wall-clock time: the smaller of the two ages, so a clock step alone never expires a lease.
+      const age = Math.min(sinceBeat, l.claimedAt === undefined ? Infinity : wallNow - l.claimedAt);
+      if (age > d.leaseMs && d.onExpired(l.id, l.execution, stalledMs)) n++;
     }
     return n;
   }

@@ -104,7 +104,10 @@ export async function runStepTransaction<T>(
           if (!cause) await tx.query('rollback').catch(() => undefined);
           // A read-only session stays read-only: the run again needs a new connection.
           if (err instanceof StepStatementRefused && isReadOnlySession(err.refusal)) discard(err);
-          const connectionLost = cause || (isTransientDbError(err) && !(err instanceof StaleLeaseError));
+          // Before the body: any database fault (nothing of the handler's ran). Once it ran: only the
+          // connection itself lost (its error event, or PostgreSQL ending the session); another error the
+          // body met (a serialization failure, its own HTTP call's ECONNRESET) is the body's to report.
+          const connectionLost = inBody ? cause !== undefined || sessionEnded(err) : cause !== undefined || (isTransientDbError(err) && !(err instanceof StaleLeaseError));
           if (!connectionLost) throw err;
           const lost = cause ?? (err as Error);
           if (inBody && (sqlStateOf(lost) === IDLE_IN_TRANSACTION_TIMEOUT || sqlStateOf(err) === IDLE_IN_TRANSACTION_TIMEOUT)) {
@@ -113,13 +116,13 @@ export async function runStepTransaction<T>(
           if (!inBody || bodyReruns < MAX_BODY_RERUNS) {
             if (inBody) bodyReruns++;
             discard(lost);
-            const whatBecame = inBody ? 'while it ran; it rolled back and runs again on a new connection' : 'before it ran; nothing of it took effect';
+            const whatBecame = inBody ? 'while it ran; it rolled back' : 'before it ran; nothing of it took effect';
             throw new StepStatementRefused(
               new DatabaseUnavailableError(`${what} of job ${jobId}: the database connection broke (${lost.message}) ${whatBecame}`, { cause: lost }),
             );
           }
           throw new DatabaseUnavailableError(
-            `${what} of job ${jobId}: the database connection broke (${lost.message}) while it ran, ${MAX_BODY_RERUNS + 1} times in a row; the step rolled back`,
+            `${what} of job ${jobId}: the database connection broke (${lost.message}) while it ran, ${MAX_BODY_RERUNS + 1} times in a row; the step rolled back (or, if the last break lost a commit's answer, is recorded: the retry finds it)`,
             { cause: lost },
           );
         }
@@ -145,4 +148,10 @@ export async function runStepTransaction<T>(
 /** `write` from `transactional step "write"` (the step's name, for its error). */
 function stepName(what: string): string {
   return /"(.*)"$/.exec(what)?.[1] ?? what;
+}
+
+/** PostgreSQL ended the session itself (class 08, or 57P01-57P03: terminated, crashed, starting up). */
+function sessionEnded(err: unknown): boolean {
+  const code = sqlStateOf(err);
+  return typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03');
 }

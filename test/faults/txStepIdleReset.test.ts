@@ -129,3 +129,31 @@ describe('a transactional step whose connection is reset while its body runs', (
     }
   }, 60_000);
 });
+
+describe("a transactional step whose body's own call fails with a network error code", () => {
+  it('is not run again: the attempt fails with that error, the body run once', async () => {
+    const Own = defineJob({ type: 'reset.own', queue: 'own', schema: z.object({}), retry: { maxAttempts: 1 } });
+    const client = createClient({ connectionString: url, jobs: [Own], poolMax: 4 });
+    const worker = new Worker(client, { queue: 'own', concurrency: 1, heartbeatMs: 3_000, listen: false, pollMs: 100 });
+    worker.events.on('error', () => undefined);
+    let runs = 0;
+    worker.handle(Own, async (_p, ctx) => {
+      await ctx.txStep('call', async () => {
+        runs++;
+        // An HTTP client's failure inside the body: its code is a socket's, its connection is not the step's.
+        throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      });
+    });
+    const running = worker.run();
+    try {
+      const { id } = await client.enqueue(Own, {});
+      const job = await waitFor(() => client.getJob(id), (j) => j?.status === 'failed', { what: 'the job to fail', timeoutMs: 15_000 });
+      expect(job!.lastError).toMatchObject({ message: 'socket hang up' });
+      expect(runs).toBe(1);
+    } finally {
+      await worker.stop();
+      await running;
+      await client.close();
+    }
+  }, 30_000);
+});

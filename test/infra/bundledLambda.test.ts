@@ -120,7 +120,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 350,000 bytes and the HTTP one (API and dashboard) under 475,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 360,000 bytes and the HTTP one (API and dashboard) under 475,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -163,7 +163,12 @@ describe('the synthesised, bundled functions', () => {
     // kept apart from a throwing tracer, the refusals of a tx its transaction
     // refuses, and (HTTP) signed bodies' own slots, the JSON 417 and the
     // dashboard's flash notices: the limits moved to 350,000 and 475,000.
-    expect(tickBytes).toBeLessThan(350_000);
+    // 352,338 for the tick on 2026-12-07, after the transactional step's
+    // reruns on a lost connection and its idle-timeout error, the heartbeat's
+    // stall watchdog and the idle worker's once-per-fault heartbeat log, the
+    // outbox's per-route turns and sink failure texts, and the checks of the
+    // standalone migrate's options: the tick's limit moved to 360,000.
+    expect(tickBytes).toBeLessThan(360_000);
     expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(475_000);
   });
 

@@ -51,6 +51,11 @@ it('a port with nothing on it names ECONNREFUSED', async () => {
   expect(await lastErrorFor(`http://127.0.0.1:${closed}/hook`)).toMatch(/^webhook http:\/\/127\.0\.0\.1:\d+\/hook: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
 });
 
+it('localhost with nothing on the port (a refusal from each of its addresses) names ECONNREFUSED', async () => {
+  const closed = await freePort();
+  expect(await lastErrorFor(`http://localhost:${closed}/hook`)).toMatch(/: fetch failed \((ECONNREFUSED|connect ECONNREFUSED [^)]+)\)$/);
+});
+
 it('a name that does not resolve names ENOTFOUND', async () => {
   expect(await lastErrorFor('http://no-such-host.invalid/hook')).toMatch(/: fetch failed \(getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\)$/);
 });
