@@ -120,7 +120,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 360,000 bytes and the HTTP one (API and dashboard) under 475,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 360,000 bytes and the HTTP one (API and dashboard) under 485,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -163,13 +163,16 @@ describe('the synthesised, bundled functions', () => {
     // kept apart from a throwing tracer, the refusals of a tx its transaction
     // refuses, and (HTTP) signed bodies' own slots, the JSON 417 and the
     // dashboard's flash notices: the limits moved to 350,000 and 475,000.
-    // 352,338 for the tick on 2026-12-07, after the transactional step's
+    // 353,392 for the tick on 2026-12-07, after the transactional step's
     // reruns on a lost connection and its idle-timeout error, the heartbeat's
     // stall watchdog and the idle worker's once-per-fault heartbeat log, the
     // outbox's per-route turns and sink failure texts, and the checks of the
     // standalone migrate's options: the tick's limit moved to 360,000.
-    expect(tickBytes).toBeLessThan(360_000);
-    expect(statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size).toBeLessThan(475_000);
+    // 478,115 for the HTTP one the same day (the login refusal's answer, the CONNECT answer, the
+    // cancel refusal shared with the CLI, the outbox's failure texts): its limit moved to 485,000.
+    expect(tickBytes, `the tick bundle is ${tickBytes} bytes`).toBeLessThan(360_000);
+    const httpBytes = statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size;
+    expect(httpBytes, `the HTTP bundle is ${httpBytes} bytes`).toBeLessThan(485_000);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
