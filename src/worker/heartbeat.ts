@@ -150,7 +150,7 @@ export class Heartbeat {
   private async once(): Promise<void> {
     const d = this.deps;
     // A beat sent after a stall (its timer may fire before the watchdog's) must not count for the leases first.
-    this.expireIfOverdue(this.lastOk);
+    if (this.started) this.expireIfOverdue(this.lastOk);
     const leases = d.leases();
     const lost = d.lostClaims();
     const sentAt = performance.now();
