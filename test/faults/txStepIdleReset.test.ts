@@ -12,9 +12,10 @@
 // and a job of few attempts failed for good under a storm of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TcpProxy } from '../../certify/tcpProxy.js';
+import type { TcpProxy } from '../../certify/tcpProxy.js';
 import { createClient, defineJob, Worker } from '../../src/index.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxiedDatabase.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Stepper = defineJob({ type: 'reset.txstep', queue: 'reset', schema: z.object({ n: z.number() }), retry: { maxAttempts: 1 } });
@@ -24,17 +25,14 @@ const MidBody = defineJob({ type: 'reset.midbody', queue: 'midbody', schema: z.o
 let db: TestDatabase;
 let proxy: TcpProxy;
 let url: string;
+let proxied: ProxiedDatabase;
 beforeAll(async () => {
-  db = await createTestDatabase();
+  proxied = await createProxiedDatabase();
+  ({ db, proxy, url } = proxied);
   await db.pool.query('create table reset_effects (job_id bigint, n int)');
-  const u = new URL(db.url);
-  proxy = new TcpProxy(u.hostname, Number(u.port || 5432));
-  u.port = String(await proxy.start());
-  url = u.toString();
 });
 afterAll(async () => {
-  await proxy?.close();
-  await db?.drop();
+  await proxied?.close();
 });
 
 describe('a transactional step or a spawn on a pooled connection reset while idle', () => {
@@ -75,8 +73,13 @@ describe('a transactional step or a spawn on a pooled connection reset while idl
       );
       const effects = await db.pool.query<{ n: number }>('select n from reset_effects order by n');
       expect(effects.rows.map((r) => r.n)).toEqual([1, 2, 3]);
-      const children = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'reset.child' and status = 'succeeded'");
-      expect(children.rows[0]!.n).toBe(3);
+      // The parents do not wait for their children: each spawned once, each run to its end.
+      const children = await waitFor(
+        async () => (await db.pool.query<{ status: string }>("select status from workhorse.jobs where type = 'reset.child'")).rows.map((r) => r.status),
+        (r) => r.length === 3 && r.every((x) => x === 'succeeded'),
+        { what: 'the three children to succeed', timeoutMs: 20_000 },
+      );
+      expect(children).toHaveLength(3);
     } finally {
       await worker.stop();
       await running;

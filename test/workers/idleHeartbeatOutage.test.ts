@@ -7,26 +7,22 @@
 // connection to the test server for the outage.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { TcpProxy } from '../../certify/tcpProxy.js';
+import type { TcpProxy } from '../../certify/tcpProxy.js';
 import { createClient, defineJob, Worker } from '../../src/index.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxiedDatabase.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Job = defineJob({ type: 'idle.outage', queue: 'idle', schema: z.object({}) });
 
-let db: TestDatabase;
 let proxy: TcpProxy;
 let url: string;
+let proxied: ProxiedDatabase;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const u = new URL(db.url);
-  proxy = new TcpProxy(u.hostname, Number(u.port || 5432));
-  u.port = String(await proxy.start());
-  url = u.toString();
+  proxied = await createProxiedDatabase();
+  ({ proxy, url } = proxied);
 });
 afterAll(async () => {
-  await proxy?.close();
-  await db?.drop();
+  await proxied?.close();
 });
 
 describe('an idle worker through a database outage', () => {
