@@ -332,6 +332,27 @@ export class StepIdleTimeoutError extends WorkhorseError {
   }
 }
 
+/**
+ * The worker's process stalled (stopped, or its event loop blocked) for
+ * longer than a lease: the leases it held ran out meanwhile, and their
+ * handlers were aborted when it ran again. An `error` event (or one log
+ * line); the worker carries on.
+ */
+export class WorkerStalledError extends WorkhorseError {
+  readonly stalledMs: number;
+  readonly expiredLeases: number;
+  constructor(stalledMs: number, leaseMs: number, expiredLeases: number) {
+    super(
+      'worker_stalled',
+      `the heartbeat fired ${stalledMs} ms late: this process was stopped, or its event loop blocked (a handler running synchronous code), ` +
+        `for longer than a lease (${leaseMs} ms); the ${expiredLeases} lease(s) it held ran out meanwhile and their handlers are aborted. ` +
+        'Keep synchronous work in handlers short (or move it to a worker thread), or raise leaseMs',
+    );
+    this.stalledMs = stalledMs;
+    this.expiredLeases = expiredLeases;
+  }
+}
+
 /** One child's end, as `ChildJobFailedError` reports it. */
 export interface ChildOutcome {
   id: string;

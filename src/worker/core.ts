@@ -13,7 +13,7 @@ import { retryTransient } from '../db/retryTransient.js';
 import { operatorHint } from '../db/operatorFixable.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { faultReporter, type FaultReport } from '../faultSpell.js';
-import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkhorseError } from '../errors.js';
+import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkerStalledError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
@@ -148,16 +148,7 @@ export class WorkerCore {
       },
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onExpired: (id, execution, stalledMs) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs, stalledMs),
-      onLate: (lateMs, expired) =>
-        this.emitError(
-          new WorkhorseError(
-            'worker_stalled',
-            `the heartbeat fired ${lateMs} ms late: this process was stopped, or its event loop blocked (a handler running synchronous code), ` +
-              `for longer than a lease (${this.leaseMs} ms); the ${expired} lease(s) it held ran out meanwhile and their handlers are aborted. ` +
-              'Keep synchronous work in handlers short (or move it to a worker thread), or raise leaseMs',
-          ),
-          'stalled',
-        ),
+      onLate: (lateMs, expired) => this.emitError(new WorkerStalledError(lateMs, this.leaseMs, expired), 'stalled'),
       onResult: (hb) => {
         this.idleBeatFaults.ok();
         return this.applyRegistry(hb);

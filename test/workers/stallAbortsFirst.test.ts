@@ -9,7 +9,7 @@
 // event loop, as a handler that blocks it makes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineJob, StaleLeaseError, WorkhorseError } from '../../src/index.js';
+import { defineJob, StaleLeaseError, WorkerStalledError } from '../../src/index.js';
 import { startRunningWorker, type RunningWorker } from '../helpers/runningWorker.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -55,7 +55,8 @@ describe('a worker process stalled for longer than a lease', () => {
     expect(sawAborted).toEqual([true]);
     expect(stale[0]?.stalledMs).toBeGreaterThan(800);
     expect(stale[0]?.message).toMatch(/ran out while this process was stalled for \d+ ms \(stopped, or its event loop blocked\), longer than its lease \(800 ms\)/);
-    const stalled = errors.find((e) => e instanceof WorkhorseError && e.code === 'worker_stalled') as Error | undefined;
+    const stalled = errors.find((e) => e instanceof WorkerStalledError && e.code === 'worker_stalled') as WorkerStalledError | undefined;
+    expect(stalled?.expiredLeases).toBe(1);
     expect(stalled?.message).toMatch(/^the heartbeat fired \d+ ms late: this process was stopped, or its event loop blocked/);
   });
 });
