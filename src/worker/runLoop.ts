@@ -28,6 +28,7 @@ import { unlessAborted } from './boundedWait.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
 import { DEFAULT_REGISTRY_INTERVAL_MS, type ResolvedWorkerOptions } from './options.js';
+import { faultReporter, type FaultReport } from '../faultSpell.js';
 import { RegistryRefresher } from './registryRefresh.js';
 import type { Waiter, WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
@@ -89,7 +90,23 @@ export class RunLoop {
   /** Set when a call found the schema at another version under the running loop: no retry can fix it. */
   private schemaMoved: SchemaVersionError | undefined;
 
-  constructor(private readonly s: RunLoopSetup) {}
+  /**
+   * The claim's, the registry refresh's and the wake listener's database
+   * faults: an `error` event per failure, or a log line when one begins
+   * (and per other kind of error) and one when it ends, not one per try.
+   */
+  private readonly claimFaults: FaultReport;
+  private readonly refreshFaults: FaultReport;
+  private readonly listenerFaults: FaultReport;
+
+  constructor(private readonly s: RunLoopSetup) {
+    const faults = faultReporter(`[workhorse] worker ${s.options.workerId}:`, () =>
+      s.events.listenerCount('error') > 0 ? (err: unknown) => s.events.emit('error', err) : undefined,
+    );
+    this.claimFaults = faults('claim');
+    this.refreshFaults = faults('registry refresh (dispatch goes on and the last pause decision stands)');
+    this.listenerFaults = faults('wake listener (the safety poll covers the gap until it is back)');
+  }
 
   /** Ends the loop: no new claims; run() then drains and deregisters. `hard`: the companion stops hard too, now if it is stopping already. */
   stop(hard = false): void {
@@ -173,6 +190,7 @@ export class RunLoop {
       const want = core.freeRoom;
       const got = await core.claim();
       this.claimFailures = 0;
+      this.claimFaults.ok();
       this.shortClaim = got.length < want;
       if (got.length > 0) this.emptyPolls = 0;
       else if (reason === 'timeout') this.emptyPolls++;
@@ -188,7 +206,7 @@ export class RunLoop {
       if (this.endsOnSchema(err)) return undefined;
       // A database fault: back off (capped) instead of polling a dead server.
       const delay = Math.min(CLAIM_BACKOFF_MAX_MS, 100 * 2 ** Math.min(this.claimFailures++, 10));
-      core.emitError(err, `claim failed; retrying in ${delay} ms`);
+      this.claimFaults.failed(err);
       return waiter.wait(Math.max(delay, 1));
     }
   }
@@ -306,18 +324,27 @@ export class RunLoop {
       intervalMs: refreshIntervalMs(options),
       active: () => core.table.running,
       onResult: async (r) => {
+        this.refreshFaults.ok();
         this.peers = r.peers;
         await core.applyRegistry(r);
       },
       onError: (err) => {
-        if (!this.endsOnSchema(err)) core.emitError(err, 'registry refresh failed; dispatch goes on and the last pause decision stands');
+        if (!this.endsOnSchema(err)) this.refreshFaults.failed(err);
       },
     });
     this.refresher.start();
     if (options.listen) {
       const config = (client.pool as unknown as { options: pg.ClientConfig }).options;
-      const listener = new WakeListener(config, client.namespace, options.queues, this.onHint, this.onReconnect, (err) =>
-        core.emitError(err, 'wake listener down (its connection broke, stopped answering or cannot be made); the safety poll covers the gap until it is back'),
+      const listener = new WakeListener(
+        config,
+        client.namespace,
+        options.queues,
+        this.onHint,
+        () => {
+          this.listenerFaults.ok();
+          this.onReconnect();
+        },
+        (err) => this.listenerFaults.failed(err),
       );
       listener.start();
       this.listeners.push(listener);

@@ -1,7 +1,7 @@
 // A worker that holds no lease logs a database outage's heartbeat failures
 // once when it begins and once when it ends ("database reachable again"),
 // as its schedule runner and outbox pump do: a failed beat risks nothing
-// then. It logged a line per beat, each saying "the leases held then have
+// then. Its claims' failures are logged the same way (a line per try). It logged a line per beat, each saying "the leases held then have
 // run out" of leases it did not hold (26 such lines in a 30 s outage at a
 // 1 s heartbeat). Through a TCP proxy that refuses and resets every
 // connection to the test server for the outage.
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 describe('an idle worker through a database outage', () => {
-  it('logs its heartbeat failures once when the outage begins and once when it ends', async () => {
+  it('logs its heartbeat and claim failures once when the outage begins and once when it ends', async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const client = createClient({ connectionString: url, jobs: [Job], poolMax: 4 });
@@ -48,6 +48,14 @@ describe('an idle worker through a database outage', () => {
       expect(beats[0]).toMatch(/^\[workhorse\] worker \S+: heartbeat: database fault; retrying with backoff, logged again when it is over: /);
       expect(beats[1]).toMatch(/^\[workhorse\] worker \S+: heartbeat: database reachable again after \d+\.\d s \(\d+ failed tries\)$/);
       expect(lines.join('\n')).not.toContain('the leases held then have run out');
+      // So do its claims: one line when their fault begins, one when a claim goes through again.
+      await waitFor(() => lines.filter((l) => l.includes('claim: database reachable again')).length, (n) => n === 1, {
+        what: "the line saying the claims' fault ended",
+        timeoutMs: 10_000,
+      });
+      const claims = lines.filter((l) => /: claim[: ]/.test(l));
+      expect(claims, lines.join('\n')).toHaveLength(2);
+      expect(claims[0]).toMatch(/^\[workhorse\] worker \S+: claim: database fault; retrying with backoff, logged again when it is over: /);
     } finally {
       proxy.refuse(false);
       await worker.stop();
