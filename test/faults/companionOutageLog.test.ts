@@ -7,6 +7,8 @@
 // not be told from a schedule one. Each component now backs off and logs
 // one line when its fault begins, naming itself, and one when the database
 // answers again; afterwards the schedule fires and an event is delivered.
+// The worker's own loops (claims, heartbeat while it holds no lease, the
+// registry refresh, the wake listener) log the same way.
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { TcpProxy } from '../../certify/tcpProxy.js';
@@ -109,7 +111,15 @@ it.each(Object.keys(outages) as (keyof typeof outages)[])('logs a bounded number
     await waitFor(() => fired, (n) => n > firedBefore, { timeoutMs: 30_000, what: 'the schedule to fire after the outage' });
     const after = await client.publish('outage.after', { n: 2 });
     await waitFor(() => delivered.includes(after.id), Boolean, { timeoutMs: 30_000, what: 'an event delivered after the outage' });
-    // The recovery lines, and nothing left retrying.
+    // The recovery lines (a component that next runs on a longer cadence, the registry refresh every 5 s,
+    // says so when it does), and nothing left retrying.
+    const recovered = (ls: string[]) =>
+      [...new Set(ls.map((l) => componentOf(l, workerId)).filter((c) => c !== undefined))].every((c) =>
+        ls.some((l) => componentOf(l, workerId) === c && l.includes('database reachable again')),
+      );
+    await waitFor(() => lines.slice(from), recovered, { timeoutMs: 30_000, what: 'every component that logged the fault to log its recovery' }).catch(
+      () => undefined, // the assertions below say which did not
+    );
     await sleep(1500);
     const all = lines.slice(from);
 
