@@ -12,7 +12,7 @@ import type { ClaimedJob, Protocol } from '../db/protocol.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { operatorHint } from '../db/operatorFixable.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
-import { faultReporter, type FaultReport } from '../faultSpell.js';
+import type { FaultReport } from '../faultSpell.js';
 import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkerStalledError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
@@ -21,7 +21,7 @@ import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
-import { reportLingering, reportStale, reportWorkerError } from './reportError.js';
+import { reportLingering, reportStale, reportWorkerError, workerFaultReporter } from './reportError.js';
 import { Settler } from './settler.js';
 import type { WakeReason } from './waiter.js';
 import type { WorkerEvents } from './workerTypes.js';
@@ -112,9 +112,7 @@ export class WorkerCore {
     this.protocol = client.protocol;
     this.leaseMs = options.leaseMs;
     const endBy = s.callsEndBy;
-    this.idleBeatFaults = faultReporter(`[workhorse] worker ${options.workerId}:`, () =>
-      s.events.listenerCount('error') > 0 ? (err: unknown) => s.events.emit('error', err) : undefined,
-    )('heartbeat');
+    this.idleBeatFaults = workerFaultReporter(s.events, options.workerId)('heartbeat');
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs), endBy });
     this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS, endBy });
     this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, settleRetryLine(err, ms, this.leaseMs)), this.protocol, {

@@ -6,6 +6,7 @@
 // the log should be able to tell).
 import type { EventEmitter } from 'node:events';
 import { logCarriedOn } from '../carriedOn.js';
+import { faultReporter, type FaultReporter } from '../faultSpell.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import type { StaleLeaseError } from '../errors.js';
 import type { WorkerEvents } from './workerTypes.js';
@@ -16,6 +17,15 @@ export function reportWorkerError(events: EventEmitter<WorkerEvents>, workerId: 
     return;
   }
   logCarriedOn(`[workhorse] worker ${workerId}:`, err, what);
+}
+
+/**
+ * The fault reporter of a worker's loops (faultSpell.ts): every failure to
+ * its `error` listeners when it has any, otherwise a line when a fault
+ * begins and one when it ends, under the worker's prefix.
+ */
+export function workerFaultReporter(events: EventEmitter<WorkerEvents>, workerId: string): FaultReporter {
+  return faultReporter(`[workhorse] worker ${workerId}:`, () => (events.listenerCount('error') > 0 ? (err: unknown) => events.emit('error', err) : undefined));
 }
 
 /**

@@ -28,12 +28,13 @@ import { unlessAborted } from './boundedWait.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
 import { DEFAULT_REGISTRY_INTERVAL_MS, type ResolvedWorkerOptions } from './options.js';
-import { faultReporter, type FaultReport } from '../faultSpell.js';
+import type { FaultReport } from '../faultSpell.js';
 import { RegistryRefresher } from './registryRefresh.js';
 import type { Waiter, WakeReason } from './waiter.js';
 import { WakeListener } from './wakeListener.js';
 import type { WorkerEvents } from './workerTypes.js';
 import type { JobOutcome } from './settleJob.js';
+import { workerFaultReporter } from './reportError.js';
 
 /** The longest wait between claims while the database is failing. */
 const CLAIM_BACKOFF_MAX_MS = 5_000;
@@ -100,9 +101,7 @@ export class RunLoop {
   private readonly listenerFaults: FaultReport;
 
   constructor(private readonly s: RunLoopSetup) {
-    const faults = faultReporter(`[workhorse] worker ${s.options.workerId}:`, () =>
-      s.events.listenerCount('error') > 0 ? (err: unknown) => s.events.emit('error', err) : undefined,
-    );
+    const faults = workerFaultReporter(s.events, s.options.workerId);
     this.claimFaults = faults('claim');
     this.refreshFaults = faults('registry refresh (dispatch goes on and the last pause decision stands)');
     this.listenerFaults = faults('wake listener (the safety poll covers the gap until it is back)');

@@ -7,7 +7,6 @@
 import type { Client } from '../client/client.js';
 import { ConfigError, ValidationError } from '../errors.js';
 import { OutboxPump } from '../outbox/outboxPump.js';
-import { faultReporter } from '../faultSpell.js';
 import type { SystemFaults, SystemWorkerStarter } from '../schedules/slotRunner.js';
 import { SYSTEM_QUEUE } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
@@ -16,6 +15,7 @@ import { startScheduleCompanion } from './scheduleCompanion.js';
 import { unclaimedHandlerLines } from './unclaimedHandlers.js';
 import { addSystemHandlers } from './systemHandlers.js';
 import { WorkerBase } from './workerBase.js';
+import { workerFaultReporter } from './reportError.js';
 
 export type { Handler } from './invokeHandler.js';
 export type { BatchHandler } from './invokeBatch.js';
@@ -50,7 +50,7 @@ export class Worker extends WorkerBase {
     // The system worker beats like this one: with the default 45 s its calls waited a 180 s lease on a frozen connection.
     const startSystem: SystemWorkerStarter = (id, pollMs, faults, system) => Worker.startSystemWorker(client, id, pollMs, faults, system, options.heartbeatMs);
     // The companion's loops (schedules, system worker, outbox): an `error` event per failure, else a line when a fault begins and one when it ends.
-    const faults = faultReporter(`[workhorse] worker ${options.workerId}:`, () => (events.listenerCount('error') > 0 ? (err) => events.emit('error', err) : undefined));
+    const faults = workerFaultReporter(events, options.workerId);
     const startCompanion = () => startScheduleCompanion(client, options, faults, startSystem);
     const loop = new RunLoop({ core, client, options, waiter, events, startCompanion });
     this.loop = loop;
