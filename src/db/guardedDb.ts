@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
-import { isQueryCanceled, isReadOnlySession } from './sqlState.js';
+import { isQueryCanceled, isReadOnlySession, isSessionEnded } from './sqlState.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 
 export interface GuardedDbOptions {
@@ -211,5 +211,5 @@ function lostConnection(err: unknown): boolean {
   if (err instanceof DatabaseUnavailableError || !isTransientDbError(err)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+  return isSessionEnded(err);
 }

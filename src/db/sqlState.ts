@@ -64,6 +64,12 @@ export function loginRefusal(err: unknown): string | undefined {
   return code === '3D000' || code === '28000' || code === '28P01' ? code : undefined;
 }
 
+/** PostgreSQL ended the session itself: class 08 (connection exception) or 57P01-57P03 (terminated, crashed, starting up). */
+export function isSessionEnded(err: unknown): boolean {
+  const code = sqlStateOf(err);
+  return typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03');
+}
+
 export function isReadOnlySession(err: unknown): boolean {
   return sqlStateOf(err) === SQLSTATE.readOnly;
 }

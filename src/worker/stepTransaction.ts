@@ -38,7 +38,7 @@
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import type pg from 'pg';
 import { Backoff, pause } from '../db/retryTransient.js';
-import { isReadOnlySession, sqlStateOf } from '../db/sqlState.js';
+import { isReadOnlySession, isSessionEnded, sqlStateOf } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError, StaleLeaseError, StepIdleTimeoutError } from '../errors.js';
 import type { ContextDeps } from './contextDeps.js';
@@ -107,7 +107,7 @@ export async function runStepTransaction<T>(
           // Before the body: any database fault (nothing of the handler's ran). Once it ran: only the
           // connection itself lost (its error event, or PostgreSQL ending the session); another error the
           // body met (a serialization failure, its own HTTP call's ECONNRESET) is the body's to report.
-          const connectionLost = inBody ? cause !== undefined || sessionEnded(err) : cause !== undefined || (isTransientDbError(err) && !(err instanceof StaleLeaseError));
+          const connectionLost = inBody ? cause !== undefined || isSessionEnded(err) : cause !== undefined || (isTransientDbError(err) && !(err instanceof StaleLeaseError));
           if (!connectionLost) throw err;
           const lost = cause ?? (err as Error);
           if (inBody && (sqlStateOf(lost) === IDLE_IN_TRANSACTION_TIMEOUT || sqlStateOf(err) === IDLE_IN_TRANSACTION_TIMEOUT)) {
@@ -148,10 +148,4 @@ export async function runStepTransaction<T>(
 /** `write` from `transactional step "write"` (the step's name, for its error). */
 function stepName(what: string): string {
   return /"(.*)"$/.exec(what)?.[1] ?? what;
-}
-
-/** PostgreSQL ended the session itself (class 08, or 57P01-57P03: terminated, crashed, starting up). */
-function sessionEnded(err: unknown): boolean {
-  const code = sqlStateOf(err);
-  return typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03');
 }
