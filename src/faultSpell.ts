@@ -16,8 +16,12 @@ export const MAX_KINDS = 3;
 
 /** A component's view of its own faults. */
 export interface FaultReport {
-  /** A try failed. */
-  failed(err: unknown): void;
+  /**
+   * A try failed. `begins` says what the component does about the fault in
+   * the line that opens it (`the outcomes are kept and written again`);
+   * by default `database fault; retrying with backoff`.
+   */
+  failed(err: unknown, begins?: string): void;
   /** A try worked: ends a fault in progress. */
   ok(): void;
 }
@@ -81,11 +85,11 @@ export function faultReporter(prefix: string, listener: () => ((err: unknown) =>
   return (component) => {
     const spell = new FaultSpell();
     return {
-      failed(err) {
+      failed(err, begins = 'database fault; retrying with backoff') {
         const step = spell.fail(err);
         const heard = listener();
         if (heard) return heard(err);
-        if (step === 'begins') logCarriedOn(prefix, err, `${component}: database fault; retrying with backoff, logged again when it is over`);
+        if (step === 'begins') logCarriedOn(prefix, err, `${component}: ${begins}, logged again when it is over`);
         else if (step === 'new kind') logCarriedOn(prefix, err, `${component}: another error during the same fault`);
         else if (step === 'not a fault') logCarriedOn(prefix, err, component);
       },

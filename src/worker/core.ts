@@ -51,10 +51,10 @@ export const SHUTDOWN_BOUND_MS = 20_000;
 const DEREGISTER_CALL_TIMEOUT_MS = 5_000;
 
 /** What a settlement retry logs: for a refusal an operator can end, what to do about it. */
-function settleRetryLine(err: unknown, delayMs: number, leaseMs: number): string {
-  const hint = operatorHint(err);
-  if (!hint) return `settle failed; retrying in ${delayMs} ms`;
-  return `settle refused (${hint}); the outcomes are kept and written again in ${delayMs} ms, for up to the lease (${leaseMs} ms)`;
+/** What a settlement fault's first line says the worker does about it (the rest of the fault is one line when it ends). */
+function settleFaultLine(err: unknown, leaseMs: number): string {
+  if (!operatorHint(err)) return 'database fault; the outcomes are kept and written again with backoff';
+  return `refused; the outcomes are kept and written again for up to the lease (${leaseMs} ms)`;
 }
 
 export interface CoreSetup {
@@ -104,19 +104,24 @@ export class WorkerCore {
   private queueCursor = 0;
   /** Aborted by a hard stop: ends settlement and deregister retries. */
   private readonly giveUp = new AbortController();
-  /** The heartbeat's faults while the worker holds no lease (a line when one begins and one when it ends). */
-  private readonly idleBeatFaults: FaultReport;
+  /** The heartbeat's faults (a line when one begins and one when it ends). */
+  private readonly beatFaults: FaultReport;
+  /** The settlement writes' faults, likewise. */
+  private readonly settleFaults: FaultReport;
 
   constructor(private readonly s: CoreSetup) {
     const { client, options } = s;
     this.protocol = client.protocol;
     this.leaseMs = options.leaseMs;
     const endBy = s.callsEndBy;
-    this.idleBeatFaults = workerFaultReporter(s.events, options.workerId)('heartbeat');
+    const faults = workerFaultReporter(s.events, options.workerId);
+    this.beatFaults = faults('heartbeat');
+    this.settleFaults = faults('settlement');
     this.db = new GuardedDb(client.pool, { timeoutMs: Math.max(PROTOCOL_CALL_TIMEOUT_MS, this.leaseMs), endBy });
     this.deregisterDb = new GuardedDb(client.pool, { timeoutMs: DEREGISTER_CALL_TIMEOUT_MS, endBy });
-    this.settler = new Settler(this.db, client.namespace, (err, ms) => this.emitError(err, settleRetryLine(err, ms, this.leaseMs)), this.protocol, {
+    this.settler = new Settler(this.db, client.namespace, (err) => this.settleFaults.failed(err, settleFaultLine(err, this.leaseMs)), this.protocol, {
       cancelledRetryMs: this.leaseMs,
+      onWritten: () => this.settleFaults.ok(),
       onDropped: (err, count, ids) => {
         const hint = operatorHint(err);
         const reason = `${describeDbError(err)}${hint ? `; ${hint}` : ''}`;
@@ -148,19 +153,18 @@ export class WorkerCore {
       onExpired: (id, execution, stalledMs) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs, stalledMs),
       onLate: (lateMs, expired) => this.emitError(new WorkerStalledError(lateMs, this.leaseMs, expired), 'stalled'),
       onResult: (hb) => {
-        this.idleBeatFaults.ok();
+        this.beatFaults.ok();
         return this.applyRegistry(hb);
       },
-      // A worker holding no lease risks nothing by a failed beat: one line when the fault begins and one when it ends.
-      onError: (err, sinceOkMs) => {
-        if (this.table.held().length === 0) return this.idleBeatFaults.failed(err);
-        this.emitError(
+      // One line when a fault begins and one when it ends. Leases that run out meanwhile are each
+      // reported as lost (reportStale), so the lines between say nothing new.
+      onError: (err) =>
+        this.beatFaults.failed(
           err,
-          sinceOkMs > this.leaseMs
-            ? `heartbeat failed; none has reached the database for ${sinceOkMs} ms, more than a lease (${this.leaseMs} ms): the leases held then have run out (recovery may hand their jobs to another worker), and the beat is tried again sooner`
-            : 'heartbeat failed; the leases are held and the beat is tried again sooner',
-        );
-      },
+          this.table.held().length === 0
+            ? undefined
+            : `database fault; the leases are held for up to a lease (${this.leaseMs} ms) from the last beat that reached the database, and the beat is tried again sooner`,
+        ),
     });
     this.executor = new Executor({
       table: this.table,

@@ -85,6 +85,8 @@ export interface SettlerOptions {
   cancelledRetryMs?: number;
   /** Told once per batch given up, with how many outcomes it dropped. */
   onDropped?: DroppedCallback;
+  /** Told each time a write goes through (a fault in progress is over). */
+  onWritten?: () => void;
 }
 
 /** The fleet's default lease window (4 heartbeats of 45 s). */
@@ -107,6 +109,7 @@ export class Settler {
   private readonly abandoned = new AbortController();
   private readonly cancelledRetryMs: number;
   private readonly onDropped: DroppedCallback;
+  private readonly onWritten: () => void;
 
   constructor(
     private readonly db: Queryable,
@@ -118,6 +121,7 @@ export class Settler {
   ) {
     this.cancelledRetryMs = options.cancelledRetryMs ?? DEFAULT_CANCELLED_RETRY_MS;
     this.onDropped = options.onDropped ?? (() => undefined);
+    this.onWritten = options.onWritten ?? (() => undefined);
   }
 
   /** Stops retrying (a hard stop): writes in flight give up and their leases are left to recovery. */
@@ -277,6 +281,7 @@ export class Settler {
     };
     return retryTransient(fn, { signal: this.abandoned.signal, baseMs: 100, maxMs: 5000, alsoRetry: withinWindow, onRetry }).then((r) => {
       this.failing = false;
+      this.onWritten();
       return r;
     });
   }

@@ -60,15 +60,20 @@ describe('reportWorkerError with no error listener', () => {
 });
 
 describe('a running worker with no error listener', () => {
-  it('names the call a database fault met: a failing heartbeat logs "heartbeat failed", not a bare "database fault"', async () => {
+  const waitFor = async (ok: () => boolean, ms = 10_000): Promise<void> => {
+    const deadline = Date.now() + ms;
+    while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it('logs a failing heartbeat as one line naming the heartbeat when the fault begins and one when it ends, however many beats fail', async () => {
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const Noop = defineJob({ type: 'report.noop', schema: z.object({}) });
-    // A worker holding a lease: each failed beat is a line (an idle one logs the fault's start and end: idleHeartbeatOutage.test.ts).
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let started = false;
-    const w = await startRunningWorker([Noop], { heartbeatMs: 200, pollMs: 50, workerId: 'w-hb' }, (worker) =>
+    // A lease of 4 x 500 ms: the fault below (about 1.2 s of beats every 500 ms or sooner) stays within it.
+    const w = await startRunningWorker([Noop], { heartbeatMs: 500, pollMs: 50, workerId: 'w-hb' }, (worker) =>
       worker.handle(Noop, async () => {
         started = true;
         await gate;
@@ -76,24 +81,90 @@ describe('a running worker with no error listener', () => {
     );
     try {
       await w.client.enqueue(Noop, {});
-      while (!started) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => started);
       // Every heartbeat now meets an error PostgreSQL answers (no such function).
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
-      const deadline = Date.now() + 10_000;
-      while (!lines.some((l) => l.includes('heartbeat failed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => lines.some((l) => l.includes('heartbeat:')));
+      await new Promise((r) => setTimeout(r, 1_200));
+      await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
+      await waitFor(() => lines.some((l) => l.includes('heartbeat: database reachable again')));
+    } finally {
+      release();
+      await w.stop();
+    }
+    const beat = lines.filter((l) => l.includes('heartbeat'));
+    expect(beat, lines.join('\n')).toHaveLength(2);
+    expect(beat[0]).toMatch(
+      /^\[workhorse\] worker w-hb: heartbeat: database fault; the leases are held for up to a lease \(2000 ms\) from the last beat that reached the database, and the beat is tried again sooner, logged again when it is over: .*heartbeat_many_v1.*run `workhorse migrate`/,
+    );
+    expect(beat[1]).toMatch(/^\[workhorse\] worker w-hb: heartbeat: database reachable again after \d+\.\d s \((\d+) failed tries\)$/);
+    expect(Number(/\((\d+) failed tries\)/.exec(beat[1]!)![1])).toBeGreaterThanOrEqual(2);
+    expect(lines.filter((l) => l.includes('lost its lease'))).toEqual([]);
+  });
+
+  it('still says each lease a long heartbeat fault cost', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+    const Noop = defineJob({ type: 'report.noop', schema: z.object({}) });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started = false;
+    const w = await startRunningWorker([Noop], { heartbeatMs: 200, pollMs: 50, workerId: 'w-hb2' }, (worker) =>
+      worker.handle(Noop, async () => {
+        started = true;
+        await gate;
+      }),
+    );
+    try {
+      await w.client.enqueue(Noop, {});
+      await waitFor(() => started);
+      await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       // Failing for longer than a lease (4 x 200 ms), the lease is given up, and said to have run out.
-      while (!lines.some((l) => l.includes('lost its lease')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => lines.some((l) => l.includes('lost its lease')));
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
     } finally {
       release();
       await w.stop();
     }
-    const beat = lines.find((l) => l.includes('heartbeat failed'));
-    expect(beat, lines.join('\n')).toMatch(/^\[workhorse\] worker w-hb: heartbeat failed; the leases are held and the beat is tried again sooner: .*heartbeat_many_v1/);
     expect(lines.filter((l) => / database fault: /.test(l))).toEqual([]);
     const late = lines.find((l) => l.includes('lost its lease'));
     expect(late, lines.join('\n')).toMatch(
-      /^\[workhorse\] worker w-hb: job \d+ \(report\.noop\) lost its lease \(lease of job \d+ execution 1 ran out: no heartbeat reached the database for its whole lease \(800 ms\)\)/,
+      /^\[workhorse\] worker w-hb2: job \d+ \(report\.noop\) lost its lease \(lease of job \d+ execution 1 ran out: no heartbeat reached the database for its whole lease \(800 ms\)\)/,
     );
+  });
+
+  it('logs settlements refused for a while as one line when it begins and one when they are written, and loses no outcome', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+    const Noop = defineJob({ type: 'report.settle', schema: z.object({ n: z.number() }) });
+    let ran = 0;
+    const w = await startRunningWorker([Noop], { heartbeatMs: 1_000, pollMs: 50, workerId: 'w-st', concurrency: 4 }, (worker) =>
+      worker.handle(Noop, async () => {
+        ran++;
+      }),
+    );
+    try {
+      // Every settlement now meets an error PostgreSQL answers (no such function), refused for an operator to fix.
+      await w.db.pool.query('alter function workhorse.complete_many_v1 rename to complete_many_v1_gone');
+      for (let n = 0; n < 8; n++) await w.client.enqueue(Noop, { n });
+      await waitFor(() => ran >= 8);
+      // Written again with backoff (100 ms doubling): a few tries fail meanwhile.
+      await new Promise((r) => setTimeout(r, 1_000));
+      await w.db.pool.query('alter function workhorse.complete_many_v1_gone rename to complete_many_v1');
+      await waitFor(() => lines.some((l) => l.includes('settlement: database reachable again')));
+      const { rows } = await w.db.pool.query<{ n: number }>(
+        "select count(*)::int as n from workhorse.jobs where namespace = $1 and type = 'report.settle' and status = 'succeeded'",
+        [w.client.namespace],
+      );
+      expect(rows[0]!.n).toBe(8);
+    } finally {
+      await w.stop();
+    }
+    const settle = lines.filter((l) => l.includes('settlement'));
+    expect(settle, lines.join('\n')).toHaveLength(2);
+    expect(settle[0]).toMatch(
+      /^\[workhorse\] worker w-st: settlement: refused; the outcomes are kept and written again for up to the lease \(4000 ms\), logged again when it is over: .*complete_many_v1.*run `workhorse migrate`/,
+    );
+    expect(settle[1]).toMatch(/^\[workhorse\] worker w-st: settlement: database reachable again after \d+\.\d s \(\d+ failed tries\)$/);
   });
 });
