@@ -64,6 +64,7 @@ export type { LambdaSinkOptions } from './outbox/lambdaSink.js';
 export { eventBridgeSink } from './outbox/eventBridgeSink.js';
 export type { EventBridgeSinkOptions } from './outbox/eventBridgeSink.js';
 export type { Sink, OutboxEvent } from './outbox/sink.js';
+export { SinkRetryAfterError } from './outbox/retryAfter.js';
 export type { OutboxOptions } from './outbox/outboxOptions.js';
 export type { PublishOptions, PublishResult } from './outbox/publish.js';
 export { OutboxAdmin } from './outbox/outboxAdmin.js';

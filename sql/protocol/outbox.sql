@@ -192,8 +192,11 @@ begin
     update workhorse.outbox_events e
        set attempts = e.attempts + 1,
            state = case when e.attempts + 1 >= p_max_attempts then 'dead' else 'pending' end,
+           -- The backoff, or the Retry-After the sink asked for (the error's retryAfterMs) when longer; at most p_max_ms.
            available_at = now() + least(p_max_ms::double precision,
-                                        p_base_ms * power(2::double precision, least(e.attempts, 30))) * interval '1 millisecond',
+                                        greatest(p_base_ms * power(2::double precision, least(e.attempts, 30)),
+                                                 case when jsonb_typeof(f.err -> 'retryAfterMs') = 'number'
+                                                      then (f.err ->> 'retryAfterMs')::double precision else 0 end)) * interval '1 millisecond',
            last_error = f.err, leased_by = null, leased_until = null
       from f
      where e.namespace = p_namespace and e.id = f.id and e.leased_by = p_owner and e.state = 'pending'
@@ -217,7 +220,7 @@ begin
   return query select v_delivered, v_retried, v_dead;
 end $$;
 comment on function workhorse.outbox_settle_v1(text, text, bigint[], bigint[], jsonb, bigint[], integer, integer, integer) is
-  'Records a delivery batch of p_owner: p_delivered become delivered; p_failed (with p_errors, a JSON array in the same order) count an attempt and are available again after least(p_max_ms, p_base_ms * 2^(attempts before)) ms, or dead once attempts reach p_max_attempts; p_released go back untouched. Writes only rows p_owner still leases (a deliverer whose lease was taken over changes nothing). Notifies the outbox channel at commit: 0 when it released events, else the ms until the earliest retry is due, so the next deliverer (a pump on any worker) retries on time instead of at the sys.outbox cadence. Returns the counts written.';
+  'Records a delivery batch of p_owner: p_delivered become delivered; p_failed (with p_errors, a JSON array in the same order) count an attempt and are available again after least(p_max_ms, greatest(p_base_ms * 2^(attempts before), the error''s retryAfterMs when it is a number)) ms, or dead once attempts reach p_max_attempts; p_released go back untouched. Writes only rows p_owner still leases (a deliverer whose lease was taken over changes nothing). Notifies the outbox channel at commit: 0 when it released events, else the ms until the earliest retry is due, so the next deliverer (a pump on any worker) retries on time instead of at the sys.outbox cadence. Returns the counts written.';
 
 -- A deliverer whose lease call failed on a fault (the lease may have
 -- committed with its answer lost), or whose settlement could not be

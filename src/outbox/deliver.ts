@@ -38,11 +38,12 @@ import { isLockTimeout, isQueryCanceled, isReadOnlySession } from '../db/sqlStat
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import type { LeasedEvent, OutboxSettlement, Queryable } from '../db/protocol.js';
-import { errorToJson } from '../errorJson.js';
+import { errorToJson, type StoredError } from '../errorJson.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';
 import { BatchSettlement } from './batchSettlement.js';
 import { sinkTakes, type OutboxEvent } from './sink.js';
 import { sinkFailureText } from './sinkFailure.js';
+import { retryAfterOf } from './retryAfter.js';
 
 export interface DeliveryResult {
   delivered: number;
@@ -134,7 +135,9 @@ async function runBatches(
       for (const f of part.failed) {
         const attempts = events.find((e) => e.id === f.id)?.attempts ?? 0;
         if (attempts + 1 >= o.maxAttempts) continue;
-        const delay = Math.min(o.backoff.maxMs, o.backoff.baseMs * 2 ** Math.min(attempts, 30));
+        // As outbox_settle_v1 writes it: the backoff, or the sink's Retry-After when longer, at most maxMs.
+        const backoff = o.backoff.baseMs * 2 ** Math.min(attempts, 30);
+        const delay = Math.min(o.backoff.maxMs, Math.max(backoff, retryAfterOf(f.error) ?? 0));
         out.nextRetryInMs = out.nextRetryInMs === null ? delay : Math.min(out.nextRetryInMs, delay);
       }
     });
@@ -268,7 +271,7 @@ async function deliverLane(
     } catch (err) {
       // Stopped by the deliverer (shutdown, tick deadline): not the sink's failure.
       if (signal.aborted) s.released.push(e.id);
-      else s.failed.push({ id: e.id, error: errorToJson(err) });
+      else s.failed.push({ id: e.id, error: storedFailure(err) });
       for (const rest of lane.slice(i + 1)) s.released.push(rest.id);
       return;
     }
@@ -309,7 +312,16 @@ async function deliverOne(namespace: string, e: LeasedEvent, o: ResolvedOutboxOp
   const failures = results.flatMap((r, i) =>
     r.status === 'rejected' ? [`${sinks[i]!.name}: ${cut && isAbort(r.reason) ? cut : sinkFailureText(r.reason)}`] : [],
   );
-  if (failures.length > 0) throw new Error(failures.join('; '));
+  if (failures.length === 0) return;
+  // The longest Retry-After any failed sink asked for: the event's next try waits at least that long.
+  const after = results.flatMap((r) => (r.status === 'rejected' ? [retryAfterOf(r.reason) ?? 0] : []));
+  throw Object.assign(new Error(failures.join('; ')), Math.max(...after) > 0 ? { retryAfterMs: Math.max(...after) } : {});
+}
+
+/** A failed delivery as its event's last error, with the Retry-After its sinks asked for (read by outbox_settle_v1). */
+function storedFailure(err: unknown): StoredError & { retryAfterMs?: number } {
+  const ms = retryAfterOf(err);
+  return ms === undefined ? errorToJson(err) : { ...errorToJson(err), retryAfterMs: ms };
 }
 
 /** An abort's rejection (fetch's AbortError or TimeoutError, the AWS SDK's AbortError), not a sink's own failure. */

@@ -6,7 +6,7 @@
 // TooManyRequestsException): each is written into the text.
 import { errorToJson } from '../errorJson.js';
 
-const GENERIC_NAMES = new Set(['Error', 'NonError', 'TypeError', 'RangeError', 'AbortError', 'TimeoutError']);
+const GENERIC_NAMES = new Set(['Error', 'NonError', 'TypeError', 'RangeError', 'AbortError', 'TimeoutError', 'SinkRetryAfterError']);
 
 /** `TooManyRequestsException, HTTP 429: Rate Exceeded.`, `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`. */
 export function sinkFailureText(reason: unknown): string {

@@ -7,12 +7,15 @@
 // bodiless GET that a 200 then counts as delivered, and a 307 or 308 would
 // resend the event to a URL the signature was not made for. Only the start
 // of the receiver's answer is read (a failure quotes it); the rest is
-// cancelled, so a huge or endless body costs the worker nothing.
+// cancelled, so a huge or endless body costs the worker nothing. An answer
+// with a Retry-After header (a 429 or 503 asking for quiet) says how long
+// the event's next try waits at least (retryAfter.ts).
 import * as z from 'zod';
 import { secretSchema } from '../credentials/tokens.js';
 import { signRequest } from '../signing/sign.js';
 import { parseConfig } from '../validation.js';
 import { discardBody, readBodyPrefix } from './responsePrefix.js';
+import { parseRetryAfter, SinkRetryAfterError } from './retryAfter.js';
 import { eventBody, type Sink } from './sink.js';
 import { headersSchema, sinkTopicsSchema, webhookUrlSchema } from './sinkOptions.js';
 
@@ -63,7 +66,10 @@ export function webhookSink(options: WebhookSinkOptions): Sink {
         throw new Error(`webhook answered ${res.status}${to ? ` (to ${to.slice(0, 200)})` : ''}: redirects are not followed; set the sink's url to where it should deliver`);
       }
       const text = await readBodyPrefix(res);
-      throw new Error(`webhook answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      const answer = `webhook answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+      const afterMs = parseRetryAfter(res.headers.get('retry-after'));
+      if (afterMs !== undefined) throw new SinkRetryAfterError(`${answer} (Retry-After: ${afterMs / 1000} s)`, afterMs);
+      throw new Error(answer);
     },
   };
 }
