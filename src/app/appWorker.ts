@@ -1,13 +1,16 @@
 // A defineApp() app as a worker of a long-lived process, doing what a tick
-// of the same app does: its handlers bound, its schedules stored, declared
-// and fired, and the `sys` slots run (retention, and the outbox and alerts
-// when the app configures them). Written by hand, that glue was easy to get
+// of the same app does: its handlers bound, the app's queues claimed from
+// (its jobs' and its schedules', appQueues.ts), its schedules stored,
+// declared and fired, and the `sys` slots run (retention, and the outbox
+// and alerts when the app configures them). A worker claims from `default`
+// unless told otherwise, so an app whose jobs go to `email` ran none of them. Written by hand, that glue was easy to get
 // half right: a worker without `scheduleNamespaces` and `schedules` fires no
 // schedule and runs no retention, and says nothing about it.
 import type { WorkerOptions } from '../worker/options.js';
 import type { WorkerSpec } from '../worker/process.js';
 import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
 import { ConfigError } from '../errors.js';
+import { appQueues } from './appQueues.js';
 import { isWorkhorseApp, type WorkhorseApp } from './defineApp.js';
 
 /**
@@ -20,8 +23,12 @@ export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): Worke
   const scheduleNamespaces = options.scheduleNamespaces ?? tickScheduleNamespaces(app.schedules);
   // The outbox and the alerts belong to the sys slots: a process told not to run them leaves them to the one that does.
   const system = scheduleNamespaces.includes('sys');
+  // The sys jobs are the system worker's (it runs beside this one), not this worker's queues.
+  const served = appQueues(app, false);
+  const queues = options.queue === undefined && options.queues === undefined && served.length > 0 ? { queues: served } : {};
   return {
     options: {
+      ...queues,
       scheduleNamespaces,
       ...(app.schedules ? { schedules: app.schedules } : {}),
       ...(system && app.outbox ? { outbox: app.outbox } : {}),

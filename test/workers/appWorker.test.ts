@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   appWorker,
+  createClient,
   createWorkhorseAdapter,
   defineApp,
   defineJob,
@@ -19,9 +20,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
 const Tick = defineJob({ type: 'appworker.tick', schema: z.object({}) });
+// A job of a queue of its own: the worker claims from the app's queues, as a tick of the app does (it claimed only from `default`).
+const Email = defineJob({ type: 'appworker.email', schema: z.object({ to: z.string() }), queue: 'email' });
 const app = defineApp({
-  jobs: [Tick],
-  configure: (w) => w.handle(Tick, () => 'fired'),
+  jobs: [Tick, Email],
+  configure: (w) => {
+    w.handle(Tick, () => 'fired');
+    w.handle(Email, () => 'sent');
+  },
   schedules: [defineSchedule({ name: 'appworker.every-second', job: Tick, everyMs: 1000 })],
   outbox: { sinks: [webhookSink({ url: 'http://127.0.0.1:47999/hook', secret: 'appworker-secret-0123456789' })] },
 });
@@ -35,7 +41,7 @@ afterAll(async () => {
 });
 
 describe('appWorker', () => {
-  it("runs the app's handlers, fires its schedule and runs the sys slots in a worker process", async () => {
+  it("runs the app's handlers on the app's queues, fires its schedule and runs the sys slots in a worker process", async () => {
     const proc = await runWorkerProcess(
       defineWorkerProcess({
         adapter: () => createWorkhorseAdapter({ connectionString: db.url, jobs: app.jobs, poolSize: 4 }),
@@ -44,6 +50,14 @@ describe('appWorker', () => {
       { log: () => undefined },
     );
     try {
+      const client = createClient({ connectionString: db.url, jobs: app.jobs });
+      await client.enqueue(Email, { to: 'a@example.com' });
+      await client.close();
+      await waitFor(
+        async () => (await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'appworker.email' and status = 'succeeded'")).rows[0]!.n,
+        (n) => n === 1,
+        { what: "the job of the app's email queue to run", timeoutMs: 20_000 },
+      );
       await waitFor(
         async () => (await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'appworker.tick' and status = 'succeeded'")).rows[0]!.n,
         (n) => n >= 1,
@@ -61,6 +75,10 @@ describe('appWorker', () => {
     const spec = appWorker(app, { scheduleNamespaces: ['default'], concurrency: 3 });
     expect(spec.options).toMatchObject({ scheduleNamespaces: ['default'], concurrency: 3, schedules: app.schedules });
     expect(spec.options).not.toHaveProperty('outbox');
-    expect(appWorker(app).options).toMatchObject({ scheduleNamespaces: ['default', 'sys'], outbox: app.outbox });
+    expect(appWorker(app).options).toMatchObject({ scheduleNamespaces: ['default', 'sys'], outbox: app.outbox, queues: ['default', 'email'] });
+    // Queues given win, in either spelling.
+    expect(appWorker(app, { queue: 'email' }).options).toMatchObject({ queue: 'email' });
+    expect(appWorker(app, { queue: 'email' }).options).not.toHaveProperty('queues');
+    expect(appWorker(app, { queues: ['x'] }).options).toMatchObject({ queues: ['x'] });
   });
 });
