@@ -14,7 +14,7 @@ import { RunLoop, type Companion } from './runLoop.js';
 import { startScheduleCompanion } from './scheduleCompanion.js';
 import { unclaimedHandlerLines } from './unclaimedHandlers.js';
 import { addSystemHandlers } from './systemHandlers.js';
-import { WorkerBase } from './workerBase.js';
+import { STOPPED_WORKER, WorkerBase } from './workerBase.js';
 import { workerFaultReporter } from './reportError.js';
 
 export type { Handler } from './invokeHandler.js';
@@ -41,7 +41,7 @@ export class Worker extends WorkerBase {
     if (this.running) return this.running;
     // Its claims, handlers and settlements were closed by stop(): run again, it would register and heartbeat but never claim.
     if (this.stopping) {
-      return Promise.reject(new ConfigError('this Worker was stopped, and a Worker runs once: create another (new Worker(client, options)) to run again'));
+      return Promise.reject(new ConfigError(STOPPED_WORKER));
     }
     if (signal?.aborted) return Promise.resolve();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });

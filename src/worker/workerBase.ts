@@ -20,6 +20,9 @@ import { resolveWorkerOptions, workerOptionsSchema, type ResolvedWorkerOptions, 
 import { Waiter } from './waiter.js';
 import type { RuntimeState, WorkerEvents } from './workerTypes.js';
 
+/** What run() and runOnce() say after stop(): its claims, handlers and settlements are closed for good. */
+export const STOPPED_WORKER = 'this Worker was stopped, and a Worker runs once: create another (new Worker(client, options)) to run again';
+
 /** What stop() takes: `{ hard }` or `{ timeoutMs }` (a drain that turns hard when it passes), and nothing else. */
 const stopOptionsSchema = z
   .object({ hard: z.boolean().optional(), timeoutMs: z.number().int().min(0).max(2_147_483_647).optional() })
@@ -116,9 +119,13 @@ export class WorkerBase {
    * worker on first use; stop() deregisters it.
    */
   async runOnce(): Promise<boolean> {
+    // Registering again after stop() would leave a registry row and a heartbeat behind, and claim nothing.
+    if (this.stopping) throw new ConfigError(STOPPED_WORKER);
     if (!this.core.registered) await this.core.register();
+    // Stopped while it registered: stop() deregisters; no heartbeat is started after it.
+    if (this.stopping) return false;
     this.core.startHeartbeat();
-    if (this.stopping || this.core.paused) return false;
+    if (this.core.paused) return false;
     const claimed = await this.core.claim();
     await Promise.all(claimed.map((l) => l.done()));
     await this.core.drain();

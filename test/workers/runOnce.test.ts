@@ -45,3 +45,20 @@ describe('Worker.run', () => {
     expect(await registered()).toBe(0);
   });
 });
+
+describe('Worker.runOnce', () => {
+  it('is a ConfigError once stopped, as run() is: it registered again and left a heartbeat running with no claim ever made', async () => {
+    const worker = new Worker(client, { pollMs: 50, heartbeatMs: 200 });
+    worker.handle(Ping, () => 'pong');
+    await client.enqueue(Ping, {});
+    expect(await worker.runOnce()).toBe(true);
+    await worker.stop();
+    expect(await registered()).toBe(0);
+    const again = await worker.runOnce().catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ConfigError);
+    expect((again as Error).message).toMatch(/a Worker runs once: create another/);
+    // No registry row, then or a few heartbeats later.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await registered()).toBe(0);
+  });
+});
