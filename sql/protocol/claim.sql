@@ -116,6 +116,7 @@ declare
   v_left integer := p_limit;
   v_start integer := coalesce(p_start, p_limit);
   v_allowed integer;
+  v_want integer;
   v_got integer;
   v_queue text;
   v_limited boolean;
@@ -151,6 +152,7 @@ begin
     select * into q from workhorse.queues where namespace = p_namespace and name = v_queue;
     v_limited := found and (q.paused or q.concurrency_limit is not null or q.rate_limit is not null);
     v_allowed := v_left;
+    v_want := v_left;
     if v_limited then
       continue when q.paused;
       if v_locked is null or v_queue = any(v_locked) then
@@ -238,11 +240,20 @@ begin
     if v_limited and q.rate_limit is not null then
       update workhorse.queues set tokens = q.tokens - v_got, refilled_at = now()
        where namespace = p_namespace and name = v_queue;
+      -- Held back by the rate (it allowed less than wanted, and that much was
+      -- claimed, so more may be due): the queue's claimers are told when the
+      -- bucket holds what was wanted again (a hint at that time, delivered at
+      -- commit), rather than finding out at their next poll, which ran the
+      -- queue below its rate when the period was near the poll interval.
+      if q.rate_limit > 0 and v_allowed = floor(q.tokens) and v_allowed < v_want and v_got = v_allowed then
+        perform workhorse.notify_wake_v1(p_namespace, v_queue, ceil(
+          (least(q.rate_limit, v_want) - (q.tokens - v_got)) * q.rate_period_ms / q.rate_limit)::bigint);
+      end if;
     end if;
   end loop;
 end $$;
 comment on function workhorse.claim_many_v1(text, text, text[], text[], integer, integer, integer, integer) is
-  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. First promotes the queue''s waiting jobs that are due (promote_due_v1), waking the queue when it did. Writes lease rows (and gates, a rate-limited queue''s tokens and, after the lease table was emptied, a new lease epoch), never the job row: it stays ready, and reads report it running. Returns only the leases it won. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
+  'Claims up to p_limit due ready jobs of p_types for worker p_worker_id across p_queues, in the order given (rotate it so no queue starves), each lease lasting p_lease_ms. Skips paused queues, held concurrency keys, exhausted queue concurrency and rate limits (taken under the queue row lock; a claim the rate held back sends the queue a wake hint for when the bucket holds what it wanted), and, when p_max_timeout_ms is set (a tick), jobs that do not fit it by fits_tick_v1. The first p_start claimed rows (default: all) are the ones the worker starts at once: their leases are marked started; the rest are marked by a later heartbeat. First promotes the queue''s waiting jobs that are due (promote_due_v1), waking the queue when it did. Writes lease rows (and gates, a rate-limited queue''s tokens and, after the lease table was emptied, a new lease epoch), never the job row: it stays ready, and reads report it running. Returns only the leases it won. Refuses an unregistered worker with WH404; an operator-paused worker gets no rows. Returns workhorse.claimed_job rows (queue by queue, each in claim order); every later write for a job must carry its execution.';
 
 create function workhorse.claim_v1(
   p_namespace text, p_worker_id text, p_queues text[], p_types text[], p_lease_ms integer,
