@@ -92,6 +92,8 @@ export class Client {
   private closed = false;
   private readonly definitions = new Map<string, JobDefinition>();
   private schemaChecked: Promise<void> | undefined;
+  /** The schema was found at this code's version (once is enough). */
+  private schemaOk = false;
 
   constructor(options: ClientOptions) {
     const o = parseConfig(clientOptionsSchema, options, 'client options');
@@ -165,12 +167,29 @@ export class Client {
    * (checked once), and with ClientClosedError after close(): every call
    * that may write in the caller's `tx`, and every worker, asks this first.
    */
-  ready(): Promise<void> {
+  ready(): Promise<void>;
+  /** @internal With `tx` (the caller's transaction, checked), a check not yet passed runs on it, not on a pool connection. */
+  ready(tx: Queryable | undefined): Promise<void>;
+  ready(tx?: Queryable): Promise<void> {
     if (this.closed) return Promise.reject(new ClientClosedError());
-    this.schemaChecked ??= assertSchemaVersion(this.db).catch((err) => {
-      this.schemaChecked = undefined;
-      throw err;
-    });
+    if (this.schemaOk) return Promise.resolve();
+    // A call in the caller's transaction must not wait for a connection of the pool: every one may be
+    // held by such transactions (then it waited callTimeoutMs and failed), or the server may have no
+    // connection left to give. Its own connection answers the check.
+    if (tx) {
+      return assertSchemaVersion(tx).then(() => {
+        this.schemaOk = true;
+      });
+    }
+    this.schemaChecked ??= assertSchemaVersion(this.db).then(
+      () => {
+        this.schemaOk = true;
+      },
+      (err: unknown) => {
+        this.schemaChecked = undefined;
+        throw err;
+      },
+    );
     return this.schemaChecked;
   }
 
@@ -243,10 +262,14 @@ export class Client {
     // The enqueueing span (if any) becomes the parent of the jobs' spans.
     const traceContext = currentTraceContext();
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
-    await this.ready();
-    const results = tx
-      ? await enqueueChunked(this.protocol, checkedTx(tx, indexed ? 'enqueueMany' : 'enqueue'), this.namespace, rows).catch((err: unknown) => {
-          throw txRefusal(err, indexed ? 'enqueueMany' : 'enqueue');
+    const call = indexed ? 'enqueueMany' : 'enqueue';
+    const inTx = tx ? checkedTx(tx, call) : undefined;
+    await this.ready(inTx).catch((err: unknown) => {
+      throw inTx ? txRefusal(err, call) : err;
+    });
+    const results = inTx
+      ? await enqueueChunked(this.protocol, inTx, this.namespace, rows).catch((err: unknown) => {
+          throw txRefusal(err, call);
         })
       : await enqueueChunked(this.protocol, this.db, this.namespace, rows);
     // Inside the caller's transaction nothing is committed yet: NOTIFY (sent
@@ -264,8 +287,8 @@ export class Client {
    * its topic, in order among events of the same `key`.
    */
   async publish(topic: string, payload: unknown, options?: PublishOptions): Promise<PublishResult> {
-    await this.ready();
-    return publishEvent(this.protocol, this.db, this.namespace, this.maxPayloadBytes, topic, payload, options);
+    if (this.closed) throw new ClientClosedError();
+    return publishEvent(this.protocol, this.db, this.namespace, this.maxPayloadBytes, topic, payload, options, (tx) => this.ready(tx));
   }
 
   /** Alerts of this namespace, newest first (open and resolved unless `state` says which). */

@@ -8,7 +8,7 @@
 // error as its cause), rather than the raw error of a statement the caller
 // never wrote. Anything else is passed on as it is.
 import pg from 'pg';
-import { ValidationError } from '../errors.js';
+import { ValidationError, WorkhorseError } from '../errors.js';
 import { sqlStateOf } from '../db/sqlState.js';
 import type { Queryable } from '../db/queryable.js';
 
@@ -55,7 +55,8 @@ function describe(v: unknown): string {
 
 /** What `err`, thrown by a call in the caller's `tx`, says about that transaction; `err` itself when it is not about it. */
 export function txRefusal(err: unknown, call: string): unknown {
-  if (err instanceof Error && aboutTx.has(err)) return err;
+  // checkedTx's own, and workhorse's typed errors (a closed client, a schema of another version) are not about the transaction.
+  if (err instanceof WorkhorseError || (err instanceof Error && aboutTx.has(err))) return err;
   const message =
     sqlStateOf(err) === '25P02'
       ? 'the transaction given as tx is aborted (an earlier statement in it failed): roll it back (or to a savepoint) before using it again'

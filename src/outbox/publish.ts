@@ -41,15 +41,20 @@ export async function publishEvent(
   topic: string,
   payload: unknown,
   options: PublishOptions = {},
+  /** The client's schema check, run on `tx` when one is given (a call in it never waits for a pool connection). */
+  ready: (tx: Queryable | undefined) => Promise<void> = () => Promise.resolve(),
 ): Promise<PublishResult> {
   const t = parseInput(topicSchema, topic, 'topic');
   const o = parseInput(publishOptionsSchema, options, 'publish options');
   refuseUndefined(`payload for topic "${t}"`, payload);
   const json = encodePayload(`topic "${t}"`, payload, maxPayloadBytes);
-  const id = o.tx
-    ? await protocol.publish(checkedTx(o.tx, 'publish'), namespace, t, o.key ?? null, json, o.delayMs ?? 0).catch((err: unknown) => {
-        throw txRefusal(err, 'publish');
-      })
+  const tx = o.tx ? checkedTx(o.tx, 'publish') : undefined;
+  const inTx = (err: unknown) => {
+    throw tx ? txRefusal(err, 'publish') : err;
+  };
+  await ready(tx).catch(inTx);
+  const id = tx
+    ? await protocol.publish(tx, namespace, t, o.key ?? null, json, o.delayMs ?? 0).catch(inTx)
     : await protocol.publish(pool, namespace, t, o.key ?? null, json, o.delayMs ?? 0);
   return { id };
 }
