@@ -377,6 +377,16 @@ export class Client {
     return durable.pendingDecisions(this.durableDeps(), filter);
   }
 
+  /**
+   * @internal The client's own database handle: each call bounded by
+   * callTimeoutMs, and a connection that cannot be made typed (a fault) or
+   * tagged (a refused session). workhorse's own readers (the dashboard) use
+   * it rather than the bare pool.
+   */
+  get queryable(): Queryable {
+    return this.db;
+  }
+
   private durableDeps(): durable.DurableDeps {
     return { protocol: this.protocol, db: this.db, namespace: this.namespace, maxPayloadBytes: this.maxPayloadBytes };
   }

@@ -8,10 +8,13 @@
 // in an env file) is told so, once. An `sslmode` the driver does not know
 // (a typo such as `sslmode=requried`) is refused by name: the driver would
 // turn SSL on for it and fail with "The server does not support SSL
-// connections" or a certificate error. Spaces and newlines around it (an
+// connections" or a certificate error; so is a certificate or key file
+// (`sslcert`, `sslkey`, `sslrootcert`) that cannot be read, which the driver
+// met only at the first connect, as a bare ENOENT. Spaces and newlines around it (an
 // env file's quotes, a secret file's last line) are trimmed: the URL parser
 // ignores them, but the driver read " postgres://..." as a socket path and
 // connected to a host named "base".
+import { accessSync, constants } from 'node:fs';
 import * as z from 'zod';
 
 export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database';
@@ -62,10 +65,26 @@ function sslModeProblem(s: string): string | undefined {
   return mode !== null && !SSL_MODES.includes(mode) ? `sslmode "${mode}" is not one of ${SSL_MODES.join(', ')}` : undefined;
 }
 
-/** Adds sslModeProblem's issue, if any, to a string schema's refinement. */
-export function refuseUnknownSslMode(s: string, ctx: z.RefinementCtx): void {
-  const problem = sslModeProblem(s);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+/** The URL's certificate and key files (sslcert, sslkey, sslrootcert) that cannot be read: the driver reads them at each connect. */
+function sslFileProblems(s: string): string[] {
+  const params = parsedUrl(s)?.searchParams;
+  if (!params) return [];
+  return ['sslcert', 'sslkey', 'sslrootcert'].flatMap((name) => {
+    const path = params.get(name);
+    if (path === null || path === '') return [];
+    try {
+      accessSync(path, constants.R_OK);
+      return [];
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      return [`${name} "${path}" cannot be read${typeof code === 'string' ? ` (${code})` : ''}`];
+    }
+  });
+}
+
+/** Adds the issues of the URL's SSL settings (an unknown sslmode, a certificate file that cannot be read) to a string schema's refinement. */
+export function refuseBadSslSettings(s: string, ctx: z.RefinementCtx): void {
+  for (const problem of [sslModeProblem(s), ...sslFileProblems(s)]) if (problem) ctx.addIssue({ code: 'custom', message: problem });
 }
 
 /** createClient's and the tick's `connectionString`, trimmed (see the header). */
@@ -74,4 +93,4 @@ export const connectionStringSchema = z
   .trim()
   .min(1, 'connectionString is empty (is DATABASE_URL set to nothing?)')
   .refine((s) => s === '' || isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`)
-  .superRefine(refuseUnknownSslMode);
+  .superRefine(refuseBadSslSettings);

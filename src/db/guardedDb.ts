@@ -11,6 +11,7 @@ import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
 import { isQueryCanceled, isReadOnlySession, isSessionEnded } from './sqlState.js';
 import { describeDbError, isTransientDbError } from './transient.js';
+import { markConnectRefusal } from './connectRefusal.js';
 
 export interface GuardedDbOptions {
   /** A checkout plus one call may take this long before the connection is destroyed. */
@@ -112,7 +113,9 @@ export class GuardedDb implements Queryable {
   }
 
   private connectFailure(err: Error): Error {
-    if (!this.options.typedConnectFaults || !isTransientDbError(err) || err instanceof DatabaseUnavailableError) return err;
+    // Anything but a network fault: the session itself was refused (connectRefusal.ts).
+    if (!isTransientDbError(err)) return markConnectRefusal(err);
+    if (!this.options.typedConnectFaults || err instanceof DatabaseUnavailableError) return err;
     // The pg or network error's own words (the CLI reads its code from the cause, src/cli/failure.ts).
     return new DatabaseUnavailableError(err.message || describeDbError(err), { cause: err });
   }

@@ -20,11 +20,13 @@ import { SchemaVersionError } from '../errors.js';
 import { sqlStateOf } from './sqlState.js';
 
 /** SQLSTATE (or class prefix) → what the operator should do. */
-const FIXABLE: readonly { code: string; hint: string }[] = [
+const FIXABLE: readonly { code: string; hint: string; message?: RegExp }[] = [
   // A protocol function, table, type or the schema was dropped (by hand, a partial restore).
   { code: '42883', hint: 'a workhorse function is missing: run `workhorse migrate` to reinstall it' },
   { code: '42P01', hint: 'a workhorse table is missing: restore it (`workhorse migrate` reinstalls the functions, not a dropped table)' },
-  { code: '42704', hint: 'a workhorse type is missing: run `workhorse migrate` to reinstall it' },
+  // 42704 is any undefined object; only a type is workhorse's to reinstall (not `options=-c foo=bar`'s
+  // "unrecognized configuration parameter", nor a role).
+  { code: '42704', message: /^type "/, hint: 'a workhorse type is missing: run `workhorse migrate` to reinstall it' },
   { code: '3F000', hint: 'the workhorse schema is missing: restore it, or run `workhorse migrate`' },
   // The login lost its grants (revoked, or its membership in workhorse_runtime).
   {
@@ -40,7 +42,8 @@ const FIXABLE: readonly { code: string; hint: string }[] = [
 function entryFor(err: unknown): { code: string; hint: string } | undefined {
   const code = sqlStateOf(err);
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
-  return FIXABLE.find((f) => (f.code.length === 5 ? code === f.code : code.startsWith(f.code)));
+  const message = err instanceof Error ? err.message : '';
+  return FIXABLE.find((f) => (f.code.length === 5 ? code === f.code : code.startsWith(f.code)) && (!f.message || f.message.test(message)));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   WorkerNotRegisteredError,
 } from '../errors.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
+import { isConnectRefusal } from './connectRefusal.js';
 
 export const SQLSTATE = {
   stale: 'WH409',
@@ -109,6 +110,8 @@ function isDataException(err: unknown, code: string | undefined): boolean {
  * server does.
  */
 export function mapDbError(err: unknown, ctx: ErrorContext = {}): unknown {
+  // Met while connecting (a setting of the connection string refused): not about the call's values.
+  if (isConnectRefusal(err)) return err;
   const code = sqlStateOf(err);
   const message = err instanceof Error ? err.message : String(err);
   if (message === POOL_ENDED && code === undefined) return new ClientClosedError({ cause: err });

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { readSchemaVersion } from '../db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { sqlStateOf } from '../db/sqlState.js';
+import { isTransientDbError } from '../db/transient.js';
 
 export type HealthStatus =
   | { ok: true; schemaVersion: number }
@@ -33,6 +34,12 @@ export interface HealthCheckOptions {
 export const HEALTH_APPLICATION_NAME = 'workhorse-health';
 
 const UNREACHABLE: HealthStatus = { ok: false, code: 'database_unreachable', message: 'the database did not answer' };
+/** A connection that failed before reaching the server for no network reason: `sslmode=require` against a server without SSL, an `sslcert` file gone. */
+const UNUSABLE_SETTINGS: HealthStatus = {
+  ok: false,
+  code: 'database_unreachable',
+  message: "the server could not open a database connection with its connection settings (SSL, certificate files): the server's log of an API request says why",
+};
 
 function probePool(config: pg.PoolConfig, timeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
@@ -58,7 +65,7 @@ function probePool(config: pg.PoolConfig, timeoutMs: number): pg.Pool {
  */
 function refusedOrUnreachable(err: unknown): HealthStatus {
   const code = sqlStateOf(err);
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return UNREACHABLE;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return isTransientDbError(err) ? UNREACHABLE : UNUSABLE_SETTINGS;
   return { ok: false, code: 'database_unreachable', message: `the database answered with an error (SQLSTATE ${code}): the server log says which` };
 }
 

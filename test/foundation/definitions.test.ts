@@ -146,6 +146,16 @@ describe('connection strings', () => {
     expect(await runTick({ app: defineApp({ jobs: [], configure }), connectionString, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e)).toBeInstanceOf(ConfigError);
   });
 
+  it('refuse a certificate or key file that cannot be read, by name, where the driver met it only at the first connect (a bare ENOENT)', () => {
+    const connectionString = 'postgres://u@127.0.0.1:5432/db?sslmode=require&sslcert=/nonexistent/client.crt&sslrootcert=/nonexistent/root.crt';
+    const err = configError(() => createClient({ connectionString }));
+    expect(err.issues).toEqual([
+      { path: ['connectionString'], message: 'sslcert "/nonexistent/client.crt" cannot be read (ENOENT)' },
+      { path: ['connectionString'], message: 'sslrootcert "/nonexistent/root.crt" cannot be read (ENOENT)' },
+    ]);
+    configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
+  });
+
   it('trims spaces and newlines around one (the driver read " postgres://..." as a socket path and connected to a host named "base")', async () => {
     const db = await createTestDatabase();
     try {

@@ -6,7 +6,9 @@
 // its backends terminated, out of connections, a statement cancelled by its
 // statement_timeout or ended by its lock_timeout, or refusing the server's
 // login: a wrong password, a dropped database) is 503 `database_unreachable`
-// with Retry-After: 1 and one log line without a stack. A client that went away is answered (to nobody)
+// with Retry-After: 1 and one log line without a stack, as is a session the
+// database refuses or connection settings that cannot be used (`sslmode=require`
+// against a server without SSL, a setting in `options` it rejects). A client that went away is answered (to nobody)
 // without a log line. A ConfigError (the server's app cannot parse a payload
 // at all: a job schema with an async refine) is a 500 saying so, logged.
 // Anything else unexpected is a 500 that says nothing about internals; the
@@ -30,6 +32,7 @@ import {
 } from '../../errors.js';
 import { isLockTimeout, isQueryCanceled, isReadOnlySession, loginRefusal, mapDbError } from '../../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../../db/transient.js';
+import { isConnectRefusal } from '../../db/connectRefusal.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
 export interface ErrorBody {
@@ -52,6 +55,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 
 /** The status and body a thrown error maps to; undefined for an unexpected one. */
 export function describeError(thrown: unknown): { status: ContentfulStatusCode; body: ErrorBody } | undefined {
+  // A session the database refused, or a connection the server's settings could not make: the server's
+  // configuration, never the request (a setting it rejects is class 22, which would read as bad input).
+  if (isConnectRefusal(thrown) && !loginRefusal(thrown)) {
+    return { status: 503, body: { code: 'database_unreachable', message: `${CONNECT_REFUSED}: its log says why; retry shortly` } };
+  }
   // A database error that slipped past the data layer gets the same mapping (class 22 is bad input).
   const err = mapDbError(thrown);
   if (err instanceof ValidationError) return { status: 400, body: { code: err.code, message: err.message, issues: err.issues } };
@@ -91,6 +99,9 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
 /** What the log line of a request the database refused the login of says (the Lambda handler reads the credential again on it). */
 export const LOGIN_REFUSED = "the database refused this server's login";
 
+/** What a request answers, and its log line says, when no connection could be made for a reason other than a fault or the login. */
+export const CONNECT_REFUSED = 'the server could not open a database connection (the database refused the session, or the connection settings cannot be used)';
+
 /** How long a client should wait before retrying a `database_unreachable` answer, in seconds, on every route. */
 export const UNREACHABLE_RETRY_AFTER = '1';
 
@@ -100,7 +111,7 @@ export const UNREACHABLE_RETRY_AFTER = '1';
  * without a stack. `source` names the part of the app in the line.
  */
 export function noteDatabaseUnreachable(c: Context, err: unknown, log: (message: string, err: unknown) => void, source: 'http' | 'ui'): void {
-  const what = loginRefusal(err) ? LOGIN_REFUSED : 'the database did not answer';
+  const what = loginRefusal(err) ? LOGIN_REFUSED : isConnectRefusal(err) ? CONNECT_REFUSED : 'the database did not answer';
   log(`[workhorse ${source}] ${c.req.method} ${c.req.path}: ${what}:`, describeDbError(err));
   c.header('Retry-After', UNREACHABLE_RETRY_AFTER);
 }
