@@ -68,16 +68,17 @@ begin
     -- Every job, or succeeded ones (most of the table): a window of at most
     -- p_span ids of the primary key below the cursor, so a filter that
     -- matches little still reads a bounded range.
-    v_top := coalesce(p_before_id, (select max(m.id) + 1 from workhorse.jobs m));
+    -- v_top is the window's highest id (inclusive: max(id) + 1 overflowed at the bigint's end).
+    v_top := coalesce(p_before_id - 1, (select max(m.id) from workhorse.jobs m));
     if v_top is null then
       return query select '[]'::jsonb, null::bigint, null::bigint, now();
       return;
     end if;
-    v_floor := greatest(v_top - p_span, 1);
+    v_floor := greatest(v_top - p_span + 1, 1);
     select array_agg(x.id order by x.id desc) into v_ids from (
       select j.id from workhorse.jobs j
        where j.namespace = p_namespace
-         and j.id < v_top and j.id >= v_floor
+         and j.id <= v_top and j.id >= v_floor
          and (p_status is null or j.status = p_status)
          and (p_queue is null or j.queue = p_queue)
          and (p_type is null or j.type = p_type)
