@@ -12,12 +12,18 @@ export const DEFAULT_TOLERANCE_SEC = 300;
 
 const encoder = new TextEncoder();
 
-/** Request bodies are signed as raw bytes; a string is taken as UTF-8. */
-export type SignableBody = string | Uint8Array | null | undefined;
+/** Request bodies are signed as raw bytes; a string is taken as UTF-8, an ArrayBuffer (`await request.arrayBuffer()`) as its bytes. */
+export type SignableBody = string | Uint8Array | ArrayBuffer | null | undefined;
+
+/** Whether `body` is one a request can be signed over (the type above). */
+export function isSignableBody(body: unknown): body is SignableBody {
+  return body === null || body === undefined || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
+}
 
 export function bodyBytes(body: SignableBody): Uint8Array {
   if (body === null || body === undefined) return new Uint8Array(0);
-  return typeof body === 'string' ? encoder.encode(body) : body;
+  if (typeof body === 'string') return encoder.encode(body);
+  return body instanceof ArrayBuffer ? new Uint8Array(body) : body;
 }
 
 /** Any origin will do: only the path and query of the parsed URL are kept. */
@@ -36,6 +42,7 @@ const CANONICAL_ORIGIN = 'http://workhorse.invalid';
  * already normalised target changes nothing.
  */
 export function canonicalTarget(target: string): string {
+  if (typeof target !== 'string') throw new TypeError('a signed path must be a string starting with "/" (path and query, no scheme or host)');
   if (!target.startsWith('/')) throw new TypeError('a signed path must start with "/" (path and query, no scheme or host)');
   const url = new URL(CANONICAL_ORIGIN + target);
   return url.pathname + url.search;

@@ -1,6 +1,6 @@
 // The signer: what an edge function or another service calls to sign a
 // request to the workhorse HTTP app (POST /tick, or any API route).
-import { SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, hmacSha256, signedMessage, toHex, type SignableBody } from './scheme.js';
+import { SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, hmacSha256, isSignableBody, signedMessage, toHex, type SignableBody } from './scheme.js';
 
 export interface SignRequestInput {
   /** The shared secret (WORKHORSE_SIGNING_SECRET on the server). */
@@ -31,8 +31,8 @@ export async function signRequest(input: SignRequestInput): Promise<SignatureHea
   if (input.timestamp !== undefined && (!Number.isFinite(input.timestamp) || input.timestamp < 0)) {
     throw new TypeError('signRequest: timestamp must be unix seconds (a finite number, at least 0)');
   }
-  if (input.body !== undefined && input.body !== null && typeof input.body !== 'string' && !(input.body instanceof Uint8Array)) {
-    throw new TypeError('signRequest: body must be the string or Uint8Array you send (JSON.stringify an object first)');
+  if (!isSignableBody(input.body)) {
+    throw new TypeError('signRequest: body must be the string, Uint8Array or ArrayBuffer you send (JSON.stringify an object first)');
   }
   if (typeof input.method !== 'string' || !/^[A-Za-z]+$/.test(input.method)) throw new TypeError('signRequest: method must be an HTTP method such as "POST"');
   const timestamp = String(Math.floor(input.timestamp ?? Date.now() / 1000));

@@ -10,6 +10,7 @@ import {
   constantTimeEqual,
   fromHex,
   hmacSha256,
+  isSignableBody,
   signedMessage,
   type SignableBody,
 } from './scheme.js';
@@ -108,6 +109,11 @@ export function signedHeadersFailure(input: Omit<VerifyInput, 'method' | 'path' 
 }
 
 export async function verifySignedRequest(input: VerifyInput): Promise<VerifyResult> {
+  // The caller's code, not the request: said as signRequest says it (a bad request is a result, never a throw).
+  if (typeof input?.method !== 'string') throw new TypeError('verifySignedRequest: method must be the request\'s HTTP method, a string such as "POST"');
+  if (!isSignableBody(input.body)) {
+    throw new TypeError('verifySignedRequest: body must be the request\'s raw body as a string, Uint8Array or ArrayBuffer (await request.arrayBuffer()), not parsed JSON');
+  }
   const h = checkHeaders(input);
   if (!h.ok) return h;
   const { ts, macs, secrets } = h;

@@ -126,7 +126,7 @@ describe('signRequest / verifySignedRequest', () => {
     const base = { secret: SECRET, method: 'POST', path: '/tick' };
     await expect(signRequest({ ...base, timestamp: Number.NaN })).rejects.toThrow(/signRequest: timestamp must be unix seconds/);
     await expect(signRequest({ ...base, timestamp: -5 })).rejects.toThrow(/signRequest: timestamp/);
-    await expect(signRequest({ ...base, body: { budgetMs: 1000 } as never })).rejects.toThrow(/signRequest: body must be the string or Uint8Array you send/);
+    await expect(signRequest({ ...base, body: { budgetMs: 1000 } as never })).rejects.toThrow(/signRequest: body must be the string, Uint8Array or ArrayBuffer you send/);
     await expect(signRequest({ ...base, method: undefined as never })).rejects.toThrow(/signRequest: method/);
     await expect(signRequest({ ...base, method: 'PO ST' })).rejects.toThrow(/signRequest: method/);
   });
@@ -135,6 +135,25 @@ describe('signRequest / verifySignedRequest', () => {
     const bytes = new Uint8Array([0xff, 0x00, 0x7b]);
     const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: bytes });
     expect((await verify({ ...h }, { body: bytes })).ok).toBe(true);
+  });
+
+  it("takes the body as an ArrayBuffer (what request.arrayBuffer() gives), on both sides: it threw 'offset is out of bounds'", async () => {
+    const bytes = new TextEncoder().encode('{"budgetMs":1000}');
+    const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: bytes.buffer, timestamp: now });
+    expect(await verify(h)).toEqual({ ok: true, secretIndex: 0 });
+    expect(await verify(await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '{"budgetMs":1000}', timestamp: now }), { body: bytes.buffer })).toEqual({
+      ok: true,
+      secretIndex: 0,
+    });
+  });
+
+  it('says what is wrong with a body or method of the wrong type, as signRequest does, instead of a bare RangeError or TypeError', async () => {
+    const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '{"budgetMs":1000}', timestamp: now });
+    for (const body of [42, { budgetMs: 1000 }]) {
+      await expect(verify(h, { body: body as never })).rejects.toThrow(/^verifySignedRequest: body must be the request's raw body as a string, Uint8Array or ArrayBuffer/);
+    }
+    await expect(verify(h, { method: undefined as never })).rejects.toThrow(/^verifySignedRequest: method must be the request's HTTP method/);
+    await expect(signRequest({ secret: SECRET, method: 'POST', path: 5 as never })).rejects.toThrow(/path must start with/);
   });
 
   it('imports nothing outside src/signing, so edge functions do not pull in pg', async () => {
