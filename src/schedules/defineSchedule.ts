@@ -78,7 +78,10 @@ const definitionSchema = z
         // A day no calendar has (30 February) would be a slot stored to fire in 9999. One whose
         // years are past is accepted (it never fires again): refusing it would fail a deployed app
         // at start-up once its year ended.
-        if (cronSchedule(d.cron, d.timezone ?? null).next(FIRST_INSTANT) === null) {
+        // next() is strictly after: a match at the first instant itself (or, in a zone ahead of UTC, just
+        // before it) is found looking back from two days later.
+        const cron = cronSchedule(d.cron, d.timezone ?? null);
+        if (cron.next(FIRST_INSTANT) === null && cron.previous(FIRST_INSTANT + 2 * 86_400_000) === null) {
           ctx.addIssue({ code: 'custom', path: ['cron'], message: `cron expression "${d.cron}" never fires: no date in any year matches it` });
         }
       } catch (err) {
