@@ -264,7 +264,7 @@ export class Client {
     if (traceContext) for (const r of rows) r.trace_context = traceContext;
     const call = indexed ? 'enqueueMany' : 'enqueue';
     const inTx = tx ? checkedTx(tx, call) : undefined;
-    await this.ready(inTx).catch((err: unknown) => {
+    await this.ready(schemaCheckVia(inTx)).catch((err: unknown) => {
       throw inTx ? txRefusal(err, call) : err;
     });
     const results = inTx
@@ -288,7 +288,7 @@ export class Client {
    */
   async publish(topic: string, payload: unknown, options?: PublishOptions): Promise<PublishResult> {
     if (this.closed) throw new ClientClosedError();
-    return publishEvent(this.protocol, this.db, this.namespace, this.maxPayloadBytes, topic, payload, options, (tx) => this.ready(tx));
+    return publishEvent(this.protocol, this.db, this.namespace, this.maxPayloadBytes, topic, payload, options, (tx) => this.ready(schemaCheckVia(tx)));
   }
 
   /** Alerts of this namespace, newest first (open and resolved unless `state` says which). */
@@ -404,4 +404,15 @@ export class Client {
 
 export function createClient(options: ClientOptions): Client {
   return new Client(options);
+}
+
+/**
+ * The caller's transaction as the connection a first call's schema check
+ * runs on: node-postgres's own client (or pool), whose answers are
+ * PostgreSQL's. Another object with a query() (a test double, another
+ * driver's wrapper) is checked through the pool, as before: its answers to
+ * the check's own statements are not to be trusted to mean "no schema".
+ */
+function schemaCheckVia(tx: Queryable | undefined): Queryable | undefined {
+  return tx instanceof pg.Client || tx instanceof pg.Pool ? tx : undefined;
 }
