@@ -108,6 +108,9 @@ describe('workhorse jobs', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(/^workhorse jobs: .*\(usage: workhorse jobs list/);
     }
+    // An id past a bigint is told the range, as --cursor and the HTTP API tell it.
+    const huge = await cli('jobs', 'show', '9223372036854775808');
+    expect([huge.code, huge.stderr]).toEqual([2, expect.stringMatching(/"9223372036854775808" is not a job id \(a whole number from 1 to 2\^63-1\)/)]);
     // Nothing was cancelled on the way.
     expect(await status(id)).toBe('ready');
     const noUrl = await runCli(['jobs', 'list'], cliEnv());

@@ -128,7 +128,7 @@ export const jobsCommand: Command = {
     if (action === 'list' && ids.length > 0) throw new UsageError('`jobs list` takes no job ids (filter with --status, --queue, --type)');
     if (action !== 'list' && ids.length === 0) throw new UsageError(`\`jobs ${action}\` needs a job id`);
     if (action === 'show' && ids.length > 1) throw new UsageError('`jobs show` takes one job id');
-    for (const id of ids) if (!jobIdStringSchema.safeParse(id).success) throw new UsageError(`"${id}" is not a job id (a positive whole number)`);
+    for (const id of ids) if (!jobIdStringSchema.safeParse(id).success) throw new UsageError(`"${id}" is not a job id (a whole number from 1 to 2^63-1)`);
     return withOperatorClient(flags['database-url'], env, async (client) => {
       switch (action) {
         case 'list':
