@@ -18,13 +18,14 @@ export function isJsonMediaType(contentType: string): boolean {
   return JSON_TYPE.test(contentType.split(';', 1)[0]!.trim().toLowerCase());
 }
 
-/** The charset parameter of a Content-Type value, lower-cased, or undefined when it has none. */
-function charsetOf(contentType: string): string | undefined {
+/** Every charset parameter of a Content-Type value, lower-cased (one given twice counts as what each says). */
+function charsetsOf(contentType: string): string[] {
+  const out: string[] = [];
   for (const param of contentType.split(';').slice(1)) {
     const eq = param.indexOf('=');
-    if (eq > 0 && param.slice(0, eq).trim().toLowerCase() === 'charset') return param.slice(eq + 1).trim().toLowerCase();
+    if (eq > 0 && param.slice(0, eq).trim().toLowerCase() === 'charset') out.push(param.slice(eq + 1).trim().toLowerCase());
   }
-  return undefined;
+  return out;
 }
 
 /** Throws UnsupportedMediaTypeError when the request declares a body type, charset or coding that is not plain UTF-8 JSON. */
@@ -39,8 +40,7 @@ export function requireJsonContentType(c: Context): void {
   const declared = c.req.header('content-type');
   if (declared === undefined || declared.trim() === '') return;
   if (!isJsonMediaType(declared)) throw new UnsupportedMediaTypeError(declared);
-  const charset = charsetOf(declared);
-  if (charset !== undefined && !UTF8.test(charset)) {
+  if (!charsetsOf(declared).every((charset) => UTF8.test(charset))) {
     throw new UnsupportedMediaTypeError(declared, `request body must be JSON in UTF-8: send "Content-Type: application/json" with no charset or charset=utf-8 (got ${JSON.stringify(declared.slice(0, 100))})`);
   }
 }

@@ -58,7 +58,7 @@ describe('a JSON route given a body that is not declared JSON', () => {
     });
   }
 
-  for (const contentType of ['application/json; charset=iso-8859-1', 'application/json;charset="latin1"', 'application/json; charset=utf-16']) {
+  for (const contentType of ['application/json; charset=iso-8859-1', 'application/json;charset="latin1"', 'application/json; charset=utf-16', 'application/json; charset=utf-8; charset=iso-8859-1']) {
     it(`answers POST /jobs with Content-Type ${contentType} (not UTF-8) with 415 and writes nothing`, async () => {
       const res = await post('/jobs', JOB, contentType, BEARER);
       expect(res.status).toBe(415);
