@@ -106,6 +106,13 @@ describe('signing in', () => {
     expect(edge.headers.get('set-cookie')).toBeNull();
   });
 
+  it('refuses a query parameter on sign-in and sign-out, as every action does (400, no cookie)', async () => {
+    const res = await post('/ui/sign-in?x=1', {}, { token: ADMIN_TOKEN });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect((await post('/ui/sign-out?next=/ui', {})).status).toBe(400);
+  });
+
   it('refuses a sign-in posted from another site', async () => {
     for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
       const res = await post('/ui/sign-in', headers, { token: ADMIN_TOKEN });

@@ -11,6 +11,9 @@ import { Hono, type Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import * as z from 'zod';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+import { parseInput } from '../../validation.js';
+import { readQuery } from '../body.js';
+import { noQuery } from '../queryParams.js';
 import { tokenPrincipal } from '../middleware/auth.js';
 import { issueSession, SESSION_COOKIE } from '../ui/session/sessionCookie.js';
 import { fromThisSite, readForm, requireSessionForm } from '../ui/session/viewerAuth.js';
@@ -50,6 +53,8 @@ export function dashboardSession(s: UiSettings): Hono<UiEnv> {
   r.get('/sign-in', (c) => page(c, nextSchema.parse(c.req.query('next') ?? '/ui'), 200));
 
   r.post('/sign-in', async (c) => {
+    // As every POST of the dashboard and the API: no query parameter (where to go next is the form's `next`).
+    parseInput(noQuery, readQuery(c), 'query: sign-in takes no query parameter');
     // The page itself says sign-in is off and how to turn it on: no second sentence.
     if (!s.sessionSecret) return page(c, '/ui', 403);
     if (!fromThisSite(c)) throw new ForbiddenError('sign-in came from another site');
@@ -73,6 +78,7 @@ export function dashboardSession(s: UiSettings): Hono<UiEnv> {
   });
 
   r.post('/sign-out', async (c) => {
+    parseInput(noQuery, readQuery(c), 'query: sign-out takes no query parameter');
     const viewer = c.get('viewer') ?? null;
     const form = await readForm(c, s);
     if (form instanceof Response) return form;
