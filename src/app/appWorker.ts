@@ -2,10 +2,11 @@
 // of the same app does: its handlers bound, the app's queues claimed from
 // (its jobs' and its schedules', appQueues.ts), its schedules stored,
 // declared and fired, and the `sys` slots run (retention, and the outbox
-// and alerts when the app configures them). A worker claims from `default`
-// unless told otherwise, so an app whose jobs go to `email` ran none of them. Written by hand, that glue was easy to get
-// half right: a worker without `scheduleNamespaces` and `schedules` fires no
-// schedule and runs no retention, and says nothing about it.
+// and alerts when the app configures them). Written by hand, that glue was
+// easy to get half right: a worker claims from `default` unless told
+// otherwise (an app whose jobs go to `email` ran none of them), and one
+// without `scheduleNamespaces` and `schedules` fires no schedule and runs
+// no retention, and says nothing about it.
 import type { WorkerOptions } from '../worker/options.js';
 import type { WorkerSpec } from '../worker/process.js';
 import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
