@@ -88,6 +88,9 @@ export function bundleLambdaEntry(options: BundleOptions): void {
       target: 'node22',
       format: 'esm',
       minify: options.minify,
+      // Minified, class names would be mangled, and an error's name is what Lambda's errorType, the logs and a
+      // job's stored lastError show (WorkhorseError takes its name from its class; so do the app's own errors).
+      keepNames: true,
       sourcemap: options.sourceMap,
       sourcesContent: false,
       inject: [navigatorShim],
