@@ -13,6 +13,7 @@ import * as z from 'zod';
 import { ConfigError } from '../src/errors.js';
 import { namespaceSchema } from '../src/names.js';
 import { parseTickEnv } from '../src/tick/env.js';
+import { tickOptionsSchema } from '../src/tick/options.js';
 import { parseConfig } from '../src/validation.js';
 import { scheduleExpressionSchema } from './scheduleExpression.js';
 
@@ -112,7 +113,31 @@ const CONSTRUCT_VARIABLES = new Map([
   ['WORKHORSE_HEARTBEAT_MS', 'the heartbeatMs prop'],
   ['WORKHORSE_SAFETY_MARGIN_MS', 'the safetyMarginMs prop'],
   ['WORKHORSE_MAX_FANOUT', 'the maxFanout prop'],
+  // Fan-out invokes the tick function, the only one its IAM allows: another name would fail with AccessDenied.
+  ['WORKHORSE_FANOUT_FUNCTION', 'the maxFanout prop (fan-out invokes the tick function)'],
+  // The tick function always publishes it: the backlog alarm reads it.
+  ['WORKHORSE_BACKLOG_METRIC', 'the alarms prop (the tick function publishes the ready backlog for its alarm)'],
 ]);
+
+/** Set plainly by the construct on the HTTP function, and open to a plain override in environment only. */
+const HTTP_PLAIN_VARIABLES = new Set(['WORKHORSE_HTTP_TICK_BUDGET_MS']);
+
+/** What the tick will refuse in `name=value`: the variable's own parse, then the range of the option it becomes. */
+function tickVariableProblems(name: string, value: string): string[] {
+  let options: Record<string, unknown>;
+  try {
+    options = parseTickEnv({ [name]: value }).options;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return err.issues.map((i) => i.message);
+  }
+  const shape = tickOptionsSchema.shape as Record<string, z.ZodType>;
+  return Object.entries(options).flatMap(([key, v]) => {
+    if (v === undefined || !(key in shape)) return [];
+    const r = shape[key]!.safeParse(v);
+    return r.success ? [] : r.error.issues.map((i) => `${i.message} (the tick's ${key})`);
+  });
+}
 
 /** The construct variable `name` sets, given plainly or as a secret; undefined for any other name. */
 function constructVariable(name: string): string | undefined {
@@ -211,16 +236,12 @@ export const tickWorkerPropsSchema = z
         message: `safetyMarginMs (${p.safetyMarginMs}) must leave the tick ${START_ALLOWANCE_MS} ms of its timeout (${timeoutMs} ms): at most ${usableMs}`,
       });
     }
-    // The tick's own variables given in `environment` are checked as the tick will check them.
-    const tickVariables = Object.fromEntries(Object.entries(p.environment).filter(([k, v]) => k.startsWith('WORKHORSE_') && !Token.isUnresolved(v)));
-    try {
-      parseTickEnv(tickVariables);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      for (const issue of err.issues) {
-        const name = String(issue.path[0] ?? '');
-        ctx.addIssue({ code: 'custom', path: ['environment', ...(name ? [name] : [])], message: issue.message });
-      }
+    // The tick's own variables given in `environment` are checked as the tick will check them: each
+    // parses, and the option it becomes is in the range the tick takes (WORKHORSE_CONCURRENCY=0 parsed,
+    // and failed every invocation).
+    const tickVariables = Object.entries(p.environment).filter(([k, v]) => k.startsWith('WORKHORSE_') && !Token.isUnresolved(v));
+    for (const [name, value] of tickVariables) {
+      for (const message of tickVariableProblems(name, value)) ctx.addIssue({ code: 'custom', path: ['environment', name], message });
     }
     if (p.reservedConcurrency >= 1 && p.maxFanout >= p.reservedConcurrency) {
       ctx.addIssue({
@@ -239,12 +260,20 @@ export const tickWorkerPropsSchema = z
         });
       }
     }
+    for (const name of Object.keys(p.environment)) {
+      // Set plainly on the HTTP function (environment may override it plainly): given as a secret too, the function
+      // would have X and X_SECRET_ARN, and fail every invocation.
+      const base = name.replace(/_SECRET_(ARN|TEMPLATE)$/, '');
+      if (base !== name && HTTP_PLAIN_VARIABLES.has(base)) {
+        ctx.addIssue({ code: 'custom', path: ['environment', name], message: `${base} is set on the HTTP function by the construct: give it plainly in environment to change it` });
+      }
+    }
     for (const name of Object.keys(p.http.secretEnvironment)) {
-      if (CONSTRUCT_VARIABLES.has(name) || name in p.environment) {
+      if (CONSTRUCT_VARIABLES.has(name) || HTTP_PLAIN_VARIABLES.has(name) || name in p.environment) {
         ctx.addIssue({
           code: 'custom',
           path: ['http', 'secretEnvironment', name],
-          message: `${name} is already set ${CONSTRUCT_VARIABLES.has(name) ? 'by the construct' : 'in environment'}`,
+          message: `${name} is already set ${name in p.environment ? 'in environment' : 'by the construct'}`,
         });
       }
     }

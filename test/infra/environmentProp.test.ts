@@ -28,6 +28,16 @@ describe('the environment prop', () => {
     [{ WORKHORSE_SIGNING_SECRET: 'a-signing-secret-in-plain-sight' }, /WORKHORSE_SIGNING_SECRET is set by the construct: use the http\.signingSecret prop/],
     [{ WORKHORSE_NAMESPACE: 'billing' }, /WORKHORSE_NAMESPACE is set by the construct: use the namespace prop/],
     [{ WORKHORSE_HEARTBEAT_MS: '2000' }, /WORKHORSE_HEARTBEAT_MS is set by the construct: use the heartbeatMs prop/],
+    // Fan-out may invoke only the tick function (its IAM): another name failed with AccessDenied when it ran.
+    [{ WORKHORSE_FANOUT_FUNCTION: 'other-fn' }, /WORKHORSE_FANOUT_FUNCTION is set by the construct: use the maxFanout prop/],
+    // Overridden on the tick function, kept on the HTTP one.
+    [{ WORKHORSE_BACKLOG_METRIC: 'false' }, /WORKHORSE_BACKLOG_METRIC is set by the construct/],
+    // The HTTP function's own budget, given as a secret beside the construct's plain value: every invocation failed.
+    [{ WORKHORSE_HTTP_TICK_BUDGET_MS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:b-AbCdEf' }, /WORKHORSE_HTTP_TICK_BUDGET_MS is set on the HTTP function by the construct: give it plainly/],
+    // Values that parse but that the tick refuses: each invocation failed with "invalid tick options".
+    [{ WORKHORSE_CONCURRENCY: '0' }, /environment\.WORKHORSE_CONCURRENCY: .*>=1 \(the tick's concurrency\)/],
+    [{ WORKHORSE_RETENTION_MS: '-5' }, /environment\.WORKHORSE_RETENTION_MS/],
+    [{ WORKHORSE_QUEUES: 'a b' }, /environment\.WORKHORSE_QUEUES: .*\(the tick's queues\)/],
   ];
   for (const [environment, message] of refused) {
     it(`refuses ${Object.keys(environment)[0]} at synth with a ConfigError`, () => {
@@ -35,6 +45,19 @@ describe('the environment prop', () => {
       expect(() => worker(environment)).toThrow(message);
     });
   }
+
+  it('refuses http.secretEnvironment naming a variable the construct sets on the HTTP function', () => {
+    const stack = newStack();
+    const budget = new Secret(stack, 'Budget');
+    expect(
+      () =>
+        new WorkhorseTickWorker(stack, 'Workhorse', {
+          app: EXAMPLE_APP_MODULE,
+          database: { secret: new Secret(stack, 'Db') },
+          http: { secretEnvironment: { WORKHORSE_HTTP_TICK_BUDGET_MS: budget } },
+        }),
+    ).toThrow(/http\.secretEnvironment\.WORKHORSE_HTTP_TICK_BUDGET_MS: WORKHORSE_HTTP_TICK_BUDGET_MS is already set by the construct/);
+  });
 
   it('passes any other variable to every function', () => {
     const t = Template.fromStack(worker({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' }));
