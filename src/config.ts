@@ -115,8 +115,10 @@ export function loadHttpEnvConfig(env: Record<string, string | undefined> = proc
   // Empty variables count as unset.
   const picked = Object.fromEntries(keys.map((k) => [k, env[k] || undefined]));
   const e = parseConfig(httpEnvSchema, picked, 'environment');
-  // The HTTP function is not a tick function: it never fans out to itself.
+  // The HTTP function is not a tick function: it never fans out to itself. On Lambda its ticks still
+  // write the alert metrics (EMF lines), as the tick function's do: the alarms read them whichever evaluated.
   const tick = parseTickEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: undefined });
+  if (env.AWS_LAMBDA_FUNCTION_NAME) tick.options.alertMetrics = true;
   return {
     signingSecrets: [e.WORKHORSE_SIGNING_SECRET, e.WORKHORSE_SIGNING_SECRET_NEXT].filter((s): s is string => Boolean(s)),
     apiTokens: combineTokens(e.WORKHORSE_API_TOKEN, e.WORKHORSE_API_TOKENS ?? [], 'WORKHORSE_API_TOKEN', 'WORKHORSE_API_TOKENS'),

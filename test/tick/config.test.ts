@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, defineSchedule, runTick } from '../../src/index.js';
+import { loadHttpEnvConfig } from '../../src/config.js';
 import app from '../fixtures/tick-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { fixtureApp, freshHandler, lambdaContext, repoRoot, scheduledEvent } from './support.js';
@@ -113,5 +114,15 @@ describe('bad tick configuration', () => {
       name: 'ValidationError',
       message: expect.stringMatching(/tick event: generation/),
     });
+  });
+});
+
+describe("the HTTP function's tick settings", () => {
+  it('on Lambda: the alert metrics on, as a tick function has them (the alarms read them whichever evaluated), and no fan-out to itself', () => {
+    const onLambda = loadHttpEnvConfig({ AWS_LAMBDA_FUNCTION_NAME: 'wh-http' }).tick;
+    expect(onLambda.alertMetrics).toBe(true);
+    expect(onLambda.fanoutFunction).toBeUndefined();
+    expect(loadHttpEnvConfig({ AWS_LAMBDA_FUNCTION_NAME: 'wh-http', WORKHORSE_FANOUT_FUNCTION: 'wh-tick' }).tick.fanoutFunction).toBe('wh-tick');
+    expect(loadHttpEnvConfig({}).tick.alertMetrics).toBeUndefined();
   });
 });
