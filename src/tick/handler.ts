@@ -57,9 +57,9 @@ function optionsFromEnv(resolved: Record<string, string | undefined>): TickHandl
   const env = loadTickEnv(resolved);
   const fromEnv: TickHandlerOptions = { ...env.options };
   if (env.backlogMetric) {
-    const ns = env.options.namespace ?? 'default';
-    // One EMF line on stdout: CloudWatch Logs turns it into the metric the construct alarms on.
-    fromEnv.reportBacklog = (n) => console.log(readyBacklogEmfLine(ns, n));
+    // One EMF line on stdout: CloudWatch Logs turns it into the metric the construct alarms on. Its
+    // namespace is the tick's (createTickHandler's options may name another than WORKHORSE_NAMESPACE).
+    fromEnv.reportBacklog = (n, namespace) => console.log(readyBacklogEmfLine(namespace, n));
   }
   return fromEnv;
 }

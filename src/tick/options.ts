@@ -90,10 +90,11 @@ export const tickOptionsSchema = z
     lambdaEndpoint: z.string().url().optional(),
     /**
      * Called once per tick, after deregistering, with the ready backlog of the
-     * tick's queues (capped at BACKLOG_METRIC_CAP): one more round trip. The
-     * Lambda handler uses it to publish the Workhorse/ReadyBacklog metric.
+     * tick's queues (capped at BACKLOG_METRIC_CAP) and the namespace the tick
+     * worked in: one more round trip. The Lambda handler uses it to publish
+     * the Workhorse/ReadyBacklog metric.
      */
-    reportBacklog: fn<(readyBacklog: number) => void>('reportBacklog').optional(),
+    reportBacklog: fn<(readyBacklog: number, namespace: string) => void>('reportBacklog').optional(),
     /** Where the tick reports errors it survives (default console.error). */
     log: fn<(line: string, err?: unknown) => void>('log').optional(),
     /**

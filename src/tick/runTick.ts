@@ -236,7 +236,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       const backlog = await client.protocol.countReady(db, o.namespace, queues, worker.types, null, BACKLOG_METRIC_CAP).catch(
         (err: unknown) => (log('[workhorse] tick could not count its backlog:', err), null),
       );
-      if (backlog !== null) o.reportBacklog(backlog);
+      if (backlog !== null) o.reportBacklog(backlog, o.namespace);
     }
     summary.msLeft = Math.max(0, plan.deadline - Date.now());
     return summary;

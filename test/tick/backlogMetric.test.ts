@@ -61,6 +61,17 @@ describe('ready backlog metric', () => {
     expect(emf[0]![NAMESPACE_DIMENSION]).toBe('backlog-b');
   });
 
+  it("carries the namespace the tick worked in: createTickHandler's, not WORKHORSE_NAMESPACE's", async () => {
+    await pausedBacklog('backlog-d', 3);
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    await freshHandler({ DATABASE_URL: db.url, WORKHORSE_BACKLOG_METRIC: 'true', WORKHORSE_SCHEDULE_NAMESPACES: 'default' });
+    const { createTickHandler } = await import('../../src/tick/handler.js');
+    await createTickHandler(app, { namespace: 'backlog-d' })(scheduledEvent(), lambdaContext(5000));
+    const emf = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((o) => READY_BACKLOG_METRIC in o);
+    expect(emf.map((o) => [o[NAMESPACE_DIMENSION], o[READY_BACKLOG_METRIC]])).toEqual([['backlog-d', 3]]);
+  });
+
   it('is not published when WORKHORSE_BACKLOG_METRIC is unset', async () => {
     await pausedBacklog('backlog-c', 2);
     const lines: string[] = [];
