@@ -257,8 +257,12 @@ export class WorkhorseTickWorker extends Construct {
 
   private createAlarms(): Alarm[] {
     const p = this.props;
-    // When each plans to have returned: a tick by its deadline less its safety margin, POST /tick by the timeout less its response margin.
-    const tickReturnsByMs = p.timeoutSeconds * 1000 - (p.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
+    // When each has returned at the latest: a tick by its hard stop, a quarter of its safety margin before the
+    // timeout (src/tick/plan.ts, runTick.ts: it stops claiming a margin before, aborts its handlers half a margin
+    // before, and a tick that aborted a handler returns between the two last), POST /tick by the timeout less
+    // its response margin. Planned at the stop of claims, the threshold was the handlers' abort instant: any
+    // tick that aborted a handler, on time, raised the alarm.
+    const tickReturnsByMs = p.timeoutSeconds * 1000 - Math.floor((p.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS) / 4);
     const functions: AlarmedFunction[] = [{ label: 'Tick', fn: this.tickFunction, timeoutSeconds: p.timeoutSeconds, returnsByMs: tickReturnsByMs }];
     if (this.httpFunction) {
       const returnsByMs = p.http.timeoutSeconds * 1000 - LAMBDA_RESPONSE_MARGIN_MS;

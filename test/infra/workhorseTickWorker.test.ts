@@ -201,9 +201,9 @@ describe('WorkhorseTickWorker', () => {
       MetricName: 'Duration',
       Dimensions: tickDims,
       Statistic: 'Maximum',
-      // Half-way between when the tick plans to return (120 s less the 1 s safety margin) and its timeout:
-      // a tick that works its whole window under a backlog stays quiet.
-      Threshold: 119_500,
+      // Half-way between the tick's hard stop (120 s less a quarter of the 1 s safety margin) and its timeout:
+      // a tick that works its whole window under a backlog, or aborts a handler on time, stays quiet.
+      Threshold: 119_875,
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'Workhorse',
