@@ -12,16 +12,23 @@ returns table (rule text, key text, details jsonb) language plpgsql stable as $$
 declare
   r jsonb;
 begin
-  -- backlog and oldest_ready: due ready jobs without a lease (a leased job is running), per unpaused queue.
+  -- backlog and oldest_ready: due jobs waiting for a claim, per unpaused queue: ready ones without a
+  -- lease (a leased job is running), and waiting ones whose wake time or timeout has passed (the next
+  -- claim of their queue promotes them; with no claimer, they were counted nowhere).
   if p_rules ? 'backlog' or p_rules ? 'oldest_ready' then
     return query
-    with ready as (
-      select j.queue, count(*) as n, min(j.run_at) as oldest
-        from workhorse.jobs j
+    with due as (
+      select j.queue, j.run_at from workhorse.jobs j
        where j.namespace = p_namespace and j.status = 'ready' and j.run_at <= now()
          and not exists (select 1 from workhorse.job_runtime l where l.job_id = j.id)
-         and not exists (select 1 from workhorse.queues q where q.namespace = p_namespace and q.name = j.queue and q.paused)
-       group by j.queue
+      union all
+      select j.queue, j.run_at from workhorse.jobs j
+       where j.namespace = p_namespace and j.status = 'waiting' and j.run_at <= now()
+    ), ready as (
+      select d.queue, count(*) as n, min(d.run_at) as oldest
+        from due d
+       where not exists (select 1 from workhorse.queues q where q.namespace = p_namespace and q.name = d.queue and q.paused)
+       group by d.queue
     )
     select 'backlog'::text, q.queue, jsonb_build_object('queue', q.queue, 'ready', q.n, 'max', (p_rules->'backlog'->>'max')::bigint)
       from ready q where p_rules ? 'backlog' and q.n > (p_rules->'backlog'->>'max')::bigint
@@ -72,16 +79,22 @@ begin
        and (w.state = 'dead' or w.last_seen < now() - ((r->>'missedHeartbeats')::integer + 0.5) * w.heartbeat_ms * interval '1 millisecond');
   end if;
 
-  -- unhandled_type: ready jobs due for a while whose (queue, type) no live worker claims.
+  -- unhandled_type: jobs due for a while whose (queue, type) no live worker claims: ready ones without
+  -- a lease, and waiting ones whose wake time or timeout passed (a claim would promote them).
   r := p_rules->'unhandled_type';
   if r is not null then
     return query
-    with pending as (
-      select j.queue, j.type, count(*) as n, min(j.run_at) as oldest from workhorse.jobs j
+    with due as (
+      select j.queue, j.type, j.run_at from workhorse.jobs j
        where j.namespace = p_namespace and j.status = 'ready'
          and j.run_at < now() - (r->>'minAgeMs')::bigint * interval '1 millisecond'
          and not exists (select 1 from workhorse.job_runtime l where l.job_id = j.id)
-       group by j.queue, j.type
+      union all
+      select j.queue, j.type, j.run_at from workhorse.jobs j
+       where j.namespace = p_namespace and j.status = 'waiting'
+         and j.run_at < now() - (r->>'minAgeMs')::bigint * interval '1 millisecond'
+    ), pending as (
+      select d.queue, d.type, count(*) as n, min(d.run_at) as oldest from due d group by d.queue, d.type
     )
     select 'unhandled_type'::text, p.type || '@' || p.queue,
            jsonb_build_object('type', p.type, 'queue', p.queue, 'ready', p.n,

@@ -15,6 +15,7 @@ import { webhookSink } from '../../src/outbox/webhookSink.js';
 import { defineSchedule } from '../../src/schedules/defineSchedule.js';
 import { Schedules } from '../../src/schedules/schedules.js';
 import { Worker } from '../../src/worker/worker.js';
+import type { Handler } from '../../src/worker/invokeHandler.js';
 import { ConfigError } from '../../src/errors.js';
 import { parseAlertsOptions } from '../../src/alerts/alertsOptions.js';
 import { createRunLog, killAll, spawnWorker, waitRegistered, type SpawnedWorker } from '../fixtures/spawnWorker.js';
@@ -67,7 +68,7 @@ async function expectPublished(...rules: string[]): Promise<void> {
 
 const open = async (rule: string) => (await client.alerts({ state: 'open' })).filter((a) => a.rule === rule);
 
-function startWorker(types: Record<string, (p: unknown) => Promise<unknown>>, extra: Record<string, unknown> = {}): Worker {
+function startWorker(types: Record<string, Handler>, extra: Record<string, unknown> = {}): Worker {
   const w = new Worker(client, { queue: 'default', pollMs: 100, heartbeatMs: 200, ...extra });
   for (const [t, fn] of Object.entries(types)) w.handle(t, fn);
   const run = w.run();
@@ -107,6 +108,35 @@ describe('alert rules', () => {
     startWorker({ late: async () => 'ok' });
     await waitFor(() => evaluate(client, rules), (c) => c.length === 1 && c[0]!.state === 'resolved', { what: 'oldest_ready resolved' });
     await expectPublished('oldest_ready');
+  });
+
+  it('backlog, oldest_ready, unhandled_type: count a waiting job whose sleep ended with no worker left to claim it (a claim would promote it)', async () => {
+    const rules = only({ backlog: { max: 0 }, oldest_ready: { maxAgeMs: 300 }, unhandled_type: { minAgeMs: 300 } });
+    const nap: Handler = async (_p, ctx) => {
+      await ctx.sleep('nap', 200);
+      return 'woke';
+    };
+    const { id } = await client.enqueue('late', {}, {});
+    const first = new Worker(client, { queue: 'default', pollMs: 100, heartbeatMs: 200 }).handle('late', nap);
+    const run = first.run();
+    await waitFor(async () => (await client.getJob(id))?.status, (s) => s === 'waiting', { what: 'the job asleep' });
+    // The fleet stops cleanly while the job sleeps: nobody claims its queue any more.
+    await first.stop();
+    await run;
+    await sleep(800);
+    expect((await client.getJob(id))?.status).toBe('waiting');
+    const opened = await evaluate(client, rules);
+    expect(opened.map((a) => a.rule).sort()).toEqual(['backlog', 'oldest_ready', 'unhandled_type']);
+    expect(opened.find((a) => a.rule === 'backlog')).toMatchObject({ key: 'default', details: { ready: 1 } });
+    expect(opened.find((a) => a.rule === 'unhandled_type')).toMatchObject({ key: 'late@default', details: { ready: 1 } });
+    // A worker again: its claim promotes the job, which wakes and finishes; every alert resolves.
+    startWorker({ late: nap });
+    await waitFor(async () => (await client.getJob(id))?.status, (s) => s === 'succeeded', { what: 'the job done' });
+    expect((await evaluate(client, rules)).map((a) => [a.rule, a.state]).sort()).toEqual([
+      ['backlog', 'resolved'],
+      ['oldest_ready', 'resolved'],
+      ['unhandled_type', 'resolved'],
+    ]);
   });
 
   it('failure_rate: opens when most runs of a type fail; resolves when successes bring the rate under', async () => {
