@@ -215,6 +215,32 @@ describe('the durable-execution views in a browser', () => {
     }
   });
 
+  it('Enter in the comment records no decision (it submitted the form with its first choice, one nobody picked)', async () => {
+    const { id } = await client.enqueue('order.approve', { order: 9 });
+    await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
+    const s = await session(DECIDE_TOKEN);
+    try {
+      const { page } = s;
+      await page.goto(`${d.url}/ui/decisions`);
+      const row = page.locator(`tr[data-decision="${id}/approve"]`);
+      await row.waitFor({ timeout: 10_000 });
+      const comment = row.getByLabel('Comment (optional)');
+      await comment.fill('first line');
+      await comment.press('Enter');
+      await comment.pressSequentially('second line');
+      // Still on the page, nothing recorded; the comment holds both lines.
+      await page.waitForTimeout(500);
+      expect(page.url()).toBe(`${d.url}/ui/decisions`);
+      expect(await comment.inputValue()).toBe('first line\nsecond line');
+      const w = await db.pool.query<{ outcome: string | null }>('select outcome from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
+      expect(w.rows[0]?.outcome ?? null).toBeNull();
+      expect((await d.client.getJob(id))?.status).toBe('waiting');
+      expect(s.problems).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+  });
+
   it('a read-only session sees the decisions without buttons, and its POST is refused with 403 and changes nothing', async () => {
     const { id } = await client.enqueue('order.approve', { order: 8 });
     await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });

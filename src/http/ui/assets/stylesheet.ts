@@ -40,8 +40,8 @@ pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;paddin
 .note{color:var(--muted);font-size:.85rem}.note b{color:var(--fg);font-weight:600}
 form.filters{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.6rem 1rem;margin:0 0 1rem;padding:.7rem .9rem;background:var(--soft);border:1px solid var(--line);border-radius:6px}
 label{display:flex;flex-direction:column;font-size:.8rem;font-weight:600;color:var(--muted);gap:.15rem}
-input,select,button{font:inherit;font-size:.9rem}
-input,select{padding:.3rem .45rem;border:1px solid #8a94a0;border-radius:4px;background:#fff;color:var(--fg);min-width:10rem}
+input,select,button,textarea{font:inherit;font-size:.9rem}
+input,select,textarea{padding:.3rem .45rem;border:1px solid #8a94a0;border-radius:4px;background:#fff;color:var(--fg);min-width:10rem}
 button,.button{display:inline-block;padding:.3rem .8rem;border-radius:4px;border:1px solid #8a94a0;background:#fff;color:var(--fg);cursor:pointer;text-decoration:none}
 button:hover,.button:hover{background:var(--soft)}button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 button.primary:hover{background:#09467f}button.danger{color:#9b1c1c;border-color:#c46a6a}

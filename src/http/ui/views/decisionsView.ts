@@ -1,7 +1,9 @@
 // The Decisions view: what waits for people — each open decision of an
 // unfinished job (job, name, prompt, choices, since, timeout), oldest
 // first. A viewer holding `decide` gets a form per decision: a button per
-// choice and an optional comment; it posts to the dashboard's decide action
+// choice and an optional comment (a textarea: Enter in a one-line input
+// submitted the form with its first button, recording a choice nobody
+// picked); it posts to the dashboard's decide action
 // (client.decide, as POST /jobs/:id/decisions/:name), which records the
 // session's token name as `by`. Others see the list without buttons.
 import type { PendingDecision } from '../../../db/protocol.js';
@@ -25,7 +27,7 @@ function decideForm(p: PendingDecision, viewer: Viewer | null): Html | '' {
     (c) =>
       html`<button type="submit" name="choice" value="${c}" id="decide-${ref}-${encodeURIComponent(c)}">${c}<span class="visually-hidden"> on decision ${p.name} of job #${p.jobId}</span></button>`,
   );
-  return html`<form class="decide" method="post" action="${decideAction(p.jobId, p.name)}">${csrf}<label for="comment-${ref}">Comment (optional)<input id="comment-${ref}" name="comment" maxlength="4000" autocomplete="off"></label><div class="choices">${buttons}</div></form>`;
+  return html`<form class="decide" method="post" action="${decideAction(p.jobId, p.name)}">${csrf}<label for="comment-${ref}">Comment (optional)<textarea id="comment-${ref}" name="comment" maxlength="4000" rows="1" autocomplete="off"></textarea></label><div class="choices">${buttons}</div></form>`;
 }
 
 function row(p: PendingDecision, viewer: Viewer | null, nowMs: number, decide: boolean): Html {
