@@ -329,3 +329,29 @@ language sql stable as $$
 $$;
 comment on function workhorse.dashboard_worker_ages_v1(text) is
   'Per registered worker of the namespace: milliseconds since its last heartbeat on the database clock, and the leases it holds in the lease table (the truth its self-reported active count approximates).';
+
+-- Whether a slot's work runs, not only whether the slot fires: the job its
+-- last cadence enqueued (its dedupe key names the cadence,
+-- protocol/schedules.sql), and the oldest of its jobs that are due and not
+-- running. The Alerts view says when the rules last ran from them: fired
+-- sys.alerts jobs that no worker runs (the sys queue paused, its worker
+-- paused) evaluate nothing.
+create function workhorse.dashboard_slot_run_v1(p_namespace text, p_name text)
+returns table (job_id bigint, status text, finished_at timestamptz, oldest_due_id bigint, oldest_due_at timestamptz)
+language sql stable as $$
+  select j.id, j.status, j.finished_at, o.id, o.run_at
+    from workhorse.schedules s
+    left join workhorse.jobs j
+      on j.namespace = s.namespace and s.last_cadence is not null
+     and j.dedupe_key = 'slot:' || s.name || ':' || to_char(s.last_cadence at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    left join lateral (
+      select d.id, d.run_at from workhorse.jobs d
+       where d.namespace = s.namespace and d.status = 'ready' and d.run_at <= now()
+         and d.queue = coalesce(s.job->>'queue', 'default') and d.type = s.job->>'type'
+         and d.dedupe_key like 'slot:' || s.name || ':%'
+         and not exists (select 1 from workhorse.job_runtime r where r.job_id = d.id)
+       order by d.run_at, d.id limit 1) o on true
+   where s.namespace = p_namespace and s.name = p_name
+$$;
+comment on function workhorse.dashboard_slot_run_v1(text, text) is
+  'For the slot p_name: the job its last cadence enqueued (dedupe key slot:<name>:<cadence>; its id, status and finished_at, null when the slot never fired or retention removed it), and the oldest of its jobs due and not running (id and run_at, null when none waits). No row when the slot does not exist.';

@@ -253,6 +253,22 @@ export interface WorkerAge {
   leases: number;
 }
 
+/** Whether a slot's work runs (dashboard_slot_run_v1): its last cadence's job, and the oldest of its jobs due and not running. */
+export interface SlotRun {
+  last: { jobId: string; status: string; finishedAt: Date | null } | null;
+  oldestDue: { jobId: string; runAt: Date } | null;
+}
+
+export async function slotRun(db: Queryable, ns: string, name: string): Promise<SlotRun | null> {
+  const r = await db.query('select * from workhorse.dashboard_slot_run_v1($1, $2)', [ns, name]);
+  const x = r.rows[0];
+  if (!x) return null;
+  return {
+    last: x.job_id === null ? null : { jobId: String(x.job_id), status: x.status, finishedAt: x.finished_at ?? null },
+    oldestDue: x.oldest_due_id === null ? null : { jobId: String(x.oldest_due_id), runAt: x.oldest_due_at },
+  };
+}
+
 export async function workerAges(db: Queryable, ns: string): Promise<WorkerAge[]> {
   const r = await db.query('select * from workhorse.dashboard_worker_ages_v1($1)', [ns]);
   return r.rows.map((x: any) => ({ id: x.id, heartbeatAgeMs: num(x.heartbeat_age_ms), leases: num(x.leases) }));

@@ -36,7 +36,7 @@ describe('whether the alert rules are evaluated', () => {
     const worker = new Worker(d.client, { queues: ['default'], scheduleNamespaces: ['sys'], alerts: { everyMs: 1000 }, pollMs: 100 });
     const run = worker.run();
     try {
-      await waitFor(evaluation, (e) => e.state === 'ok' && e.lastFiredAt !== null, { what: 'sys.alerts to fire', timeoutMs: 20_000 });
+      await waitFor(evaluation, (e) => e.state === 'ok' && e.ranAt !== null, { what: 'sys.alerts to fire and its job to run', timeoutMs: 20_000 });
     } finally {
       await worker.stop();
       await run;
@@ -54,5 +54,33 @@ describe('whether the alert rules are evaluated', () => {
     await new Schedules(d.client).disable('sys.alerts');
     expect(await evaluation()).toEqual({ state: 'disabled' });
     expect(await rendered()).toContain('The <code>sys.alerts</code> slot is disabled');
+  }, 60_000);
+
+  it('stalled: the slot fires, but its jobs sit unrun (the sys queue paused): said, not "last evaluated" at the last firing', async () => {
+    await new Schedules(d.client).enable('sys.alerts');
+    await d.client.admin.pauseQueue('sys');
+    const worker = new Worker(d.client, { queues: ['default'], scheduleNamespaces: ['sys'], alerts: { everyMs: 1000 }, pollMs: 100 });
+    const run = worker.run();
+    try {
+      // It keeps firing: jobs pile up on the paused queue.
+      await waitFor(
+        async () => (await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'sys.alerts' and status = 'ready'")).rows[0]!.n,
+        (n) => n >= 2,
+        { what: 'sys.alerts jobs to pile up', timeoutMs: 20_000 },
+      );
+      // Its oldest job due for longer than three cadences and three minutes (the time moved back rather than waited for).
+      await db.pool.query(
+        "update workhorse.jobs set run_at = now() - interval '10 minutes' where id = (select min(id) from workhorse.jobs where type = 'sys.alerts' and status = 'ready')",
+      );
+      const e = await evaluation();
+      expect(e).toMatchObject({ state: 'stalled' });
+      expect(await rendered()).toMatch(/The rules have not been evaluated since .*: the <code>sys\.alerts<\/code> job due then, <a href="\/ui\/jobs\/\d+">#\d+<\/a>, has not run/);
+      // Resumed: the piled-up jobs run, and the page says when the rules last ran.
+      await d.client.admin.resumeQueue('sys');
+      await waitFor(evaluation, (x) => x.state === 'ok' && x.ranAt !== null, { what: 'the rules to run again', timeoutMs: 20_000 });
+    } finally {
+      await worker.stop();
+      await run;
+    }
   }, 60_000);
 });

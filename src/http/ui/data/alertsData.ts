@@ -6,6 +6,7 @@ import * as z from 'zod';
 import type { Client } from '../../../client/client.js';
 import { SYS_ALERTS } from '../../../alerts/alertsSlot.js';
 import type { AlertRecord, ScheduleRecord } from '../../../db/protocol.js';
+import { slotRun, type SlotRun } from '../../../db/dashboard.js';
 import { parseInput } from '../../../validation.js';
 import { noticeQuery } from '../views/common.js';
 
@@ -14,11 +15,18 @@ const OPEN_SHOWN = 500;
 
 export const alertsQuery = z.object({ ...noticeQuery }).strict();
 
-/** Whether the rules are evaluated: the sys.alerts slot missing, disabled, overdue (3 cadences), or firing. */
+/**
+ * Whether the rules are evaluated: the sys.alerts slot missing, disabled,
+ * overdue (3 cadences without a firing), one of its jobs due for as long
+ * and not run (`stalled`: the slot fires, but nothing runs the sys queue),
+ * or running. `ranAt`: when the last cadence's job finished (the rules'
+ * last run), once it has.
+ */
 export type AlertsEvaluation =
   | { state: 'none' }
   | { state: 'disabled' }
-  | { state: 'overdue' | 'ok'; lastFiredAt: Date | null; everyMs: number | null };
+  | { state: 'overdue' | 'ok'; lastFiredAt: Date | null; everyMs: number | null; ranAt: Date | null }
+  | { state: 'stalled'; dueSince: Date; jobId: string };
 
 /**
  * The slot counts as overdue after this many of its cadences without a
@@ -41,18 +49,22 @@ export interface AlertsData {
 
 export async function loadAlerts(client: Client, query: Record<string, string | string[]>, nowMs: number): Promise<AlertsData> {
   const q = parseInput(alertsQuery, query, 'query');
-  const [open, resolved, slot] = await Promise.all([
+  const [open, resolved, slot, run] = await Promise.all([
     client.alerts({ state: 'open', limit: OPEN_SHOWN }),
     client.alerts({ state: 'resolved', limit: RESOLVED_SHOWN }),
     client.protocol.getSchedule(client.calls, client.namespace, SYS_ALERTS),
+    slotRun(client.queryable, client.namespace, SYS_ALERTS),
   ]);
-  return { evaluation: evaluationOf(slot, nowMs), open, resolved, resolvedShown: RESOLVED_SHOWN, query: q, nowMs };
+  return { evaluation: evaluationOf(slot, run, nowMs), open, resolved, resolvedShown: RESOLVED_SHOWN, query: q, nowMs };
 }
 
-function evaluationOf(slot: ScheduleRecord | null, nowMs: number): AlertsEvaluation {
+function evaluationOf(slot: ScheduleRecord | null, run: SlotRun | null, nowMs: number): AlertsEvaluation {
   if (!slot) return { state: 'none' };
   if (!slot.enabled) return { state: 'disabled' };
-  const since = (slot.lastFiredAt ?? slot.createdAt).getTime();
-  const overdue = slot.intervalMs !== null && nowMs - since > Math.max(OVERDUE_CADENCES * slot.intervalMs, OVERDUE_FLOOR_MS);
-  return { state: overdue ? 'overdue' : 'ok', lastFiredAt: slot.lastFiredAt, everyMs: slot.intervalMs };
+  const late = (since: Date) => slot.intervalMs !== null && nowMs - since.getTime() > Math.max(OVERDUE_CADENCES * slot.intervalMs, OVERDUE_FLOOR_MS);
+  // Fired, but a job of it due for as long as a missed slot has not run: the rules were not evaluated since
+  // (the sys queue or the worker that runs it paused, or no system worker), however recently the slot fired.
+  if (run?.oldestDue && late(run.oldestDue.runAt)) return { state: 'stalled', dueSince: run.oldestDue.runAt, jobId: run.oldestDue.jobId };
+  const ranAt = run?.last?.status === 'succeeded' ? run.last.finishedAt : null;
+  return { state: late(slot.lastFiredAt ?? slot.createdAt) ? 'overdue' : 'ok', lastFiredAt: slot.lastFiredAt, everyMs: slot.intervalMs, ranAt };
 }

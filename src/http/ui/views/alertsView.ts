@@ -38,8 +38,18 @@ function evaluated(e: AlertsEvaluation, nowMs: number): Html {
       return html`<p class="problem" id="alerts-unevaluated">The rules have not been evaluated ${
         e.lastFiredAt ? html`since ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)})` : 'yet'
       }, more than three of the <code>sys.alerts</code> cadences and three minutes: nothing running fires it. Run ${how}.</p>`;
-    default:
-      return e.lastFiredAt ? html`<p class="muted" id="alerts-evaluated">Rules last evaluated ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)}).</p>` : html``;
+    case 'stalled':
+      return html`<p class="problem" id="alerts-unevaluated">The rules have not been evaluated since ${time(e.dueSince)} (${relative(
+        e.dueSince,
+        nowMs,
+      )}): the <code>sys.alerts</code> job due then, <a href="/ui/jobs/${e.jobId}">#${e.jobId}</a>, has not run, so nothing runs the <code>sys</code> queue. Resume it (Queues) or the worker that runs it (Workers), or run ${how}.</p>`;
+    default: {
+      // When the rules last ran: when the last cadence's job finished; until it has, when the slot fired.
+      if (e.ranAt) return html`<p class="muted" id="alerts-evaluated">Rules last evaluated ${time(e.ranAt)} (${relative(e.ranAt, nowMs)}).</p>`;
+      return e.lastFiredAt
+        ? html`<p class="muted" id="alerts-evaluated"><code>sys.alerts</code> last fired ${time(e.lastFiredAt)} (${relative(e.lastFiredAt, nowMs)}); its job has not finished yet.</p>`
+        : html``;
+    }
   }
 }
 
