@@ -263,6 +263,10 @@ describe('the dashboard in a browser', () => {
     expect(await backlog.locator('svg path.c-line').count()).toBe(1);
     await backlog.getByText('Data table').click();
     expect(await backlog.getByRole('table').locator('tbody tr').count()).toBe(60);
+    // A live refresh replaces the charts and keeps the open table open (it closed it: the details had no id).
+    await page.evaluate(() => document.querySelector('#live figure').setAttribute('data-stale', ''));
+    await expect.poll(() => page.locator('#live figure[data-stale]').count(), { timeout: 15_000 }).toBe(0);
+    expect(await backlog.locator('details').evaluate((d: { open: boolean }) => d.open)).toBe(true);
   });
 
   it('refuses a wrong token; a read-only session has no buttons and its POST is refused with 403', async () => {

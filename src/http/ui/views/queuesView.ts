@@ -40,22 +40,23 @@ function row(q: QueueRecord, depth: QueueDepth | undefined, viewer: Viewer | nul
   return html`<tr data-queue="${q.name}"><td><a href="/ui?queue=${encodeURIComponent(q.name)}"><code>${q.name}</code></a></td><td>${q.paused ? badge('paused') : badge('active')}</td>${num(depth?.due ?? 0)}${num(depth?.scheduled ?? 0)}${num(q.running)}${num(q.waiting)}${num(depth?.failed ?? 0)}${num(depth?.cancelled ?? 0)}<td>${depth?.oldestDueMs == null ? '·' : duration(depth.oldestDueMs)}</td><td class="num">${q.concurrencyLimit ?? '·'}</td><td>${q.rateLimit === null ? '·' : `${q.rateLimit} per ${duration(q.ratePeriodMs)}`}</td>${acting ? html`<td>${action}</td>` : ''}</tr>`;
 }
 
-function dataTable(caption: string, labels: string[], columns: { name: string; values: number[] }[]): Html {
+/** A chart's data as a table, folded; its id (the chart and queue) lets a live refresh keep it open. */
+function dataTable(id: string, caption: string, labels: string[], columns: { name: string; values: number[] }[]): Html {
   const rows = labels.map((l, i) => html`<tr><td>${l.slice(11, 16)} UTC</td>${columns.map((c) => html`<td class="num">${c.values[i]}</td>`)}</tr>`);
-  return html`<details><summary>Data table</summary>${table([{ label: 'minute' }, ...columns.map((c) => ({ label: c.name, num: true }))], rows, caption)}</details>`;
+  return html`<details id="${id}"><summary>Data table</summary>${table([{ label: 'minute' }, ...columns.map((c) => ({ label: c.name, num: true }))], rows, caption)}</details>`;
 }
 
 function throughputFigure(queue: string, c: BarChart): Html {
   const total = totalOf(c);
   const peak = Math.max(0, ...c.labels.map((_, i) => c.series.reduce((s, x) => s + x.values[i]!, 0)));
   const legend = c.series.map((s) => html`<li><i class="l-${s.name}"></i>${s.name}</li>`);
-  return html`<figure class="chart" data-chart="${JSON.stringify(c)}"><figcaption><b>${queue}</b>: throughput, attempts per minute over the last hour. ${count(total)} in all, at most ${count(peak)} in a minute.</figcaption><ul class="legend">${legend}</ul>${dataTable(`Attempts per minute, queue ${queue}`, c.labels, c.series)}</figure>`;
+  return html`<figure class="chart" data-chart="${JSON.stringify(c)}"><figcaption><b>${queue}</b>: throughput, attempts per minute over the last hour. ${count(total)} in all, at most ${count(peak)} in a minute.</figcaption><ul class="legend">${legend}</ul>${dataTable(`throughput-data-${encodeURIComponent(queue)}`, `Attempts per minute, queue ${queue}`, c.labels, c.series)}</figure>`;
 }
 
 function backlogFigure(queue: string, c: LineChart): Html {
   const now = c.values.at(-1) ?? 0;
   const peak = Math.max(0, ...c.values);
-  return html`<figure class="chart" data-chart="${JSON.stringify(c)}"><figcaption><b>${queue}</b>: backlog, jobs enqueued and not finished, at the end of each minute. ${count(now)} now, at most ${count(peak)} in the last hour.</figcaption>${dataTable(`Backlog per minute, queue ${queue}`, c.labels, [{ name: 'outstanding', values: c.values }])}</figure>`;
+  return html`<figure class="chart" data-chart="${JSON.stringify(c)}"><figcaption><b>${queue}</b>: backlog, jobs enqueued and not finished, at the end of each minute. ${count(now)} now, at most ${count(peak)} in the last hour.</figcaption>${dataTable(`backlog-data-${encodeURIComponent(queue)}`, `Backlog per minute, queue ${queue}`, c.labels, [{ name: 'outstanding', values: c.values }])}</figure>`;
 }
 
 export function queuesView(d: QueuesData, viewer: Viewer | null): Page {
