@@ -136,6 +136,17 @@ describe('the Alerts and Outbox views in a browser', () => {
       expect(await event(dead)).toEqual({ state: 'pending', attempts: 0, due: true });
       expect(await page.locator(`tr[data-event="${dead}"]`).innerText()).toMatch(/pending\s+0/);
 
+      // Discarding asks first: dismissed, nothing happens; accepted, the event is gone.
+      const questions: string[] = [];
+      page.once('dialog', (dialog) => {
+        questions.push(dialog.message());
+        void dialog.dismiss();
+      });
+      await page.getByRole('button', { name: `Discard event #${pending}` }).click();
+      await expect.poll(() => questions.length).toBe(1);
+      expect(questions[0]).toBe(`Discard outbox event #${pending}? It will never be delivered.`);
+      expect(await event(pending)).toBeDefined();
+      page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: `Discard event #${pending}` }).click();
       await page.waitForURL(/\/ui\/outbox\?done=event-discarded/);
       expect(await event(pending)).toBeUndefined();

@@ -5,6 +5,7 @@
 // version is a new URL.
 import { createHash } from 'node:crypto';
 import { CHART_SCRIPT } from './chartScript.js';
+import { CONFIRM_SCRIPT } from './confirmScript.js';
 import { LIVE_SCRIPT } from './liveScript.js';
 import { STYLESHEET } from './stylesheet.js';
 
@@ -16,7 +17,7 @@ export interface Asset {
   hash: string;
 }
 
-const SCRIPT = `(function () {\n'use strict';\n${CHART_SCRIPT}\n${LIVE_SCRIPT}\ndrawCharts(document);\nstartLive();\n})();\n`;
+const SCRIPT = `(function () {\n'use strict';\n${CHART_SCRIPT}\n${LIVE_SCRIPT}\n${CONFIRM_SCRIPT}\ndrawCharts(document);\nstartLive();\nconfirmDanger();\n})();\n`;
 
 const ICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f2933"/>' +

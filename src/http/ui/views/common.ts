@@ -20,7 +20,8 @@ export interface ActionButton {
   target: string;
   /** Unique on the page, so focus survives a live refresh. */
   id: string;
-  danger?: boolean;
+  /** An action that cannot be undone: styled as such, and the browser asks this question first (confirmScript.ts). */
+  confirm?: string;
 }
 
 /**
@@ -35,7 +36,8 @@ export function pathSegment(name: string): string {
 export function actionButton(viewer: Viewer | null, b: ActionButton): Html | '' {
   if (!can(viewer, 'admin')) return '';
   const csrf = viewer!.csrf ? html`<input type="hidden" name="csrf" value="${viewer!.csrf}">` : '';
-  return html`<form class="inline" method="post" action="${b.action}">${csrf}<button type="submit" id="${b.id}"${b.danger ? html` class="danger"` : ''}>${b.label}<span class="visually-hidden"> ${b.target}</span></button></form>`;
+  const ask = b.confirm ? html` data-confirm="${b.confirm}"` : '';
+  return html`<form class="inline" method="post" action="${b.action}"${ask}>${csrf}<button type="submit" id="${b.id}"${b.confirm ? html` class="danger"` : ''}>${b.label}<span class="visually-hidden"> ${b.target}</span></button></form>`;
 }
 
 const NOTICES = {

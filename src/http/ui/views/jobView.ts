@@ -170,7 +170,15 @@ function actions(d: JobData, viewer: Viewer | null): Html {
   const target = `job #${j.id}`;
   return html`<div class="actions">${[
     retryable ? actionButton(viewer, { action: `/ui/jobs/${j.id}/retry`, label: j.status === 'ready' ? 'Run now' : 'Retry', target, id: 'job-retry' }) : '',
-    ended ? '' : actionButton(viewer, { action: `/ui/jobs/${j.id}/cancel`, label: 'Cancel', target, id: 'job-cancel', danger: true }),
+    ended
+      ? ''
+      : actionButton(viewer, {
+          action: `/ui/jobs/${j.id}/cancel`,
+          label: 'Cancel',
+          target,
+          id: 'job-cancel',
+          confirm: `Cancel job #${j.id}? Its unfinished children are cancelled with it (not those spawned detached). A cancelled job runs again only if retried.`,
+        }),
   ]}</div>`;
 }
 

@@ -35,7 +35,13 @@ function row(e: OutboxEventRecord, viewer: Viewer | null, nowMs: number): Html {
       ? ''
       : html`<div class="actions">${[
           actionButton(viewer, { action: `/ui/outbox/${e.id}/retry`, label: 'Retry', target, id: `outbox-retry-${e.id}` }),
-          actionButton(viewer, { action: `/ui/outbox/${e.id}/discard`, label: 'Discard', target, id: `outbox-discard-${e.id}`, danger: true }),
+          actionButton(viewer, {
+            action: `/ui/outbox/${e.id}/discard`,
+            label: 'Discard',
+            target,
+            id: `outbox-discard-${e.id}`,
+            confirm: `Discard outbox event #${e.id}? It will never be delivered.`,
+          }),
         ]}</div>`;
   return html`<tr data-event="${e.id}"><td class="num">#${e.id}</td><td><code>${e.topic}</code></td><td>${e.key === null ? html`<span class="muted">·</span>` : html`<code>${e.key}</code>`}</td><td>${badge(e.state, e.state === 'dead' ? 'failed' : e.state === 'pending' ? 'ready' : 'succeeded')}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt)}</td><td>${next}</td><td>${err ? html`<span class="note">${err.slice(0, 300)}</span>` : ''}</td><td>${buttons}</td></tr>`;
 }
