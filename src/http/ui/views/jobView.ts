@@ -132,10 +132,23 @@ export const JOB_SECTIONS: readonly Section[] = [
   },
 ];
 
-/** A waiting job without a wake time or timeout is stored as due in 9999: it runs when what it waits for arrives. */
+/** The year a job is stored as due in when nothing will wake it on its own (never_v1). */
+const NEVER_YEAR = 9999;
+
+/**
+ * When the job runs: a waiting job stored as due in 9999 (none of its waits
+ * has a wake time or timeout) runs when what it waits for arrives, else at
+ * the soonest of them (its run_at, whichever wait is newest); an ended job
+ * runs no more, so its due time gets no "in ..." (a cancelled scheduled job
+ * read "in 7 min", a cancelled waiting one "9999-01-01").
+ */
 function runAt(d: JobData): Html {
   const j = d.job;
-  if (j.status === 'waiting' && !j.wait?.wakeAt) return html`<span class="muted">when what it waits for arrives</span>`;
+  const never = j.runAt.getUTCFullYear() >= NEVER_YEAR;
+  if (j.status === 'succeeded' || j.status === 'failed' || j.status === 'cancelled') {
+    return never ? html`·` : html`${time(j.runAt)} <span class="muted small">(it ended: it runs again only if retried)</span>`;
+  }
+  if (never) return html`<span class="muted">when what it waits for arrives</span>`;
   return html`${time(j.runAt)} <span class="muted small">(${relative(j.runAt, d.nowMs)})</span>`;
 }
 
