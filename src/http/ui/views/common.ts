@@ -87,7 +87,7 @@ export function noticeUrl(path: string, done: NoticeCode, subject: string): stri
 }
 
 /** `s` on one line (each run of whitespace or control characters one space), cut to `max` UTF-16 units with an ellipsis. */
-function shortLine(s: string, max: number): string {
+export function shortLine(s: string, max: number): string {
   const line = s.replace(/[\s\p{Cc}]+/gu, ' ');
   if (line.length <= max) return line;
   let cut = max - 1;

@@ -13,7 +13,7 @@ import { duration, prettyJson, relative, time } from '../format.js';
 import { html, join, type Html } from '../html.js';
 import type { Page } from '../layout.js';
 import type { Viewer } from '../uiEnv.js';
-import { actionButton, badge, notice, table } from './common.js';
+import { actionButton, badge, notice, shortLine, table } from './common.js';
 
 interface Section {
   id: string;
@@ -53,7 +53,7 @@ function errorText(e: unknown): string {
 
 function attemptRow(a: AttemptRecord): Html {
   const err = errorText(a.error);
-  return html`<tr><td class="num">${a.execution}</td><td class="num">${a.attempt}</td><td>${a.workerId ?? '·'}</td><td>${badge(a.outcome, a.outcome === 'succeeded' ? 'succeeded' : a.outcome === 'failed' ? 'failed' : 'cancelled')}</td><td>${time(a.startedAt)}</td><td>${time(a.finishedAt)}</td><td class="num">${a.durationMs === null ? '·' : duration(a.durationMs)}</td><td>${err ? html`<details id="attempt-${a.execution}-error"><summary>${err.slice(0, 80)}</summary>${errorBlock(a.error, `error of execution ${a.execution}`)}</details>` : ''}</td></tr>`;
+  return html`<tr><td class="num">${a.execution}</td><td class="num">${a.attempt}</td><td>${a.workerId ?? '·'}</td><td>${badge(a.outcome, a.outcome === 'succeeded' ? 'succeeded' : a.outcome === 'failed' ? 'failed' : 'cancelled')}</td><td>${time(a.startedAt)}</td><td>${time(a.finishedAt)}</td><td class="num">${a.durationMs === null ? '·' : duration(a.durationMs)}</td><td>${err ? html`<details id="attempt-${a.execution}-error"><summary>${shortLine(err, 80)}</summary>${errorBlock(a.error, `error of execution ${a.execution}`)}</details>` : ''}</td></tr>`;
 }
 
 function stepRow(s: StepRecord): Html {

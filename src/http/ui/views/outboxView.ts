@@ -11,7 +11,7 @@ import { relative, time } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { Page } from '../layout.js';
 import type { Viewer } from '../uiEnv.js';
-import { actionButton, badge, notice, table } from './common.js';
+import { actionButton, badge, notice, shortLine, table } from './common.js';
 
 function errorText(e: unknown): string {
   if (e === null || e === undefined) return '';
@@ -43,7 +43,7 @@ function row(e: OutboxEventRecord, viewer: Viewer | null, nowMs: number): Html {
             confirm: `Discard outbox event #${e.id}? It will never be delivered.`,
           }),
         ]}</div>`;
-  return html`<tr data-event="${e.id}"><td class="num">#${e.id}</td><td><code>${e.topic}</code></td><td>${e.key === null ? html`<span class="muted">·</span>` : html`<code>${e.key}</code>`}</td><td>${badge(e.state, e.state === 'dead' ? 'failed' : e.state === 'pending' ? 'ready' : 'succeeded')}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt)}</td><td>${next}</td><td>${err ? html`<span class="note">${err.slice(0, 300)}</span>` : ''}</td><td>${buttons}</td></tr>`;
+  return html`<tr data-event="${e.id}"><td class="num">#${e.id}</td><td><code>${e.topic}</code></td><td>${e.key === null ? html`<span class="muted">·</span>` : html`<code>${e.key}</code>`}</td><td>${badge(e.state, e.state === 'dead' ? 'failed' : e.state === 'pending' ? 'ready' : 'succeeded')}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt)}</td><td>${next}</td><td>${lastError(e.id, err)}</td><td>${buttons}</td></tr>`;
 }
 
 function pageLink(f: OutboxData['filter'], before?: string): string {
@@ -85,3 +85,13 @@ export function outboxView(d: OutboxData, viewer: Viewer | null): Page {
     live: list,
   };
 }
+
+/** An event's last error: whole when short; else its first line, cut with an ellipsis, and the whole text folded under it. */
+function lastError(id: string, err: string | null | undefined): Html | '' {
+  if (!err) return '';
+  if (err.length <= ERROR_SHOWN) return html`<span class="note">${err}</span>`;
+  return html`<details id="outbox-error-${id}"><summary class="note">${shortLine(err, ERROR_SHOWN)}</summary><pre class="stack" tabindex="0" aria-label="last error of event #${id}">${err}</pre></details>`;
+}
+
+/** The characters of a last error shown in the row before it folds. */
+const ERROR_SHOWN = 300;
