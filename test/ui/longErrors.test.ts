@@ -40,6 +40,16 @@ it("the attempts ledger's summary of an error cuts before an emoji, with an elli
   expect(summary).not.toContain('\uFFFD');
   expect(summary.endsWith('…')).toBe(true);
   expect([...summary].every((c) => c.codePointAt(0)! < 0xd800 || c.codePointAt(0)! > 0xdfff)).toBe(true);
+  // Failed for now: its last error shown. Retried and succeeded: its result, the error left to the ledger.
+  expect(html).toContain('id="sec-error"');
+  await client.retry(id);
+  const ok = new Worker(client, { listen: false }).handle(Fails, () => 'fine');
+  expect(await ok.runOnce()).toBe(true);
+  await ok.stop();
+  const after = String(jobView(await loadJob(client, { id }, {}, Date.now()), null).live);
+  expect(after).toContain('id="sec-result"');
+  expect(after).not.toContain('id="sec-error"');
+  expect(after).toContain('id="attempt-1-error"');
 });
 
 it("an outbox event's long last error: cut with an ellipsis, the whole of it folded beneath", async () => {

@@ -106,7 +106,13 @@ export const JOB_SECTIONS: readonly Section[] = [
   },
   { id: 'payload', title: 'Payload', shown: () => true, body: (d) => jsonBlock(d.job.payload, 'payload') },
   { id: 'result', title: 'Result', shown: (d) => d.job.status === 'succeeded', body: (d) => jsonBlock(d.job.result, 'result') },
-  { id: 'error', title: 'Last error', shown: (d) => d.job.lastError !== null && d.job.lastError !== undefined, body: (d) => errorBlock(d.job.lastError, 'last error') },
+  // A succeeded job shows its result, not an earlier attempt's error (the attempts ledger keeps that).
+  {
+    id: 'error',
+    title: 'Last error',
+    shown: (d) => d.job.status !== 'succeeded' && d.job.lastError !== null && d.job.lastError !== undefined,
+    body: (d) => errorBlock(d.job.lastError, 'last error'),
+  },
   { id: 'progress', title: 'Progress', shown: (d) => d.job.progress !== null && d.job.progress !== undefined, body: (d) => jsonBlock(d.job.progress, 'progress') },
   {
     id: 'attempts',
