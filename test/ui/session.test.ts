@@ -317,6 +317,10 @@ describe('the page itself', () => {
     const missing = await fetch(`${d.url}/ui/jobs/424242`, h);
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain('job 424242 not found in namespace');
+    // `/ui/` with its slash is the Namespace view (it was a 404 page), its query kept.
+    const slash = await fetch(`${d.url}/ui/?status=failed`, { ...h, redirect: 'manual' });
+    expect([slash.status, slash.headers.get('location')]).toEqual([301, '/ui?status=failed']);
+    expect((await fetch(`${d.url}/ui/nope`, h)).status).toBe(404);
     expect(d.logged).toEqual([]);
   });
 });

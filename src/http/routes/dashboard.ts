@@ -42,7 +42,10 @@ export function dashboardRoutes(d: RouteDeps): Hono<UiEnv> {
   // The path is named as it came, percent-encoded: a live refresh's JSON
   // answer carries the message unescaped.
   r.all('/*', (c) => {
-    throw new NotFoundError(`no dashboard page at ${c.req.method} ${new URL(c.req.url).pathname}`);
+    const url = new URL(c.req.url);
+    // `/ui/` (a typed or pasted address with its slash) is the Namespace view, as `/ui` is.
+    if (url.pathname === '/ui/' && (c.req.method === 'GET' || c.req.method === 'HEAD')) return c.redirect(`/ui${url.search}`, 301);
+    throw new NotFoundError(`no dashboard page at ${c.req.method} ${url.pathname}`);
   });
   return r;
 }
