@@ -65,23 +65,36 @@ describe('a running worker with no error listener', () => {
     while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   };
 
-  it('logs a failing heartbeat as one line naming the heartbeat when the fault begins and one when it ends, however many beats fail', async () => {
+  /** The console's error lines, and a worker (of `heartbeatMs`) whose one job runs until released. */
+  async function busyWorker(workerId: string, heartbeatMs: number) {
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const Noop = defineJob({ type: 'report.noop', schema: z.object({}) });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let started = false;
-    // A lease of 4 x 500 ms: the fault below (about 1.2 s of beats every 500 ms or sooner) stays within it.
-    const w = await startRunningWorker([Noop], { heartbeatMs: 500, pollMs: 50, workerId: 'w-hb' }, (worker) =>
+    const w = await startRunningWorker([Noop], { heartbeatMs, pollMs: 50, workerId }, (worker) =>
       worker.handle(Noop, async () => {
         started = true;
         await gate;
       }),
     );
+    await w.client.enqueue(Noop, {});
+    await waitFor(() => started);
+    return {
+      lines,
+      w,
+      async stop() {
+        release();
+        await w.stop();
+      },
+    };
+  }
+
+  it('logs a failing heartbeat as one line naming the heartbeat when the fault begins and one when it ends, however many beats fail', async () => {
+    // A lease of 4 x 500 ms: the fault below (about 1.2 s of beats every 500 ms or sooner) stays within it.
+    const { lines, w, stop } = await busyWorker('w-hb', 500);
     try {
-      await w.client.enqueue(Noop, {});
-      await waitFor(() => started);
       // Every heartbeat now meets an error PostgreSQL answers (no such function).
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       await waitFor(() => lines.some((l) => l.includes('heartbeat:')));
@@ -89,8 +102,7 @@ describe('a running worker with no error listener', () => {
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
       await waitFor(() => lines.some((l) => l.includes('heartbeat: database reachable again')));
     } finally {
-      release();
-      await w.stop();
+      await stop();
     }
     const beat = lines.filter((l) => l.includes('heartbeat'));
     expect(beat, lines.join('\n')).toHaveLength(2);
@@ -103,28 +115,14 @@ describe('a running worker with no error listener', () => {
   });
 
   it('still says each lease a long heartbeat fault cost', async () => {
-    const lines: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
-    const Noop = defineJob({ type: 'report.noop', schema: z.object({}) });
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started = false;
-    const w = await startRunningWorker([Noop], { heartbeatMs: 200, pollMs: 50, workerId: 'w-hb2' }, (worker) =>
-      worker.handle(Noop, async () => {
-        started = true;
-        await gate;
-      }),
-    );
+    const { lines, w, stop } = await busyWorker('w-hb2', 200);
     try {
-      await w.client.enqueue(Noop, {});
-      await waitFor(() => started);
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       // Failing for longer than a lease (4 x 200 ms), the lease is given up, and said to have run out.
       await waitFor(() => lines.some((l) => l.includes('lost its lease')));
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
     } finally {
-      release();
-      await w.stop();
+      await stop();
     }
     expect(lines.filter((l) => / database fault: /.test(l))).toEqual([]);
     const late = lines.find((l) => l.includes('lost its lease'));
