@@ -33,8 +33,8 @@ export const SQLSTATE = {
 /** What PostgreSQL says when a call reaches a database that was never migrated. */
 const NO_SCHEMA = 'schema "workhorse" does not exist';
 
-/** pg-pool's error for a query on a pool that was ended. */
-const POOL_ENDED = 'Cannot use a pool after calling end on the pool';
+/** pg-pool's error for a call on a pool that was ended (the client closed): a ClientClosedError. */
+export const POOL_ENDED = 'Cannot use a pool after calling end on the pool';
 
 export function sqlStateOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null ? (err as { code?: string }).code : undefined;

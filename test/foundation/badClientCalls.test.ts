@@ -256,6 +256,15 @@ describe('close', () => {
     }
   });
 
+  it('a call on a pool of yours that you ended is a ClientClosedError (pg-pool refuses the connection), not a refused session', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    const c = createClient({ pool, jobs: [Ping] });
+    await c.getJob('1');
+    await pool.end();
+    await closedRefusal(c.getJob('1'));
+    await c.close();
+  });
+
   it('worker.run() on a closed client rejects with ClientClosedError at once (it retried registering until aborted)', async () => {
     const c = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 1 });
     await c.close();
