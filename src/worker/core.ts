@@ -50,8 +50,11 @@ const DEREGISTER_ATTEMPTS = 5;
 export const SHUTDOWN_BOUND_MS = 20_000;
 const DEREGISTER_CALL_TIMEOUT_MS = 5_000;
 
-/** What a settlement retry logs: for a refusal an operator can end, what to do about it. */
-/** What a settlement fault's first line says the worker does about it (the rest of the fault is one line when it ends). */
+/**
+ * What a settlement fault's first line says the worker does about it (the
+ * rest of the fault is one line when it ends); the line adds, for a refusal
+ * an operator can end, what to do about it (faultHint).
+ */
 function settleFaultLine(err: unknown, leaseMs: number): string {
   if (!operatorHint(err)) return 'database fault; the outcomes are kept and written again with backoff';
   return `refused; the outcomes are kept and written again for up to the lease (${leaseMs} ms)`;
