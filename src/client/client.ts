@@ -72,8 +72,9 @@ export class Client {
   private readonly db: GuardedDb;
   /**
    * The client's own bounded calls, for the modules that call the protocol
-   * on its behalf (Schedules, the built-in sys.* handlers): each checkout and
-   * query within `callTimeoutMs`, a stranded connection destroyed.
+   * on its behalf (Schedules, the built-in sys.* handlers, the dashboard's
+   * reads): each checkout and query within `callTimeoutMs`, a stranded
+   * connection destroyed, a refused session tagged (connectRefusal.ts).
    */
   get calls(): Queryable {
     return this.db;
@@ -375,16 +376,6 @@ export class Client {
   /** The decisions waiting for people, oldest first. */
   pendingDecisions(filter?: durable.DecisionFilter): Promise<PendingDecision[]> {
     return durable.pendingDecisions(this.durableDeps(), filter);
-  }
-
-  /**
-   * @internal The client's own database handle: each call bounded by
-   * callTimeoutMs, and a connection that cannot be made typed (a fault) or
-   * tagged (a refused session). workhorse's own readers (the dashboard) use
-   * it rather than the bare pool.
-   */
-  get queryable(): Queryable {
-    return this.db;
   }
 
   private durableDeps(): durable.DurableDeps {

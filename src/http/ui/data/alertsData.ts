@@ -53,7 +53,7 @@ export async function loadAlerts(client: Client, query: Record<string, string | 
     client.alerts({ state: 'open', limit: OPEN_SHOWN }),
     client.alerts({ state: 'resolved', limit: RESOLVED_SHOWN }),
     client.protocol.getSchedule(client.calls, client.namespace, SYS_ALERTS),
-    slotRun(client.queryable, client.namespace, SYS_ALERTS),
+    slotRun(client.calls, client.namespace, SYS_ALERTS),
   ]);
   return { evaluation: evaluationOf(slot, run, nowMs), open, resolved, resolvedShown: RESOLVED_SHOWN, query: q, nowMs };
 }

@@ -29,7 +29,7 @@ export interface WorkersData {
 }
 
 export async function loadWorkers(client: Client, query: FleetQuery): Promise<WorkersData> {
-  const [workers, ages] = await Promise.all([client.admin.listWorkers(), workerAges(client.queryable, client.namespace)]);
+  const [workers, ages] = await Promise.all([client.admin.listWorkers(), workerAges(client.calls, client.namespace)]);
   return { workers, ages: new Map(ages.map((a) => [a.id, a])), query };
 }
 
@@ -50,9 +50,9 @@ export interface QueuesData {
 export async function loadQueues(client: Client, query: FleetQuery): Promise<QueuesData> {
   const [queues, depth, tp, bl] = await Promise.all([
     client.admin.listQueues(),
-    queueDepth(client.queryable, client.namespace),
-    throughput(client.queryable, client.namespace, CHART_MINUTES),
-    backlog(client.queryable, client.namespace, CHART_MINUTES),
+    queueDepth(client.calls, client.namespace),
+    throughput(client.calls, client.namespace, CHART_MINUTES),
+    backlog(client.calls, client.namespace, CHART_MINUTES),
   ]);
   const pausable = new Set([...queues.map((q) => q.name), ...client.definedTypes.map((t) => client.definition(t).queue)]);
   return { queues, pausable, depth: new Map(depth.map((x) => [x.queue, x])), throughput: tp, backlog: bl, query };

@@ -32,10 +32,10 @@ export async function loadJob(client: Client, param: Record<string, string>, que
   const q = parseInput(jobQuery, query, 'query');
   const [job, lease, attempts, steps, family] = await Promise.all([
     client.getJob(id),
-    jobLease(client.queryable, client.namespace, id),
-    jobAttempts(client.queryable, client.namespace, id),
-    jobSteps(client.queryable, client.namespace, id),
-    jobFamily(client.queryable, client.namespace, id, CHILDREN_SHOWN),
+    jobLease(client.calls, client.namespace, id),
+    jobAttempts(client.calls, client.namespace, id),
+    jobSteps(client.calls, client.namespace, id),
+    jobFamily(client.calls, client.namespace, id, CHILDREN_SHOWN),
   ]);
   if (!job) throw new NotFoundError(`job ${id} not found in namespace "${client.namespace}"`);
   return { job, lease, attempts, steps, family, query: q, nowMs };

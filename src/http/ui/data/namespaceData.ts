@@ -43,7 +43,7 @@ export function parseNamespaceQuery(query: Record<string, string | string[]>): N
 
 export async function loadNamespace(client: Client, filter: NamespaceFilter): Promise<NamespaceData> {
   const [page, queues, workers] = await Promise.all([
-    dashboardJobs(client.queryable, client.namespace, {
+    dashboardJobs(client.calls, client.namespace, {
       status: filter.status,
       queue: filter.queue,
       type: filter.type,
