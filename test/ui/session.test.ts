@@ -313,6 +313,8 @@ describe('the page itself', () => {
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('invalid filter: status');
     expect((await fetch(`${d.url}/ui?sort=id`, h)).status).toBe(400);
+    // A filter typed with spaces around it (no type or queue has any) is read without them.
+    expect((await fetch(`${d.url}/ui?type=%20report.build%20&queue=default%20`, h)).status).toBe(200);
     expect((await fetch(`${d.url}/ui/jobs/abc`, h)).status).toBe(400);
     const missing = await fetch(`${d.url}/ui/jobs/424242`, h);
     expect(missing.status).toBe(404);

@@ -16,7 +16,8 @@ export const PAGE_SIZE = 50;
 /** Ids one page of every job (or of succeeded ones) searches below its cursor. */
 export const WINDOW_IDS = 10_000;
 
-const blankIsUnset = <T extends z.ZodType>(s: T) => z.preprocess((v) => (v === '' ? undefined : v), s.optional());
+// A filter typed into the form comes with its spaces (no queue name or job type has any): trimmed, and blank is unset.
+const blankIsUnset = <T extends z.ZodType>(s: T) => z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), s.optional());
 
 export const namespaceQuery = z
   .object({
