@@ -58,9 +58,16 @@ describe('reading', () => {
   });
 
   it('answers a wrong bearer token 401 and one without `read` 403, as pages', async () => {
-    const wrong = await fetch(`${d.url}/ui`, { headers: { authorization: 'Bearer not-a-token-0123456789' } });
+    const wrong = await fetch(`${d.url}/ui?status=failed`, { headers: { authorization: 'Bearer not-a-token-0123456789' } });
     expect(wrong.status).toBe(401);
-    expect(await wrong.text()).toContain('invalid bearer token');
+    const page = await wrong.text();
+    expect(page).toContain('invalid bearer token');
+    // Its sign-in link comes back here.
+    expect(page).toContain('<a href="/ui/sign-in?next=%2Fui%3Fstatus%3Dfailed">Sign in</a>');
+    // An action posted once the session is gone (no credentials): back to the page it was posted from.
+    const action = await post('/ui/queues/reports/pause', { referer: `${d.url}/ui/queues` });
+    expect(action.status).toBe(401);
+    expect(await action.text()).toContain('<a href="/ui/sign-in?next=%2Fui%2Fqueues">Sign in</a>');
     const edge = await fetch(`${d.url}/ui`, { headers: { authorization: `Bearer ${ENQUEUE_TOKEN}` } });
     expect(edge.status).toBe(403);
     expect(await edge.text()).toContain('token &quot;edge&quot; lacks the &quot;read&quot; scope');

@@ -15,7 +15,7 @@ import { isLiveRequest } from '../liveRequest.js';
 /** The error page (or, for a live refresh, the JSON error) of a status and error body. */
 export function renderUiError(c: Context, status: ContentfulStatusCode, body: ErrorBody): Response {
   if (isLiveRequest(c)) return errorResponse(c, status, body);
-  const signIn = status === 401 ? html` <a href="/ui/sign-in">Sign in</a>.` : '';
+  const signIn = status === 401 ? html` <a href="${signInHref(c)}">Sign in</a>.` : '';
   const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 401 ? 'Not signed in' : 'That did not work';
   const page = document(
     `Error ${status}`,
@@ -24,6 +24,26 @@ export function renderUiError(c: Context, status: ContentfulStatusCode, body: Er
 <p class="muted small">Code <code>${body.code}</code> (HTTP ${status}). <a href="/ui">Back to the dashboard</a></p></main>`,
   );
   return c.html(page.text, status);
+}
+
+/**
+ * The sign-in link of a 401 page, back to where the viewer was: the page
+ * itself for a GET, the page an action was posted from (its Referer, when it
+ * is this site's dashboard) for a POST, such as a click after the session
+ * expired. The sign-in route checks `next` again (dashboard paths only).
+ */
+function signInHref(c: Context): string {
+  const here = new URL(c.req.url);
+  let back = c.req.method === 'GET' ? `${here.pathname}${here.search}` : '';
+  if (c.req.method !== 'GET') {
+    try {
+      const from = new URL(c.req.header('referer') ?? '');
+      if (from.origin === here.origin) back = `${from.pathname}${from.search}`;
+    } catch {
+      // No Referer, or not a URL: back to the dashboard's first page.
+    }
+  }
+  return back.startsWith('/ui') ? `/ui/sign-in?next=${encodeURIComponent(back)}` : '/ui/sign-in';
 }
 
 export function uiErrorHandler(log: (message: string, err: unknown) => void) {
