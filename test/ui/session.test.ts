@@ -322,6 +322,9 @@ describe('the page itself', () => {
     expect((await fetch(`${d.url}/ui?sort=id`, h)).status).toBe(400);
     // A filter typed with spaces around it (no type or queue has any) is read without them.
     expect((await fetch(`${d.url}/ui?type=%20report.build%20&queue=default%20`, h)).status).toBe(200);
+    // The queue filter is typed, the known queues offered: one whose jobs all ended can be named too.
+    const ended = await (await fetch(`${d.url}/ui?queue=all-ended`, h)).text();
+    expect(ended).toContain('<input id="f-queue" name="queue" list="f-queues" value="all-ended"');
     expect((await fetch(`${d.url}/ui/jobs/abc`, h)).status).toBe(400);
     const missing = await fetch(`${d.url}/ui/jobs/424242`, h);
     expect(missing.status).toBe(404);

@@ -73,13 +73,18 @@ function query(f: NamespaceFilter, before?: string): string {
   return s ? `/ui?${s}` : '/ui';
 }
 
+/**
+ * The filter form. Queue and type are typed (with the known ones offered):
+ * a queue whose jobs have all ended (its failed jobs, the ones an operator
+ * looks for) is not among the queues listQueues counts, and a list to pick
+ * from left it out.
+ */
 function filters(d: NamespaceData): Html {
   const f = d.filter;
   const option = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
   return html`<form class="filters" method="get" action="/ui" role="search" aria-label="Filter jobs">
-<label for="f-queue">Queue<select id="f-queue" name="queue">${option('', 'any queue', !f.queue)}${d.queues.map((q) => option(q.name, q.name, q.name === f.queue))}${
-    f.queue && !d.queues.some((q) => q.name === f.queue) ? option(f.queue, f.queue, true) : ''
-  }</select></label>
+<label for="f-queue">Queue<input id="f-queue" name="queue" list="f-queues" value="${f.queue ?? ''}" placeholder="any queue" autocomplete="off"></label>
+<datalist id="f-queues">${d.queues.map((q) => html`<option value="${q.name}"></option>`)}</datalist>
 <label for="f-type">Type<input id="f-type" name="type" list="f-types" value="${f.type ?? ''}" placeholder="any type" autocomplete="off"></label>
 <datalist id="f-types">${d.types.map((t) => html`<option value="${t}"></option>`)}</datalist>
 <label for="f-status">Status<select id="f-status" name="status">${option('', 'any status', !f.status)}${JOB_STATUSES.map((s) => option(s, s, s === f.status))}</select></label>
