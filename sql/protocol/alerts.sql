@@ -166,7 +166,7 @@ $$;
 comment on function workhorse.json_time_v1(timestamptz) is
   'p_at as an ISO 8601 UTC text with milliseconds (2026-12-02T13:59:22.292Z), as JavaScript''s toISOString writes it: the times in outbox event payloads.';
 
-create function workhorse.evaluate_alerts_v1(p_namespace text, p_rules jsonb)
+create function workhorse.evaluate_alerts_v2(p_namespace text, p_rules jsonb, p_publish boolean)
 returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)
 language plpgsql as $$
 #variable_conflict use_column
@@ -206,13 +206,24 @@ begin
                               'openedAt', workhorse.json_time_v1(c.opened_at),
                               'resolvedAt', workhorse.json_time_v1(c.resolved_at), 'details', c.details)
       from changes c
+     where p_publish
     returning 1
   )
   select c.rule, c.key, c.state, c.opened_at, c.resolved_at, c.details from changes c order by c.rule, c.key;
-  if found then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
+  if found and p_publish then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
 end $$;
+comment on function workhorse.evaluate_alerts_v2(text, jsonb, boolean) is
+  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), refreshes the details of the open ones whose condition still holds, resolves the open alerts whose condition no longer holds (and those of rules not in p_rules, turned off: details.turnedOff), and, when p_publish (the evaluator has outbox sinks to deliver them), publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
+
+-- The version before p_publish: publishes every change.
+create function workhorse.evaluate_alerts_v1(p_namespace text, p_rules jsonb)
+returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)
+language sql as $$
+  select * from workhorse.evaluate_alerts_v2(p_namespace, p_rules, true)
+$$;
 comment on function workhorse.evaluate_alerts_v1(text, jsonb) is
-  'Evaluates the rules in p_rules (see alert_conditions_v1): opens an alert for each condition without an open one (dedupe on namespace, rule, key), refreshes the details of the open ones whose condition still holds, resolves the open alerts whose condition no longer holds (and those of rules not in p_rules, turned off: details.turnedOff), and publishes each opening and resolution on the outbox topic workhorse.alert (key alert:<rule>:<key>) in the same transaction. Returns the alerts it opened or resolved.';
+  'evaluate_alerts_v2(p_namespace, p_rules, true): evaluates the rules and publishes every opening and resolution on workhorse.alert.';
+
 
 create function workhorse.list_alerts_v1(p_namespace text, p_state text, p_limit integer)
 returns table (rule text, key text, state text, opened_at timestamptz, resolved_at timestamptz, details jsonb)

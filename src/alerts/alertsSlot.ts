@@ -1,9 +1,10 @@
 // sys.alerts, the built-in slot that has the fleet watch itself. Each
 // cadence enqueues a `sys.alerts` job on the `sys` queue carrying the
 // resolved thresholds; its handler evaluates every rule in one statement
-// (evaluate_alerts_v1: open, resolve and publish on workhorse.alert through
-// the outbox, atomically) and, when metrics are on, writes one EMF line per
-// rule with the number of its open alerts.
+// (evaluate_alerts_v2: open, resolve and, when the one who fires the slot
+// has outbox sinks, publish on workhorse.alert through the outbox,
+// atomically) and, when metrics are on, writes one EMF line per rule with
+// the number of its open alerts.
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';
@@ -17,7 +18,9 @@ export const SYS_ALERTS = 'sys.alerts';
 /** The outbox topic of alert openings and resolutions. */
 export const ALERT_TOPIC = 'workhorse.alert';
 
-const alertsPayloadSchema = z.object({ thresholds: z.record(z.string(), z.record(z.string(), z.number())) }).strict();
+// `publish`: whether the evaluation writes the alerts' openings and resolutions to the outbox, which only
+// an evaluator with sinks does (without, they were kept pending for good). Absent (a slot stored before): true.
+const alertsPayloadSchema = z.object({ thresholds: z.record(z.string(), z.record(z.string(), z.number())), publish: z.boolean().optional() }).strict();
 
 export const alertsJob = defineJob({
   type: SYS_ALERTS,
@@ -26,19 +29,25 @@ export const alertsJob = defineJob({
   retry: { maxAttempts: 2, backoff: { kind: 'fixed', baseMs: 5000, maxMs: 5000 } },
 });
 
-export function alertsSchedule(o: ResolvedAlertsOptions): ScheduleDefinition {
+/** The slot; `publish`: the one who fires it has outbox sinks (the alerts' changes go out through them). */
+export function alertsSchedule(o: ResolvedAlertsOptions, publish: boolean): ScheduleDefinition {
   return defineSystemSchedule({
     name: SYS_ALERTS,
     job: alertsJob,
     everyMs: o.everyMs,
     scheduleNamespace: SYSTEM_SCHEDULE_NAMESPACE,
-    payload: { thresholds: o.thresholds },
+    payload: { thresholds: o.thresholds, publish },
   });
 }
 
 /** Evaluates the rules once; returns the alerts that opened or resolved. */
-export async function evaluateAlerts(client: Client, thresholds: Record<string, Record<string, number>>, emitMetrics = false): Promise<AlertRecord[]> {
-  const changed = await client.protocol.evaluateAlerts(client.calls, client.namespace, thresholds);
+export async function evaluateAlerts(
+  client: Client,
+  thresholds: Record<string, Record<string, number>>,
+  emitMetrics = false,
+  publish = true,
+): Promise<AlertRecord[]> {
+  const changed = await client.protocol.evaluateAlerts(client.calls, client.namespace, thresholds, publish);
   if (emitMetrics) {
     const open = await client.protocol.listAlerts(client.calls, client.namespace, 'open', 1000);
     for (const rule of Object.keys(thresholds)) {
@@ -50,7 +59,7 @@ export async function evaluateAlerts(client: Client, thresholds: Record<string, 
 
 export function alertsHandler(client: Client, o: ResolvedAlertsOptions) {
   return async (payload: z.output<typeof alertsPayloadSchema>) => {
-    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics);
+    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics, payload.publish ?? true);
     return { opened: changed.filter((a) => a.state === 'open').length, resolved: changed.filter((a) => a.state === 'resolved').length };
   };
 }

@@ -19,5 +19,6 @@ export interface SystemSlotConfig {
 }
 
 export function systemSchedules(retention: RetentionOptions, c: SystemSlotConfig): ScheduleDefinition[] {
-  return [retentionSchedule(retention), ...(c.outbox ? [outboxSchedule(c.outbox)] : []), ...(c.alerts ? [alertsSchedule(c.alerts)] : [])];
+  // Alerts publish their changes only where sinks deliver them (c.outbox is present only with sinks).
+  return [retentionSchedule(retention), ...(c.outbox ? [outboxSchedule(c.outbox)] : []), ...(c.alerts ? [alertsSchedule(c.alerts, c.outbox !== undefined)] : [])];
 }

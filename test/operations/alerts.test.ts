@@ -281,6 +281,23 @@ describe('alert rules', () => {
 });
 
 describe('the sys.alerts slot', () => {
+  it('without outbox sinks, opens and resolves alerts on its cadence and publishes nothing (the events had no sink and piled up pending)', async () => {
+    startWorker(
+      {},
+      {
+        scheduleNamespaces: ['sys'],
+        alerts: { everyMs: 1000, rules: { backlog: { max: 0 }, oldest_ready: false, failure_rate: false, dead_worker: false, unhandled_type: false, stuck_lease: false, slot_missed: false, held_xmin: false } },
+      },
+    );
+    await client.enqueue('nobody.handles', {});
+    await waitFor(() => open('backlog'), (a) => a.length === 1, { what: 'the backlog alert to open', timeoutMs: 30_000 });
+    await db.pool.query("delete from workhorse.jobs where type = 'nobody.handles'");
+    await waitFor(() => open('backlog'), (a) => a.length === 0, { what: 'the backlog alert to resolve', timeoutMs: 30_000 });
+    expect((await client.alerts({ state: 'resolved' })).map((a) => a.rule)).toContain('backlog');
+    const events = await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.outbox_events where topic = 'workhorse.alert'");
+    expect(events.rows[0]!.n).toBe(0);
+  });
+
   it('evaluates on its cadence and publishes the opening and the resolution on workhorse.alert through the outbox', async () => {
     const r = await startWebhookReceiver('alert-secret-0123456789');
     cleanups.push(() => r.close());

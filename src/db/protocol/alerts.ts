@@ -33,9 +33,10 @@ const toRecord = (x: AlertRow): AlertRecord => ({
 });
 
 /** `rules` maps each rule to evaluate to its thresholds. Returns the alerts opened or resolved. */
-export function evaluateAlerts(db: Queryable, ns: string, rules: Record<string, Record<string, number>>): Promise<AlertRecord[]> {
+/** `publish`: write each opening and resolution to the outbox (the evaluator has sinks to deliver them). */
+export function evaluateAlerts(db: Queryable, ns: string, rules: Record<string, Record<string, number>>, publish = true): Promise<AlertRecord[]> {
   return mapped({}, async () => {
-    const r = await db.query<AlertRow>('select * from workhorse.evaluate_alerts_v1($1, $2::jsonb)', [ns, JSON.stringify(rules)]);
+    const r = await db.query<AlertRow>('select * from workhorse.evaluate_alerts_v2($1, $2::jsonb, $3)', [ns, JSON.stringify(rules), publish]);
     return r.rows.map(toRecord);
   });
 }
