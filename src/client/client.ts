@@ -302,9 +302,14 @@ export class Client {
   async getJob(id: string | number): Promise<JobRecord | null> {
     const jobId = String(parseInput(jobIdSchema, id, 'job id'));
     const job = await this.protocol.getJob(this.db, this.namespace, jobId);
-    if (job?.status === 'waiting') {
-      job.waits = await this.protocol.openWaits(this.db, this.namespace, jobId);
-      job.wait = job.waits[0] ?? null;
+    // A cancelled job keeps the waits it was cancelled in (retried, it waits again): shown too, so a
+    // cancelled parent's join still names the children to retry before it (durable.md).
+    if (job?.status === 'waiting' || job?.status === 'cancelled') {
+      const waits = await this.protocol.openWaits(this.db, this.namespace, jobId);
+      if (job.status === 'waiting' || waits.length > 0) {
+        job.waits = waits;
+        job.wait = waits[0] ?? null;
+      }
     }
     return job;
   }

@@ -171,7 +171,11 @@ describe('spawn and join', () => {
     // The detached child lives on and finishes on its own.
     await client.signal(kids[2]!.id, 'finish', null);
     expect((await finished(kids[2]!.id))!.status).toBe('succeeded');
-    expect((await client.getJob(id))!.status).toBe('cancelled');
+    const cancelled = (await client.getJob(id))!;
+    expect(cancelled.status).toBe('cancelled');
+    // Its open join still names the children to retry before it (it showed no wait once cancelled).
+    expect(cancelled.wait).toMatchObject({ kind: 'join' });
+    expect([...(cancelled.wait as { children: string[] }).children].sort()).toEqual(kids.map((k) => k.id).sort());
   });
 
   it('POST /jobs/:id/cancel with { keepChildren: true } cancels the parent alone; a bad body changes nothing', async () => {
