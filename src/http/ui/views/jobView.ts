@@ -125,7 +125,7 @@ export const JOB_SECTIONS: readonly Section[] = [
             d.attempts.map(attemptRow),
             'Attempts of this job',
           )
-        : html`<p class="muted">No attempt has settled yet: the ledger gets a row when an execution succeeds, fails, retries, is recovered or cancelled.</p>`,
+        : html`<p class="muted">No attempt has settled yet: the ledger gets a row when an execution succeeds, fails, retries, is recovered or is cancelled while it runs (a job cancelled while it waited or before it ran has none).</p>`,
   },
   {
     id: 'steps',
