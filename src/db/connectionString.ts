@@ -14,7 +14,7 @@
 // env file's quotes, a secret file's last line) are trimmed: the URL parser
 // ignores them, but the driver read " postgres://..." as a socket path and
 // connected to a host named "base".
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import * as z from 'zod';
 
 export const POSTGRES_URL_MESSAGE = 'not a valid PostgreSQL URL: expected postgres://user:password@host:port/database';
@@ -74,7 +74,8 @@ function sslFileProblems(s: string): string[] {
     if (path === null || path === '') return [];
     try {
       accessSync(path, constants.R_OK);
-      return [];
+      // Readable, but a directory is no certificate (the driver failed with EISDIR at each connect).
+      return statSync(path).isFile() ? [] : [`${name} "${path}" is not a file (a certificate or key file in PEM form)`];
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       return [`${name} "${path}" cannot be read${typeof code === 'string' ? ` (${code})` : ''}`];

@@ -98,7 +98,7 @@ export class GuardedDb implements Queryable {
         late = true;
         reject(new DatabaseUnavailableError(`no database connection ${this.boundText(ms)}`));
       }, ms);
-      this.pool.connect((err, client) => {
+      const connected = (err: Error | undefined, client: pg.PoolClient | undefined) => {
         clearTimeout(timer);
         if (err || !client) {
           if (!late) reject(err ? this.connectFailure(err) : new DatabaseUnavailableError('no database connection'));
@@ -108,7 +108,14 @@ export class GuardedDb implements Queryable {
         client.on('error', held.onError);
         if (late) release(held);
         else resolve(held);
-      });
+      };
+      try {
+        this.pool.connect((err, client) => connected(err, client));
+      } catch (err) {
+        // The driver read the connection settings as it made the client, and threw (an sslrootcert that is a
+        // directory): a refused session like any other, and no timer left to hold the process open.
+        connected(err instanceof Error ? err : new Error(String(err)), undefined);
+      }
     });
   }
 

@@ -154,6 +154,10 @@ describe('connection strings', () => {
       { path: ['connectionString'], message: 'sslrootcert "/nonexistent/root.crt" cannot be read (ENOENT)' },
     ]);
     configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
+    // A directory is readable, and no certificate: the driver failed with EISDIR at each connect.
+    expect(configError(() => createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db?sslrootcert=/tmp' })).issues).toEqual([
+      { path: ['connectionString'], message: 'sslrootcert "/tmp" is not a file (a certificate or key file in PEM form)' },
+    ]);
   });
 
   it('trims spaces and newlines around one (the driver read " postgres://..." as a socket path and connected to a host named "base")', async () => {
