@@ -132,9 +132,9 @@ export function encodePayload(subject: string, payload: unknown, maxBytes: numbe
  * as over HTTP, where a missing payload is refused. Pass null (with a schema
  * that takes it) or a value.
  */
-export function refuseUndefined(what: string, payload: unknown): void {
+export function refuseUndefined(what: string, payload: unknown, schema = true): void {
   if (payload !== undefined) return;
-  const message = 'is undefined, which would be stored as null: pass null (with a schema that takes it) or a value';
+  const message = `is undefined, which would be stored as null: pass ${schema ? 'null (with a schema that takes it)' : 'null'} or a value`;
   throw new ValidationError(`invalid ${what}: ${message}`, [{ path: [], message }]);
 }
 

@@ -46,7 +46,7 @@ export async function publishEvent(
 ): Promise<PublishResult> {
   const t = parseInput(topicSchema, topic, 'topic');
   const o = parseInput(publishOptionsSchema, options, 'publish options');
-  refuseUndefined(`payload for topic "${t}"`, payload);
+  refuseUndefined(`payload for topic "${t}"`, payload, false);
   const json = encodePayload(`topic "${t}"`, payload, maxPayloadBytes);
   const tx = o.tx ? checkedTx(o.tx, 'publish') : undefined;
   const inTx = (err: unknown) => {

@@ -110,6 +110,8 @@ describe('the client', () => {
     await refused(h.client.enqueue(AnyPayload, undefined), []);
     await refused(h.client.enqueueMany([{ job: AnyPayload, payload: 1 }, { job: AnyPayload, payload: undefined }]), [1]);
     await refused(h.client.publish('order.paid', undefined), []);
+    // An event has no schema: the refusal does not send its author looking for one.
+    await expect(h.client.publish('order.paid', undefined)).rejects.toThrow(/is undefined, which would be stored as null: pass null or a value$/);
     // A schema whose default fills it in still takes none; a real null is stored as null.
     const Defaulted = defineJob({ type: 'defaulted.payload', schema: z.object({ n: z.number() }).default({ n: 7 }) });
     const a = await h.client.enqueue(Defaulted, undefined);

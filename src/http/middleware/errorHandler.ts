@@ -111,7 +111,13 @@ export const UNREACHABLE_RETRY_AFTER = '1';
  * without a stack. `source` names the part of the app in the line.
  */
 export function noteDatabaseUnreachable(c: Context, err: unknown, log: (message: string, err: unknown) => void, source: 'http' | 'ui'): void {
-  const what = loginRefusal(err) ? LOGIN_REFUSED : isConnectRefusal(err) ? CONNECT_REFUSED : 'the database did not answer';
+  const what = loginRefusal(err)
+    ? LOGIN_REFUSED
+    : isConnectRefusal(err)
+      ? CONNECT_REFUSED
+      : isReadOnlySession(err)
+        ? 'the database refused the write: it is read-only'
+        : 'the database did not answer';
   log(`[workhorse ${source}] ${c.req.method} ${c.req.path}: ${what}:`, describeDbError(err));
   c.header('Retry-After', UNREACHABLE_RETRY_AFTER);
 }
