@@ -249,9 +249,13 @@ export async function join(
   checkJoinOptions(name, o);
   const mode = o.mode ?? 'all';
   if (mode !== 'all' && mode !== 'any') throw new ValidationError(`join "${name}": mode is all or any`, [{ path: ['mode'], message: 'invalid mode' }]);
+  // Joining all of no children (a fan-out over a list that happened to be empty) has nothing to wait for:
+  // their results are none, at once, and no wait is opened (so every replay answers the same).
+  if (Array.isArray(children) && children.length === 0 && mode === 'all') return [];
   const ids = (Array.isArray(children) ? children : []).map((c) => (typeof c === 'string' ? c : c?.id));
   if (ids.length === 0) {
-    throw new ValidationError(`join "${name}": children must be a non-empty array of spawned children or job ids`, [
+    // `any` of none can never succeed: a mistake in the handler, not a wait.
+    throw new ValidationError(`join "${name}": children must be an array of spawned children or job ids${Array.isArray(children) ? " (mode 'any' needs at least one)" : ''}`, [
       { path: ['children'], message: 'invalid children' },
     ]);
   }
