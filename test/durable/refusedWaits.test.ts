@@ -31,7 +31,8 @@ const CALLS: Record<string, (ctx: HandlerContext) => Promise<unknown>> = {
   signalTimeout: (ctx) => ctx.waitForSignal('paid', { timeoutMs: -1 }),
   noChoices: (ctx) => ctx.waitForDecision('ship', { choices: [] }),
   spawnBadPayload: (ctx) => ctx.spawn('kid', Child, { n: 'one' } as never),
-  joinNothing: (ctx) => ctx.join('kids', []),
+  // `all` of none is [] at once (joinEmpty.test.ts); `any` of none can never succeed.
+  joinNothing: (ctx) => ctx.join('kids', [], { mode: 'any' }),
   joinUnknown: (ctx) => ctx.join('kids', ['987654321']),
   joinOtherNamespace: (ctx) => ctx.join('kids', [elsewhereId]),
   joinSelf: (ctx) => ctx.join('kids', [ctx.job.id]),
