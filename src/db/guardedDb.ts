@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
-import { isQueryCanceled, isReadOnlySession, isSessionEnded, POOL_ENDED } from './sqlState.js';
+import { isLockTimeout, isQueryCanceled, isReadOnlySession, isSessionEnded, POOL_ENDED } from './sqlState.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 import { markConnectRefusal } from './connectRefusal.js';
 
@@ -120,8 +120,12 @@ export class GuardedDb implements Queryable {
   }
 
   private connectFailure(err: Error): Error {
-    // Anything but a network fault (or an ended pool: a closed client) is the session refused (connectRefusal.ts).
-    if (!isTransientDbError(err)) return err.message === POOL_ENDED ? err : markConnectRefusal(err);
+    // Anything but a fault (the network's, or a set-up statement of the new session cancelled by a
+    // statement_timeout or a lock timeout) or an ended pool (a closed client) is the session refused
+    // (connectRefusal.ts).
+    if (!isTransientDbError(err)) {
+      return err.message === POOL_ENDED || isQueryCanceled(err) || isLockTimeout(err) ? err : markConnectRefusal(err);
+    }
     if (!this.options.typedConnectFaults || err instanceof DatabaseUnavailableError) return err;
     // The pg or network error's own words (the CLI reads its code from the cause, src/cli/failure.ts).
     return new DatabaseUnavailableError(err.message || describeDbError(err), { cause: err });

@@ -32,3 +32,15 @@ it('fails the call at once, tagged as a refused session (503 over HTTP), the cal
   await client.close();
   await pool.end();
 });
+
+it("a new session's set-up statement cancelled by a statement_timeout or a lock timeout is a fault, not a refused session", async () => {
+  const { GuardedDb } = await import('../../src/db/guardedDb.js');
+  for (const code of ['57014', '55P03']) {
+    const failing = Object.assign(new Error('canceling statement'), { code, severity: 'ERROR' });
+    const pool = { connect: (cb: (err: Error) => void) => setImmediate(() => cb(failing)) } as unknown as pg.Pool;
+    const err = await new GuardedDb(pool, { timeoutMs: 1_000 }).query('select 1').catch((e: unknown) => e);
+    expect(err).toBe(failing);
+    expect(isConnectRefusal(err)).toBe(false);
+    expect(describeError(err)).toMatchObject({ status: 503, body: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } });
+  }
+});
