@@ -92,22 +92,26 @@ describe('a running worker with no error listener', () => {
   }
 
   it('logs a failing heartbeat as one line naming the heartbeat when the fault begins and one when it ends, however many beats fail', async () => {
-    // A lease of 4 x 500 ms: the fault below (about 1.2 s of beats every 500 ms or sooner) stays within it.
-    const { lines, w, stop } = await busyWorker('w-hb', 500);
+    // A lease of 4 x 1 s: the fault below (about 1.5 s of beats every second or sooner) stays well within it,
+    // whatever the machine's load (a lease of 2 s ran out on a loaded run, adding lost-lease lines).
+    const { lines, w, stop } = await busyWorker('w-hb', 1_000);
     try {
       // Every heartbeat now meets an error PostgreSQL answers (no such function).
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       await waitFor(() => lines.some((l) => l.includes('heartbeat:')));
-      await new Promise((r) => setTimeout(r, 1_200));
+      await new Promise((r) => setTimeout(r, 1_500));
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
       await waitFor(() => lines.some((l) => l.includes('heartbeat: database reachable again')));
     } finally {
       await stop();
     }
-    const beat = lines.filter((l) => l.includes('heartbeat'));
-    expect(beat, lines.join('\n')).toHaveLength(2);
+    const beat = lines.filter((l) => l.includes(': heartbeat: '));
+    const between = beat.slice(1, -1);
+    expect(between.length, lines.join('\n')).toBeLessThanOrEqual(2);
+    for (const l of between) expect(l).toMatch(/^\[workhorse\] worker w-hb: heartbeat: another error during the same fault: /);
+    beat.splice(1, between.length);
     expect(beat[0]).toMatch(
-      /^\[workhorse\] worker w-hb: heartbeat: database fault; the leases are held for up to a lease \(2000 ms\) from the last beat that reached the database, and the beat is tried again sooner, logged again when it is over: .*heartbeat_many_v1.*run `workhorse migrate`/,
+      /^\[workhorse\] worker w-hb: heartbeat: database fault; the leases are held for up to a lease \(4000 ms\) from the last beat that reached the database, and the beat is tried again sooner, logged again when it is over: .*heartbeat_many_v1.*run `workhorse migrate`/,
     );
     expect(beat[1]).toMatch(/^\[workhorse\] worker w-hb: heartbeat: database reachable again after \d+\.\d s \((\d+) failed tries\)$/);
     expect(Number(/\((\d+) failed tries\)/.exec(beat[1]!)![1])).toBeGreaterThanOrEqual(2);
@@ -136,7 +140,9 @@ describe('a running worker with no error listener', () => {
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const Noop = defineJob({ type: 'report.settle', schema: z.object({ n: z.number() }) });
     let ran = 0;
-    const w = await startRunningWorker([Noop], { heartbeatMs: 1_000, pollMs: 50, workerId: 'w-st', concurrency: 4 }, (worker) =>
+    // A lease of 20 s: the refusals are written again for that long, whatever the machine's load (at 4 s a slow
+    // run gave them up, a line of its own).
+    const w = await startRunningWorker([Noop], { heartbeatMs: 5_000, pollMs: 50, workerId: 'w-st', concurrency: 4 }, (worker) =>
       worker.handle(Noop, async () => {
         ran++;
       }),
@@ -150,18 +156,28 @@ describe('a running worker with no error listener', () => {
       await new Promise((r) => setTimeout(r, 1_000));
       await w.db.pool.query('alter function workhorse.complete_many_v1_gone rename to complete_many_v1');
       await waitFor(() => lines.some((l) => l.includes('settlement: database reachable again')));
-      const { rows } = await w.db.pool.query<{ n: number }>(
-        "select count(*)::int as n from workhorse.jobs where namespace = $1 and type = 'report.settle' and status = 'succeeded'",
-        [w.client.namespace],
-      );
-      expect(rows[0]!.n).toBe(8);
+      // The first write that goes through ends the fault; the other batches' retries follow within their backoff.
+      const succeeded = async () =>
+        (
+          await w.db.pool.query<{ n: number }>("select count(*)::int as n from workhorse.jobs where namespace = $1 and type = 'report.settle' and status = 'succeeded'", [
+            w.client.namespace,
+          ])
+        ).rows[0]!.n;
+      let n = await succeeded();
+      for (const deadline = Date.now() + 10_000; n < 8 && Date.now() < deadline; n = await succeeded()) await new Promise((r) => setTimeout(r, 100));
+      expect(n).toBe(8);
     } finally {
       await w.stop();
     }
+    // One line when the fault begins, one when it ends; between them at most two more, each for another
+    // kind of error during the same fault (a call racing the rename can meet a different SQLSTATE).
     const settle = lines.filter((l) => l.includes('settlement'));
-    expect(settle, lines.join('\n')).toHaveLength(2);
+    const between = settle.slice(1, -1);
+    expect(between.length, lines.join('\n')).toBeLessThanOrEqual(2);
+    for (const l of between) expect(l).toMatch(/^\[workhorse\] worker w-st: settlement: another error during the same fault: /);
+    settle.splice(1, between.length);
     expect(settle[0]).toMatch(
-      /^\[workhorse\] worker w-st: settlement: refused; the outcomes are kept and written again for up to the lease \(4000 ms\), logged again when it is over: .*complete_many_v1.*run `workhorse migrate`/,
+      /^\[workhorse\] worker w-st: settlement: refused; the outcomes are kept and written again for up to the lease \(20000 ms\), logged again when it is over: .*complete_many_v1.*run `workhorse migrate`/,
     );
     expect(settle[1]).toMatch(/^\[workhorse\] worker w-st: settlement: database reachable again after \d+\.\d s \(\d+ failed tries\)$/);
   });
