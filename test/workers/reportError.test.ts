@@ -13,6 +13,7 @@ import { defineJob } from '../../src/index.js';
 import { reportWorkerError } from '../../src/worker/reportError.js';
 import type { WorkerEvents } from '../../src/worker/workerTypes.js';
 import { startRunningWorker } from '../helpers/runningWorker.js';
+import { waitFor } from '../helpers/wait.js';
 
 function pgError(message: string, code: string): Error {
   const err = new pg.DatabaseError(message, message.length, 'error');
@@ -60,10 +61,8 @@ describe('reportWorkerError with no error listener', () => {
 });
 
 describe('a running worker with no error listener', () => {
-  const waitFor = async (ok: () => boolean, ms = 10_000): Promise<void> => {
-    const deadline = Date.now() + ms;
-    while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  };
+  /** Until `ok()` holds (the shared waitFor: it fails naming `what` after 10 s). */
+  const until = (ok: () => boolean, what: string) => waitFor(ok, Boolean, { timeoutMs: 10_000, what });
 
   /** The console's error lines, and a worker (of `heartbeatMs`) whose one job runs until released. */
   async function busyWorker(workerId: string, heartbeatMs: number) {
@@ -80,7 +79,7 @@ describe('a running worker with no error listener', () => {
       }),
     );
     await w.client.enqueue(Noop, {});
-    await waitFor(() => started);
+    await until(() => started, 'the job to start');
     return {
       lines,
       w,
@@ -98,10 +97,10 @@ describe('a running worker with no error listener', () => {
     try {
       // Every heartbeat now meets an error PostgreSQL answers (no such function).
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
-      await waitFor(() => lines.some((l) => l.includes('heartbeat:')));
+      await until(() => lines.some((l) => l.includes('heartbeat:')), 'the fault line');
       await new Promise((r) => setTimeout(r, 1_500));
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
-      await waitFor(() => lines.some((l) => l.includes('heartbeat: database reachable again')));
+      await until(() => lines.some((l) => l.includes('heartbeat: database reachable again')), 'the recovery line');
     } finally {
       await stop();
     }
@@ -123,7 +122,7 @@ describe('a running worker with no error listener', () => {
     try {
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1 rename to heartbeat_many_v1_gone');
       // Failing for longer than a lease (4 x 200 ms), the lease is given up, and said to have run out.
-      await waitFor(() => lines.some((l) => l.includes('lost its lease')));
+      await until(() => lines.some((l) => l.includes('lost its lease')), 'the lost-lease line');
       await w.db.pool.query('alter function workhorse.heartbeat_many_v1_gone rename to heartbeat_many_v1');
     } finally {
       await stop();
@@ -151,11 +150,11 @@ describe('a running worker with no error listener', () => {
       // Every settlement now meets an error PostgreSQL answers (no such function), refused for an operator to fix.
       await w.db.pool.query('alter function workhorse.complete_many_v1 rename to complete_many_v1_gone');
       for (let n = 0; n < 8; n++) await w.client.enqueue(Noop, { n });
-      await waitFor(() => ran >= 8);
+      await until(() => ran >= 8, 'all eight handlers to run');
       // Written again with backoff (100 ms doubling): a few tries fail meanwhile.
       await new Promise((r) => setTimeout(r, 1_000));
       await w.db.pool.query('alter function workhorse.complete_many_v1_gone rename to complete_many_v1');
-      await waitFor(() => lines.some((l) => l.includes('settlement: database reachable again')));
+      await until(() => lines.some((l) => l.includes('settlement: database reachable again')), 'the recovery line');
       // The first write that goes through ends the fault; the other batches' retries follow within their backoff.
       const succeeded = async () =>
         (
@@ -163,8 +162,7 @@ describe('a running worker with no error listener', () => {
             w.client.namespace,
           ])
         ).rows[0]!.n;
-      let n = await succeeded();
-      for (const deadline = Date.now() + 10_000; n < 8 && Date.now() < deadline; n = await succeeded()) await new Promise((r) => setTimeout(r, 100));
+      const n = await waitFor(succeeded, (x) => x >= 8, { timeoutMs: 10_000, what: 'every outcome written' }).catch(() => succeeded());
       expect(n).toBe(8);
     } finally {
       await w.stop();
