@@ -2,6 +2,7 @@
 // fault certification and the fault tests: freeze every connection (bytes
 // stop flowing both ways, sockets stay open, new connections hang), resume
 // them, throw the server's answers away (what a client sends still arrives),
+// hold the server's answers back and then deliver them late,
 // drop every connection at once with a TCP reset, or refuse new ones (a
 // server that is down).
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -17,6 +18,9 @@ export class TcpProxy {
   private readonly stranded = new Set<Pair>();
   private frozen = false;
   private droppingAnswers = false;
+  private holdingAnswers = false;
+  /** holdAnswers(true) once a client sends bytes holding this text. */
+  private holdMarker: string | undefined;
   private refusing = false;
   /** Connections accepted so far. */
   accepted = 0;
@@ -49,14 +53,20 @@ export class TcpProxy {
     };
     down.on('error', end).on('close', end);
     up.on('error', end).on('close', end);
-    down.on('data', (d) => up.write(d));
+    down.on('data', (d: Buffer) => {
+      up.write(d);
+      if (this.holdMarker !== undefined && d.includes(this.holdMarker)) {
+        this.holdMarker = undefined;
+        this.holdAnswers(true);
+      }
+    });
     up.on('data', (d) => {
       if (!this.droppingAnswers) down.write(d);
     });
     if (this.frozen) {
       down.pause();
       up.pause();
-    }
+    } else if (this.holdingAnswers) up.pause();
   }
 
   /** Stops every byte, both ways, on every connection, old and new. */
@@ -71,6 +81,24 @@ export class TcpProxy {
   /** While on, every byte the server sends is thrown away: statements run and commit, and their clients never hear. */
   dropAnswers(on: boolean): void {
     this.droppingAnswers = on;
+  }
+
+  /**
+   * While on, the server's answers wait in the proxy (what a client sends
+   * still arrives: statements run and commit); off, they are delivered,
+   * late. A network that stalled one way and recovered.
+   */
+  holdAnswers(on: boolean): void {
+    this.holdingAnswers = on;
+    for (const p of this.pairs) {
+      if (on) p.up.pause();
+      else if (!this.frozen) p.up.resume();
+    }
+  }
+
+  /** Holds every answer (holdAnswers(true)) from the moment a client sends `text` (a statement), that statement's answer included. */
+  holdAnswersOnceSent(text: string): void {
+    this.holdMarker = text;
   }
 
   /** While on, every new connection is reset at once (a stopped server); call dropAll() for the open ones. */

@@ -13,12 +13,13 @@ import { retryTransient } from '../db/retryTransient.js';
 import { operatorHint } from '../db/operatorFixable.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import type { FaultReport } from '../faultSpell.js';
-import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkerStalledError } from '../errors.js';
+import { ClaimAnsweredLateError, SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkerStalledError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
+import { answeredTooLate } from './lateClaim.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import { reportLingering, reportStale, reportWorkerError, workerFaultReporter } from './reportError.js';
@@ -332,15 +333,38 @@ export class WorkerCore {
     let leases: Lease[];
     try {
       if (jobs.length === 0) return [];
+      const sentAt = this.claimSentAt;
+      if (answeredTooLate(sentAt, this.leaseMs)) {
+        this.handBackLate(jobs, sentAt);
+        return [];
+      }
       meters().claimed.add(jobs.length);
       this.s.events.emit('claimed', jobs);
-      const sentAt = this.claimSentAt;
       leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim'), sentAt));
     } finally {
       this.claiming = false;
     }
     this.executor.fill();
     return leases;
+  }
+
+  /**
+   * A claim answered too late to start its jobs (lateClaim.ts) counts as a
+   * lost one: the next beat hands its leases back unstarted. A job it took
+   * that this worker held under an older execution is given up first, so
+   * that beat does not name it as held.
+   */
+  private handBackLate(jobs: ClaimedJob[], sentAt: number): void {
+    for (const job of jobs) {
+      const old = this.table.get(job.id);
+      if (old) {
+        this.table.remove(old);
+        this.loseLease(old, 'reclaim');
+      }
+    }
+    this.lostClaims++;
+    this.lostSince ??= sentAt;
+    this.emitError(new ClaimAnsweredLateError(Date.now() - sentAt, this.leaseMs, jobs.length));
   }
 
   /** Aborts every running handler (a tick's abort instant, a hard stop). */
