@@ -35,6 +35,12 @@
 //   effect; it is run again, like a failed checkout, while the job holds
 //   its lease. A refusal of the handler's own statements is the handler's
 //   error.
+// Once the job is stopped (its timeout, a lost lease, a stop), a step whose
+// connection has still not answered ABORT_GRACE_MS later gives it up (its
+// socket destroyed: the transaction rolls back, or, had its commit landed,
+// the step's record tells the next attempt), so a frozen connection does
+// not hold the handler, and its slot, until the socket thaws.
+import { destroySocket } from '../db/guardedDb.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import type pg from 'pg';
 import { Backoff, pause } from '../db/retryTransient.js';
@@ -49,6 +55,8 @@ const CHECKOUT_RETRY_FIRST_MS = 100;
 const CHECKOUT_RETRY_MAX_MS = 2_000;
 /** How many times a step whose connection broke while its body ran is run again in one attempt. */
 const MAX_BODY_RERUNS = 2;
+/** How long a step's connection may go on without answering once its job was stopped (under the handler's linger grace). */
+const ABORT_GRACE_MS = 150;
 /** idle_in_transaction_session_timeout ended the session. */
 const IDLE_IN_TRANSACTION_TIMEOUT = '25P03';
 
@@ -91,6 +99,7 @@ export async function runStepTransaction<T>(
     try {
       return await db.withClient(async (tx, broken, discard) => {
         began = true;
+        const disarm = giveUpOnAbort(tx, abort, discard);
         try {
           const opened = (await tx.query(
             `begin; set local idle_in_transaction_session_timeout = ${Math.round(txIdleTimeoutMs)};` +
@@ -125,6 +134,8 @@ export async function runStepTransaction<T>(
             `${what} of job ${jobId}: the database connection broke (${lost.message}) while it ran, ${MAX_BODY_RERUNS + 1} times in a row; the step rolled back (or, if the last break lost a commit's answer, is recorded: the retry finds it)`,
             { cause: lost },
           );
+        } finally {
+          disarm();
         }
       });
     } catch (err) {
@@ -143,6 +154,28 @@ export async function runStepTransaction<T>(
       }
     }
   }
+}
+
+/**
+ * Once `abort` fires, gives the connection up if the step still holds it
+ * ABORT_GRACE_MS later: its statement in flight fails at once. Returns the
+ * disarm, called when the step lets go of the connection.
+ */
+function giveUpOnAbort(tx: pg.PoolClient, abort: JobAbort, discard: (err: Error) => void): () => void {
+  const signal = abort.signal;
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    timer = setTimeout(() => {
+      discard(new Error(`the job was stopped and the connection had not answered ${ABORT_GRACE_MS} ms later: given up`));
+      destroySocket(tx);
+    }, ABORT_GRACE_MS);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    signal.removeEventListener('abort', onAbort);
+    clearTimeout(timer);
+  };
 }
 
 /** `write` from `transactional step "write"` (the step's name, for its error). */
