@@ -145,6 +145,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       onConnect: prepareConnection,
     });
   if (!o.pool) pool.on('error', () => undefined);
+  const callsEndBy = plan.deadline - Math.floor(plan.marginMs / 8);
   try {
     const client = new Client({ pool, namespace: o.namespace, jobs: o.app.jobs });
     // Declared: of the declared slots, a tick fires only those its app (and sys config) declares.
@@ -168,7 +169,6 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     countWorkerEvents(worker, summary);
     // Every database call of the tick ends by callsEndBy: a server that hangs
     // mid-tick (stopped, partitioned) cannot hold it past its deadline.
-    const callsEndBy = plan.deadline - Math.floor(plan.marginMs / 8);
     const pass = new TickPass(client, worker, { startedAt: plan.startedAt, claimUntil: plan.closeAt, abortAt: plan.abortAt, callsEndBy }, o, summary, log);
     const db = pass.core.boundedDb;
 
@@ -241,10 +241,11 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     summary.msLeft = Math.max(0, plan.deadline - Date.now());
     return summary;
   } finally {
-    // The tick does not wait for its pool past its deadline; then it destroys
-    // what is left (connection attempts to a hung server included), which
-    // otherwise kept `workhorse tick` alive for their connect timeout.
-    if (!o.pool && !(await settledWithin(pool.end(), Math.max(0, plan.deadline - Date.now())))) destroyPoolSockets(pool);
+    // The tick does not wait for its pool past callsEndBy (it waited until
+    // the deadline itself, and returned after it); then it destroys what is
+    // left (connection attempts to a hung server included), which otherwise
+    // kept `workhorse tick` alive for their connect timeout.
+    if (!o.pool && !(await settledWithin(pool.end(), Math.max(0, callsEndBy - Date.now())))) destroyPoolSockets(pool);
   }
 }
 
