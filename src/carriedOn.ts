@@ -17,13 +17,24 @@ export function answeredByPostgres(err: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof (err as { severity?: unknown }).severity === 'string';
 }
 
-/** Logs `err` under `prefix`: one line for what is expected, whole for a bug. */
-export function logCarriedOn(prefix: string, err: unknown, what?: string): void {
+/**
+ * The one line an expected problem is logged as (`what`: what failed, a
+ * database fault by default), or undefined for a bug, which is printed whole.
+ */
+export function carriedOnLine(err: unknown, what?: string): string | undefined {
   if (isTransientDbError(err) || answeredByPostgres(err)) {
     // What to do about it (or what happened), unless the line already says so.
     const hint = faultHint(err);
     const more = hint && !(what ?? '').includes(hint) ? `; ${hint}` : '';
-    console.error(`${prefix} ${what ?? 'database fault'}: ${describeDbError(err)}${more}`);
-  } else if (err instanceof WorkhorseError) console.error(`${prefix} ${what ?? 'error'}: ${err.name}: ${err.message}`);
+    return `${what ?? 'database fault'}: ${describeDbError(err)}${more}`;
+  }
+  if (err instanceof WorkhorseError) return `${what ?? 'error'}: ${err.name}: ${err.message}`;
+  return undefined;
+}
+
+/** Logs `err` under `prefix`: one line for what is expected, whole for a bug. */
+export function logCarriedOn(prefix: string, err: unknown, what?: string): void {
+  const line = carriedOnLine(err, what);
+  if (line !== undefined) console.error(`${prefix} ${line}`);
   else console.error(`${prefix} ${what ?? 'error'}:`, err);
 }

@@ -35,6 +35,7 @@ import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick } from './plan.js';
 import { countSkips, countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
+import { defaultTickLog } from './tickLog.js';
 import { TickPass } from './tickPass.js';
 
 /** application_name of the tick's connections (visible in pg_stat_activity). */
@@ -121,7 +122,7 @@ function quietly(f: () => void): void {
 async function tick(options: TickOptions): Promise<TickSummary> {
   const o = parseConfig(tickOptionsSchema, options, 'tick options');
   const plan = planTick(o);
-  const log = o.log ?? ((line: string, err?: unknown) => console.error(line, err ?? ''));
+  const log = o.log ?? defaultTickLog;
   const scheduleNamespaces = o.scheduleNamespaces ?? tickScheduleNamespaces(o.app.schedules);
   const withSystem = scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
   const system: SystemSlotConfig = {
