@@ -17,6 +17,7 @@ export interface RegistryRefreshDeps {
   active(): number;
   /** A successful answer: apply the pause, note the peers, register again if the row is gone. */
   onResult(r: RegistryRefresh): Promise<void>;
+  /** Each failed refresh. */
   onError(err: unknown): void;
 }
 
@@ -24,8 +25,6 @@ export class RegistryRefresher {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private started = false;
-  /** Consecutive failures; reported once per outage, not once per interval. */
-  private failures = 0;
 
   constructor(private readonly d: RegistryRefreshDeps) {}
 
@@ -63,10 +62,10 @@ export class RegistryRefresher {
     const d = this.d;
     try {
       const r = await d.protocol.refreshWorker(d.db, d.namespace, d.workerId, d.active());
-      this.failures = 0;
       await d.onResult(r);
     } catch (err) {
-      if (this.failures++ === 0) d.onError(err);
+      // Every failure: the worker's fault report logs a line when a fault begins and one when it ends, counting the tries.
+      d.onError(err);
     }
   }
 }

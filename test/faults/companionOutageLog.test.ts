@@ -88,6 +88,7 @@ it.each(Object.keys(outages) as (keyof typeof outages)[])('logs a bounded number
     workerId,
     pollMs: 200,
     heartbeatMs: 1000,
+    registryIntervalMs: 500,
     scheduleNamespaces: ['sys', 'outage'],
     schedules: [defineSchedule({ name: 'outage.every-second', scheduleNamespace: 'outage', job: Beat, payload: {}, everyMs: 1000 })],
     outbox: { sinks: [sink], everyMs: 1000 },
@@ -132,6 +133,9 @@ it.each(Object.keys(outages) as (keyof typeof outages)[])('logs a bounded number
     // The outage was logged, component by component, and no component flooded.
     expect(during.filter((l) => componentOf(l, workerId) !== undefined).length, summary).toBeGreaterThan(0);
     for (const [c, n] of perComponent) expect(n, `${c}: ${summary}\n${all.join('\n')}`).toBeLessThanOrEqual(3);
+    // The registry refresh (every 500 ms here) counts each failed try of the outage: it counted only the first.
+    const refreshBack = all.find((l) => l.includes('registry refresh') && l.includes('reachable again'));
+    expect(refreshBack, all.join('\n')).toMatch(/\((?:[2-9]|\d{2,}) failed tries\)/);
     // Each fault logged is logged over once the component works again.
     for (const c of perComponent.keys()) {
       expect(all.some((l) => componentOf(l, workerId) === c && l.includes('database reachable again')), `${c} never logged its recovery:\n${all.join('\n')}`).toBe(true);
