@@ -75,8 +75,8 @@ export function jsonProblem(encoded: string): ValidationIssue | undefined {
       else if (ch === 0x5c /* \ */) {
         if (encoded.charCodeAt(i + 1) === 0x75 /* u */) {
           const hex = encoded.slice(i + 2, i + 6).toLowerCase();
-          if (hex === '0000') return { path: pathToBadString(encoded) ?? [], message: NUL_MESSAGE };
-          if (hex >= 'd800' && hex <= 'dfff') return { path: pathToBadString(encoded) ?? [], message: SURROGATE_MESSAGE };
+          if (hex === '0000') return badString(encoded, NUL_MESSAGE);
+          if (hex >= 'd800' && hex <= 'dfff') return badString(encoded, SURROGATE_MESSAGE);
         }
         i++;
       }
@@ -88,21 +88,32 @@ export function jsonProblem(encoded: string): ValidationIssue | undefined {
   return undefined;
 }
 
-/** The path of the first string (value or key) PostgreSQL cannot store. */
-function pathToBadString(encoded: string): (string | number)[] | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: JSON.parse(encoded) as unknown, path: [] }];
+/**
+ * The first string (value or key, in the order JSON.stringify wrote them)
+ * PostgreSQL cannot store: its path and its own problem. Keys are visited
+ * where they stand, before their values, so the path and the message
+ * describe the same string (a NUL in a later key was named with an earlier
+ * key's surrogate). `escaped`: the problem of the escape that was found.
+ */
+function badString(encoded: string, escaped: string): ValidationIssue {
+  type Item = { value: unknown; path: (string | number)[]; key?: string };
+  const stack: Item[] = [{ value: JSON.parse(encoded) as unknown, path: [] }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    if (typeof value === 'string') {
-      if (textProblem(value)) return path;
+    const { value, path, key } = stack.pop()!;
+    if (key !== undefined) {
+      const problem = textProblem(key);
+      if (problem) return { path, message: problem };
+    } else if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return { path, message: problem };
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
     } else if (typeof value === 'object' && value !== null) {
       for (const [k, v] of Object.entries(value).reverse()) {
-        if (textProblem(k)) return [...path, k];
         stack.push({ value: v, path: [...path, k] });
+        stack.push({ value: undefined, path: [...path, k], key: k });
       }
     }
   }
-  return undefined;
+  return { path: [], message: escaped };
 }

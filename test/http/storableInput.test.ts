@@ -80,6 +80,13 @@ describe('POST /jobs refuses what PostgreSQL cannot store', () => {
     expect(e.issues!.map((i) => i.path)).toContainEqual(path);
   });
 
+  it('names the string its message describes: with a lone surrogate in one key and a NUL in a later one, the first of them', async () => {
+    const e = await refusal(await withToken(h.app, 'POST', '/jobs', { type: 'blob.store', payload: { [LONE_LOW]: 1, [`b${NUL}`]: 2 } }));
+    expect(e.issues).toEqual([{ path: ['payload', LONE_LOW], message: expect.stringContaining('lone UTF-16 surrogate') }]);
+    const v = await refusal(await withToken(h.app, 'POST', '/jobs', { type: 'blob.store', payload: { a: `x${NUL}`, [LONE_HIGH]: { b: 1 } } }));
+    expect(v.issues).toEqual([{ path: ['payload', 'a'], message: expect.stringContaining('NUL') }]);
+  });
+
   it('still accepts the edges of what can be stored: an emoji, runAt in years 0001 and 9999, depth at the limit', async () => {
     const ok = [
       { ...email, payload: { ...email.payload, subject: 'ok 😀 \u2028' }, dedupeKey: 'k😀' },
