@@ -11,3 +11,12 @@ export function wholeNumberFlag(what: string, min: number, max: number) {
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
+
+/** A port flag: 0 (any free port) to 65535, written in digits. */
+export function portFlag() {
+  return z
+    .string()
+    .regex(/^[0-9]{1,5}$/, 'expected a port number from 0 to 65535')
+    .transform(Number)
+    .pipe(z.number().int().max(65535, 'expected a port number from 0 to 65535'));
+}

@@ -126,7 +126,9 @@ describe('usage and configuration problems: one line, exit 2', () => {
     // A module that is not an app is named as given, not as the file URL it was loaded from.
     ['tick', ['tick', 'test/fixtures/emailJob.ts', '--database-url', NO_DATABASE], /^workhorse tick: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
     ['serve', ['serve', '--app', 'test/fixtures/emailJob.ts'], /^workhorse serve: test\/fixtures\/emailJob\.ts: the default export must be defineApp/],
-    ['serve', ['serve', '--port', 'eighty'], /--port: port is a number/],
+    ['serve', ['serve', '--port', 'eighty'], /--port: expected a port number from 0 to 65535/],
+    ['serve', ['serve', '--port=-1'], /--port: expected a port number from 0 to 65535/],
+    ['serve', ['serve', '--port', '65536'], /--port: expected a port number from 0 to 65535/],
     // A repeatable flag is named alone, not as "--queue.0".
     ['tick', ['tick', APP, '--queue', '%ZZ', '--database-url', NO_DATABASE], /^workhorse tick: --queue: a queue name/],
     ['serve', ['serve', '--port', '8080', '--port', '8081'], /option '--port' is given more than once: give it once/],

@@ -12,7 +12,7 @@ import { parseCommandLine } from '../args.js';
 import { listenFailure } from '../listenFailure.js';
 import type { Command, CliIo } from '../command.js';
 import { UsageError } from '../usageError.js';
-import { wholeNumberFlag } from '../wholeNumberFlag.js';
+import { portFlag, wholeNumberFlag } from '../wholeNumberFlag.js';
 
 /** The pause after each step with --ui, unless --pace-ms says otherwise. */
 const UI_PACE_MS = 4000;
@@ -20,12 +20,7 @@ const UI_PACE_MS = 4000;
 const flagsSchema = z
   .object({
     ui: z.boolean().default(false),
-    port: z
-      .string()
-      .regex(/^[0-9]{1,5}$/, 'port is a number')
-      .transform(Number)
-      .pipe(z.number().int().min(0).max(65535))
-      .optional(),
+    port: portFlag().optional(),
     host: z.string().min(1).optional(),
     'pace-ms': wholeNumberFlag('milliseconds', 0, 999_999).optional(),
   })

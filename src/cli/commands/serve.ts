@@ -20,6 +20,7 @@ import type { Command, CliIo } from '../command.js';
 import { describeFailure } from '../failure.js';
 import { listenFailure } from '../listenFailure.js';
 import { UsageError } from '../usageError.js';
+import { portFlag } from '../wholeNumberFlag.js';
 import { loadUserModule } from '../userModule.js';
 import { EXIT_SECOND_SIGNAL } from '../../worker/process.js';
 
@@ -28,12 +29,7 @@ const STARTUP_CHECK_MS = 5000;
 
 const flagsSchema = z
   .object({
-    port: z
-      .string()
-      .regex(/^[0-9]{1,5}$/, 'port is a number')
-      .transform(Number)
-      .pipe(z.number().int().min(0).max(65535))
-      .default(8080),
+    port: portFlag().default(8080),
     host: z.string().min(1).default('127.0.0.1'),
     app: z.string().min(1).optional(),
   })
