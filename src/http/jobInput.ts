@@ -51,9 +51,9 @@ function isBatch(body: unknown): boolean {
  * What the database could not store of a valid payload (a PayloadTooLargeError still throws: 413),
  * or what its schema would not read back from the stored JSON as the worker does (storedPayloadCheck.ts).
  */
-function storageIssues(client: Client, type: string, schema: z.ZodType, payload: unknown): ValidationIssue[] {
+function storageIssues(client: Client, subject: string, schema: z.ZodType, payload: unknown): ValidationIssue[] {
   try {
-    encodePayload(`job type "${type}"`, payload, client.maxPayloadBytes);
+    encodePayload(subject, payload, client.maxPayloadBytes);
   } catch (err) {
     if (err instanceof ValidationError) return err.issues;
     throw err;
@@ -61,14 +61,18 @@ function storageIssues(client: Client, type: string, schema: z.ZodType, payload:
   return storedPayloadIssuesOf(schema, payload);
 }
 
-/** What is wrong with one item's payload: a `__proto__` key, its schema's issues, or what the database could not store. */
-function payloadIssues(client: Client, def: JobDefinition, type: string, payload: unknown): ValidationIssue[] {
+/**
+ * What is wrong with one item's payload: a `__proto__` key, its schema's
+ * issues, or what the database could not store. `at`: the item's place in a
+ * batch (`jobs.2`), named by a PayloadTooLargeError too.
+ */
+function payloadIssues(client: Client, def: JobDefinition, type: string, payload: unknown, at: string): ValidationIssue[] {
   // JSON has no undefined: a missing payload is a mistake, not "none" (zod said "expected nonoptional").
   if (payload === undefined) return [{ path: [], message: 'required: give the job its payload (null when it takes none)' }];
   const proto = protoKeyIssue(payload);
   if (proto) return [proto];
   const r = safeParseSync(def.schema, payload, `payload for job type "${type}"`);
-  return r.success ? storageIssues(client, type, def.schema, r.data) : toIssues(r.error);
+  return r.success ? storageIssues(client, `job type "${type}"${at ? ` (${at})` : ''}`, def.schema, r.data) : toIssues(r.error);
 }
 
 /**
@@ -93,7 +97,7 @@ export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
   const items = parsed.map((item, i): EnqueueManyItem => {
     const def = definitionOf(client, item.type, batch ? `jobs.${i}.type` : '');
     const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
-    issues.push(...payloadIssues(client, def, item.type, item.payload).map((x) => ({ ...x, path: [...prefix, ...x.path] })));
+    issues.push(...payloadIssues(client, def, item.type, item.payload, batch ? `jobs.${i}` : '').map((x) => ({ ...x, path: [...prefix, ...x.path] })));
     const { type, payload, ...options } = item;
     return { job: type, payload, options };
   });

@@ -179,6 +179,14 @@ describe('POST /jobs', () => {
     expect(e.code).toBe('payload_too_large');
     expect(await countJobs(db)).toBe(0);
   });
+
+  it('names the batch item whose payload is over the limit', async () => {
+    const big = { type: 'report.build', payload: { account: 'x'.repeat(300 * 1024), rows: 1 } };
+    const e = await errorOf(await withToken(h.app, 'POST', '/jobs', { jobs: [email, big] }), 413);
+    expect(e.code).toBe('payload_too_large');
+    expect(e.message).toMatch(/^payload of job type "report\.build" \(jobs\.1\) is \d+ bytes; the limit is 262144 bytes$/);
+    expect(await countJobs(db)).toBe(0);
+  });
 });
 
 describe('GET /jobs and /jobs/:id', () => {
