@@ -215,7 +215,7 @@ describe('the durable-execution views in a browser', () => {
     }
   });
 
-  it('Enter in the comment records no decision (it submitted the form with its first choice, one nobody picked)', async () => {
+  it('Enter in the comment records no decision (it submitted the form with its first choice, one nobody picked); its line breaks are stored as typed', async () => {
     const { id } = await client.enqueue('order.approve', { order: 9 });
     await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
     const s = await session(DECIDE_TOKEN);
@@ -235,6 +235,11 @@ describe('the durable-execution views in a browser', () => {
       const w = await db.pool.query<{ outcome: string | null }>('select outcome from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
       expect(w.rows[0]?.outcome ?? null).toBeNull();
       expect((await d.client.getJob(id))?.status).toBe('waiting');
+      // Clicked, the two lines are stored as typed: a browser posts a textarea's line break as CRLF.
+      await row.getByRole('button', { name: `ship on decision approve of job #${id}` }).click();
+      await page.waitForURL(/\/ui\/decisions\?done=decision-made/);
+      const made = await db.pool.query<{ value: { comment: string } }>('select value from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
+      expect(made.rows[0]?.value.comment).toBe('first line\nsecond line');
       expect(s.problems).toEqual([]);
     } finally {
       await s.context.close();

@@ -93,7 +93,8 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   r.post('/jobs/:id/decisions/:name', decide, async (c) => {
     const { id, name } = parseInput(decisionParams, pathParams(c), 'path');
     const form = c.get('form')!;
-    const comment = (form.get('comment') ?? '').trim();
+    // A browser posts a textarea's line breaks as CRLF: stored as typed (LF), as through the API.
+    const comment = (form.get('comment') ?? '').replace(/\r\n?/g, '\n').trim();
     const decision = await client.decide(id, name, { choice: form.get('choice') ?? '', by: c.get('viewer')!.name, comment: comment || null });
     return redirectWithNotice(c, '/ui/decisions', 'decision-made', decisionSubject(decision.choice, name, id));
   });
