@@ -12,8 +12,8 @@ export const listOutboxSchema = z
     state: z.enum(['pending', 'delivered', 'dead']).optional(),
     topic: topicSchema.optional(),
     limit: z.number().int().min(1).max(500).default(100),
-    /** Keyset cursor: the last id of the previous page. */
-    cursor: bigintIdString('cursor').optional(),
+    /** Keyset cursor: the last id of the previous page; null or absent, the first page (as admin.listJobs takes it). */
+    cursor: bigintIdString('cursor').nullish(),
   })
   .strict();
 
@@ -48,7 +48,7 @@ export class OutboxAdmin {
   /** Newest first. */
   async list(filter: ListOutboxFilter = {}): Promise<OutboxEventRecord[]> {
     const f = parseInput(listOutboxSchema, filter, 'outbox filter');
-    return this.protocol.listOutbox(this.db, this.namespace, { state: f.state, topic: f.topic, limit: f.limit, beforeId: f.cursor });
+    return this.protocol.listOutbox(this.db, this.namespace, { state: f.state, topic: f.topic, limit: f.limit, beforeId: f.cursor ?? undefined });
   }
 
   /** Makes dead (or waiting) events due now with a fresh attempt budget. Returns the ids changed. */

@@ -229,6 +229,16 @@ describe('delivery', () => {
     );
     const dead = await client.outbox.list({ state: 'dead' });
     expect(dead.map((e) => e.id)).toEqual([b.id, a.id]);
+    // Paged as operations.md shows: a null cursor is the first page, the last id the next one's.
+    let cursor: string | null = null;
+    const paged: string[] = [];
+    for (;;) {
+      const page = await client.outbox.list({ state: 'dead', limit: 1, cursor });
+      paged.push(...page.map((e) => e.id));
+      if (page.length < 1) break;
+      cursor = page[page.length - 1]!.id;
+    }
+    expect(paged).toEqual([b.id, a.id]);
     expect(dead.every((e) => e.attempts === 2 && (e.lastError as { message: string }).message.includes('500'))).toBe(true);
     // A dead event is not retried by delivery.
     const before = r.requests.length;
