@@ -10,13 +10,13 @@ import { DEFAULT_SESSION_TTL_MS, sessionSecretSchema, sessionTtlMsSchema } from 
 import { namespaceSchema } from './names.js';
 import { parseSecretReferences, type SecretReference } from './secrets/references.js';
 import { parseTickEnv, type TickEnv } from './tick/env.js';
-import { isPostgresUrl, POSTGRES_URL_MESSAGE, refuseBadSslSettings } from './db/connectionString.js';
+import { isPostgresUrl, POSTGRES_URL_MESSAGE, refuseBadConnectionSettings } from './db/connectionString.js';
 import { envInteger } from './envInteger.js';
 import { ConfigError } from './errors.js';
 import { parseConfig } from './validation.js';
 
 /** DATABASE_URL: a PostgreSQL connection URL, trimmed (src/db/connectionString.ts says why). */
-export const databaseUrlSchema = z.string().trim().min(1, { error: 'is empty', abort: true }).refine(isPostgresUrl, POSTGRES_URL_MESSAGE).superRefine(refuseBadSslSettings);
+export const databaseUrlSchema = z.string().trim().min(1, { error: 'is empty', abort: true }).refine(isPostgresUrl, POSTGRES_URL_MESSAGE).superRefine(refuseBadConnectionSettings);
 
 const envSchema = z.object({
   DATABASE_URL: databaseUrlSchema.optional(),

@@ -10,7 +10,9 @@
 // turn SSL on for it and fail with "The server does not support SSL
 // connections" or a certificate error; so is a certificate or key file
 // (`sslcert`, `sslkey`, `sslrootcert`) that cannot be read, which the driver
-// met only at the first connect, as a bare ENOENT. Spaces and newlines around it (an
+// met only at the first connect, as a bare ENOENT; and so is `replication`
+// (a walsender session runs no statement with parameters: the API's calls
+// all failed while /healthz said 200). Spaces and newlines around it (an
 // env file's quotes, a secret file's last line) are trimmed: the URL parser
 // ignores them, but the driver read " postgres://..." as a socket path and
 // connected to a host named "base".
@@ -83,9 +85,22 @@ function sslFileProblems(s: string): string[] {
   });
 }
 
-/** Adds the issues of the URL's SSL settings (an unknown sslmode, a certificate file that cannot be read) to a string schema's refinement. */
-export function refuseBadSslSettings(s: string, ctx: z.RefinementCtx): void {
-  for (const problem of [sslModeProblem(s), ...sslFileProblems(s)]) if (problem) ctx.addIssue({ code: 'custom', message: problem });
+/** The values of `replication` that ask for an ordinary session (libpq's false). */
+const NOT_REPLICATION = ['false', 'off', 'no', '0'];
+
+/** A `replication` setting that makes the session a walsender, which runs no statement with parameters, or undefined. */
+function replicationProblem(s: string): string | undefined {
+  const value = parsedUrl(s)?.searchParams.get('replication') ?? null;
+  if (value === null || NOT_REPLICATION.includes(value.toLowerCase())) return undefined;
+  return `replication=${value} opens a replication (walsender) session, which cannot run workhorse's statements: remove it`;
+}
+
+/**
+ * Adds the issues of the URL's settings (an unknown sslmode, a certificate
+ * file that cannot be read, a replication session) to a string schema's refinement.
+ */
+export function refuseBadConnectionSettings(s: string, ctx: z.RefinementCtx): void {
+  for (const problem of [sslModeProblem(s), ...sslFileProblems(s), replicationProblem(s)]) if (problem) ctx.addIssue({ code: 'custom', message: problem });
 }
 
 /** createClient's and the tick's `connectionString`, trimmed (see the header). */
@@ -94,4 +109,4 @@ export const connectionStringSchema = z
   .trim()
   .min(1, 'connectionString is empty (is DATABASE_URL set to nothing?)')
   .refine((s) => s === '' || isPostgresUrl(s) || isSocketForm(s), `${POSTGRES_URL_MESSAGE} (or a Unix socket: socket:/dir?db=name)`)
-  .superRefine(refuseBadSslSettings);
+  .superRefine(refuseBadConnectionSettings);

@@ -160,6 +160,18 @@ describe('connection strings', () => {
     ]);
   });
 
+  it('refuse a replication session, whose walsender runs no statement with parameters (every call failed while /healthz said 200)', () => {
+    for (const value of ['database', 'true', 'on']) {
+      const connectionString = `postgres://u@127.0.0.1:5432/db?replication=${value}`;
+      expect(configError(() => createClient({ connectionString })).issues).toEqual([
+        { path: ['connectionString'], message: `replication=${value} opens a replication (walsender) session, which cannot run workhorse's statements: remove it` },
+      ]);
+      configError(() => createWorkhorseAdapter({ connectionString, jobs: [] }));
+    }
+    // An ordinary session asked for by name is one.
+    expect(() => createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db?replication=false' }).close()).not.toThrow();
+  });
+
   it('trims spaces and newlines around one (the driver read " postgres://..." as a socket path and connected to a host named "base")', async () => {
     const db = await createTestDatabase();
     try {
