@@ -9,7 +9,7 @@
 // refusal dropped every outcome (three workers emptied a queue into
 // `failed` while every handler succeeded) and failed jobs of maxAttempts 1.
 //
-// Not here, on purpose: data errors (class 22, constraints in 23, program
+// Not here, on purpose: data errors (class 22 but an exhausted sequence, constraints in 23, program
 // limits in 54, the protocol's own WH4xx refusals) can never succeed as
 // written and keep failing fast; a read-only session (25006), too many
 // connections (53300) and serialisation conflicts are database faults
@@ -35,6 +35,11 @@ const FIXABLE: readonly { code: string; hint: string; message?: RegExp }[] = [
   },
   // The login itself is refused (a password rotated on one side only, LOGIN revoked).
   { code: '28', hint: "the database refuses the worker's login: fix its credentials" },
+  // An id sequence at its maximum: no insert of that table can succeed until it is widened.
+  {
+    code: '2200H',
+    hint: 'a workhorse id sequence reached its maximum value: an operator must widen it (ALTER SEQUENCE ... MAXVALUE) or, once old rows are gone, restart it',
+  },
   // Insufficient resources on the server (53300, too many connections, is a fault in transient.ts).
   { code: '53', hint: 'the database server is out of a resource (disk, memory, a configured limit): free it' },
 ];

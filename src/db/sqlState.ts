@@ -98,9 +98,12 @@ export interface ErrorContext {
   expectedVersion?: number;
 }
 
-/** A PostgreSQL data exception (class 22: bad encoding, out of range, invalid syntax ...) from the server. */
+/** An id sequence at its maximum (nextval refused): class 22, and no caller's value at fault (operatorFixable.ts). */
+const SEQUENCE_EXHAUSTED = '2200H';
+
+/** A PostgreSQL data exception (class 22: bad encoding, out of range, invalid syntax ...) about a value the caller gave. */
 function isDataException(err: unknown, code: string | undefined): boolean {
-  return err instanceof Error && 'severity' in err && typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+  return err instanceof Error && 'severity' in err && typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code) && code !== SEQUENCE_EXHAUSTED;
 }
 
 /**

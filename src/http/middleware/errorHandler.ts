@@ -32,6 +32,7 @@ import {
 } from '../../errors.js';
 import { isLockTimeout, isQueryCanceled, isReadOnlySession, loginRefusal, mapDbError } from '../../db/sqlState.js';
 import { describeDbError, isTransientDbError } from '../../db/transient.js';
+import { operatorHint } from '../../db/operatorFixable.js';
 import { isConnectRefusal } from '../../db/connectRefusal.js';
 import { ClientGoneError } from '../clientGoneError.js';
 
@@ -86,6 +87,10 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
       : 'the database did not answer; retry shortly';
     return { status: 503, body: { code: 'database_unreachable', message } };
   }
+  // A refusal only the database's operator can end (a workhorse function or table missing, grants revoked,
+  // a full disk, an exhausted id sequence): not the request's fault, and no retry of it succeeds until then.
+  const needs = operatorHint(err);
+  if (needs !== undefined) return { status: 503, body: { code: 'database_needs_operator', message: `the database refused the request: ${needs}` } };
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
   // Not the request's fault but the server's (a job schema with an async refine, which no parse can
   // run): a 500 that says what is wrong, so the caller is not left with "internal error".
@@ -126,6 +131,7 @@ export function errorHandler(log: (message: string, err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     const known = describeError(err);
     if (known?.body.code === 'database_unreachable') noteDatabaseUnreachable(c, err, log, 'http');
+    if (known?.body.code === 'database_needs_operator') log(`[workhorse http] ${c.req.method} ${c.req.path}: ${known.body.message}:`, describeDbError(err));
     // The server's own configuration (an app's job schema it cannot run): the operator must hear of it too.
     if (known?.status === 500) log(`[workhorse http] ${c.req.method} ${c.req.path}: the server's configuration is invalid`, err);
     if (known) return errorResponse(c, known.status, known.body);

@@ -7,6 +7,7 @@
 // about internals, logged like the API's.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { describeDbError } from '../../../db/transient.js';
 import { describeError, errorResponse, noteDatabaseUnreachable, type ErrorBody } from '../../middleware/errorHandler.js';
 import { html } from '../html.js';
 import { document } from '../layout.js';
@@ -50,6 +51,7 @@ export function uiErrorHandler(log: (message: string, err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     const known = describeError(err);
     if (known?.body.code === 'database_unreachable') noteDatabaseUnreachable(c, err, log, 'ui');
+    if (known?.body.code === 'database_needs_operator') log(`[workhorse ui] ${c.req.method} ${c.req.path}: ${known.body.message}:`, describeDbError(err));
     if (known) return renderUiError(c, known.status, known.body);
     log(`[workhorse ui] ${c.req.method} ${c.req.path} failed`, err);
     return renderUiError(c, 500, { code: 'internal', message: 'internal error' });
