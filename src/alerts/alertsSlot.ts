@@ -40,14 +40,22 @@ export function alertsSchedule(o: ResolvedAlertsOptions, publish: boolean): Sche
   });
 }
 
-/** Evaluates the rules once; returns the alerts that opened or resolved. */
+/**
+ * Evaluates the rules once; returns the alerts that opened or resolved.
+ * `inViewForMs`: how long the evaluator has seen the database since it last
+ * could not; dead_worker then counts no silence from before that (after an
+ * outage every worker looks silent until its next beat: each opened and
+ * resolved an alert).
+ */
 export async function evaluateAlerts(
   client: Client,
   thresholds: Record<string, Record<string, number>>,
   emitMetrics = false,
   publish = true,
+  inViewForMs?: number,
 ): Promise<AlertRecord[]> {
-  const changed = await client.protocol.evaluateAlerts(client.calls, client.namespace, thresholds, publish);
+  const rules = inViewForMs !== undefined && thresholds.dead_worker ? { ...thresholds, dead_worker: { ...thresholds.dead_worker, inViewForMs } } : thresholds;
+  const changed = await client.protocol.evaluateAlerts(client.calls, client.namespace, rules, publish);
   if (emitMetrics) {
     const open = await client.protocol.listAlerts(client.calls, client.namespace, 'open', 1000);
     for (const rule of Object.keys(thresholds)) {
@@ -57,9 +65,9 @@ export async function evaluateAlerts(
   return changed;
 }
 
-export function alertsHandler(client: Client, o: ResolvedAlertsOptions) {
+export function alertsHandler(client: Client, o: ResolvedAlertsOptions, inViewForMs?: () => number | undefined) {
   return async (payload: z.output<typeof alertsPayloadSchema>) => {
-    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics, payload.publish ?? true);
+    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics, payload.publish ?? true, inViewForMs?.());
     return { opened: changed.filter((a) => a.state === 'open').length, resolved: changed.filter((a) => a.state === 'resolved').length };
   };
 }

@@ -284,6 +284,11 @@ export class WorkerCore {
     this.heartbeat.start();
   }
 
+  /** How long the database has been in view since this worker last lost sight of it (heartbeat.ts), or undefined. */
+  inViewForMs(): number | undefined {
+    return this.heartbeat.inViewForMs();
+  }
+
   /** Heartbeats now (or joins the beat in flight). */
   beat(): Promise<void> {
     return this.registered ? this.heartbeat.beat() : Promise.resolve();

@@ -66,6 +66,13 @@ export class Heartbeat {
    * must not make them look fresh.
    */
   private lastOk = performance.now();
+  /**
+   * When the database came back into view (performance.now()): a beat went
+   * through after failed ones, or more than two intervals after the last
+   * (the process stalled). Undefined until the first such spell ends.
+   */
+  private sightRegainedAt: number | undefined;
+  private lastFailed = false;
   /** When the beat in flight was sent (it may have extended the leases already), or undefined. */
   private sentAt: number | undefined;
   /** The watchdog: every interval, whatever the beats do, it gives up the leases that have run out. */
@@ -105,6 +112,15 @@ export class Heartbeat {
       this.inFlight = undefined;
     });
     return this.inFlight;
+  }
+
+  /**
+   * How long the database has been in view since a spell it was not (beats
+   * failing, or the process stalled) ended; undefined when no spell has.
+   * What others did meanwhile was not seen: the alerts use it.
+   */
+  inViewForMs(): number | undefined {
+    return this.sightRegainedAt === undefined ? undefined : Math.round(performance.now() - this.sightRegainedAt);
   }
 
   private arm(ms: number): void {
@@ -159,6 +175,8 @@ export class Heartbeat {
       const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost?.withinMs ?? null);
       this.sentAt = undefined;
       if (lost !== null) d.released(lost.count);
+      if (this.lastFailed || sentAt - this.lastOk > 2 * d.intervalMs) this.sightRegainedAt = sentAt;
+      this.lastFailed = false;
       this.lastOk = sentAt;
       this.backoff.reset();
       this.arm(d.intervalMs);
@@ -170,6 +188,7 @@ export class Heartbeat {
       await d.onResult(hb);
     } catch (err) {
       this.sentAt = undefined;
+      this.lastFailed = true;
       this.arm(this.backoff.next());
       d.onError(err, Math.round(performance.now() - this.lastOk));
       this.expireOverdue(this.lastOk);

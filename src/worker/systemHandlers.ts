@@ -10,8 +10,13 @@ import { retentionHandler, retentionJob, SYS_RETENTION } from '../schedules/rete
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
 
-export function addSystemHandlers(handlers: HandlerRegistry, client: Client, config: SystemSlotConfig = {}): void {
+/**
+ * `inViewForMs`: how long the runner has seen the database since it last
+ * could not (a long-lived worker's heartbeat knows; a tick does not), so
+ * sys.alerts does not count as dead the workers whose silence it could not see.
+ */
+export function addSystemHandlers(handlers: HandlerRegistry, client: Client, config: SystemSlotConfig = {}, inViewForMs?: () => number | undefined): void {
   if (!handlers.types.includes(SYS_RETENTION)) handlers.addHandler(retentionJob, retentionHandler(client) as never);
   if (config.outbox && !handlers.types.includes(SYS_OUTBOX)) handlers.addHandler(outboxJob, outboxHandler(client, config.outbox) as never);
-  if (config.alerts && !handlers.types.includes(SYS_ALERTS)) handlers.addHandler(alertsJob, alertsHandler(client, config.alerts) as never);
+  if (config.alerts && !handlers.types.includes(SYS_ALERTS)) handlers.addHandler(alertsJob, alertsHandler(client, config.alerts, inViewForMs) as never);
 }

@@ -82,7 +82,7 @@ export class Worker extends WorkerBase {
     heartbeatMs?: number,
   ): Companion {
     const worker = new Worker(client, { queue: SYSTEM_QUEUE, concurrency: 1, workerId, pollMs, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
-    addSystemHandlers(worker.handlers, client, system);
+    addSystemHandlers(worker.handlers, client, system, () => worker.core.inViewForMs());
     worker.events.on('error', (err) => faults.worker.failed(err));
     const run = worker.run();
     const pump = system.outbox ? new OutboxPump(client, system.outbox, `${workerId}:pump`, faults.outbox) : undefined;
