@@ -2,9 +2,11 @@
 // EventBridge checks it at deploy: `rate(<n> <unit>)` with a positive whole
 // n and the unit singular for 1 (`rate(1 minute)`) and plural otherwise
 // (`rate(5 minutes)`); `cron(<6 fields>)` (minutes hours day-of-month month
-// day-of-week year) with `?` in one of the two day fields. CloudFormation
+// day-of-week year) with `?` in one of the two day fields, each field's
+// values in its range (cronFields.ts). CloudFormation
 // would otherwise refuse the rule half-way through a deployment.
 import * as z from 'zod';
+import { cronFieldsProblem } from './cronFields.js';
 
 const UNITS = new Set(['minute', 'hour', 'day']);
 
@@ -30,7 +32,7 @@ export function scheduleExpressionProblem(expression: string): string | undefine
       return `an EventBridge cron has 6 fields (minutes hours day-of-month month day-of-week year), not ${fields.length}: e.g. cron(0/5 * * * ? *)`;
     }
     if ((fields[2] === '?') === (fields[4] === '?')) return 'put "?" in exactly one of day-of-month and day-of-week: e.g. cron(0 3 * * ? *)';
-    return undefined;
+    return cronFieldsProblem(fields);
   }
   return 'expected rate(...) or cron(...)';
 }

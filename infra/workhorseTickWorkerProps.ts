@@ -10,11 +10,9 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as z from 'zod';
-import { ConfigError } from '../src/errors.js';
 import { namespaceSchema } from '../src/names.js';
-import { parseTickEnv } from '../src/tick/env.js';
-import { tickOptionsSchema } from '../src/tick/options.js';
 import { parseConfig } from '../src/validation.js';
+import { handlerVariableProblems, tickVariableProblems } from './environmentChecks.js';
 import { scheduleExpressionSchema } from './scheduleExpression.js';
 
 /** Lambda's hard limit on a function's timeout. */
@@ -122,23 +120,6 @@ const CONSTRUCT_VARIABLES = new Map([
 /** Set plainly by the construct on the HTTP function, and open to a plain override in environment only. */
 const HTTP_PLAIN_VARIABLES = new Set(['WORKHORSE_HTTP_TICK_BUDGET_MS']);
 
-/** What the tick will refuse in `name=value`: the variable's own parse, then the range of the option it becomes. */
-function tickVariableProblems(name: string, value: string): string[] {
-  let options: Record<string, unknown>;
-  try {
-    options = parseTickEnv({ [name]: value }).options;
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return err.issues.map((i) => i.message);
-  }
-  const shape = tickOptionsSchema.shape as Record<string, z.ZodType>;
-  return Object.entries(options).flatMap(([key, v]) => {
-    if (v === undefined || !(key in shape)) return [];
-    const r = shape[key]!.safeParse(v);
-    return r.success ? [] : r.error.issues.map((i) => `${i.message} (the tick's ${key})`);
-  });
-}
-
 /** The construct variable `name` sets, given plainly or as a secret; undefined for any other name. */
 function constructVariable(name: string): string | undefined {
   const base = name.replace(/_SECRET_(ARN|TEMPLATE)$/, '');
@@ -243,6 +224,10 @@ export const tickWorkerPropsSchema = z
     for (const [name, value] of tickVariables) {
       for (const message of tickVariableProblems(name, value)) ctx.addIssue({ code: 'custom', path: ['environment', name], message });
     }
+    // And the rest of what the handlers read from it: the secrets settings and references, the HTTP
+    // function's variables (WORKHORSE_HTTP_TICK_BUDGET_MS=500 passed synth, and failed every invocation).
+    const resolved = Object.fromEntries(Object.entries(p.environment).filter(([, v]) => !Token.isUnresolved(v)));
+    for (const { name, message } of handlerVariableProblems(resolved, p.http.enabled)) ctx.addIssue({ code: 'custom', path: ['environment', name], message });
     if (p.reservedConcurrency >= 1 && p.maxFanout >= p.reservedConcurrency) {
       ctx.addIssue({
         code: 'custom',

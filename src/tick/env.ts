@@ -46,6 +46,9 @@ const tickEnvSchema = z.object({
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
 });
 
+/** The variables the tick reads (the HTTP function's ticks too). */
+export const TICK_VARIABLES: readonly string[] = Object.keys(tickEnvSchema.shape);
+
 /** Tick options from the environment, plus the app module to load. */
 export interface TickEnv {
   options: Partial<Omit<TickOptions, 'app' | 'deadline'>>;
@@ -55,9 +58,8 @@ export interface TickEnv {
 }
 
 export function parseTickEnv(env: Record<string, string | undefined>): TickEnv {
-  const keys = Object.keys(tickEnvSchema.shape);
   // Empty variables count as unset.
-  const picked = Object.fromEntries(keys.map((k) => [k, env[k] || undefined]));
+  const picked = Object.fromEntries(TICK_VARIABLES.map((k) => [k, env[k] || undefined]));
   const e = parseConfig(tickEnvSchema, picked, 'environment');
   const options: TickEnv['options'] = {
     connectionString: e.DATABASE_URL,

@@ -38,6 +38,15 @@ describe('the environment prop', () => {
     [{ WORKHORSE_CONCURRENCY: '0' }, /environment\.WORKHORSE_CONCURRENCY: .*>=1 \(the tick's concurrency\)/],
     [{ WORKHORSE_RETENTION_MS: '-5' }, /environment\.WORKHORSE_RETENTION_MS/],
     [{ WORKHORSE_QUEUES: 'a b' }, /environment\.WORKHORSE_QUEUES: .*\(the tick's queues\)/],
+    // What the handlers read besides the tick's variables, refused by them at every invocation (/healthz included).
+    [{ WORKHORSE_HTTP_TICK_BUDGET_MS: '500' }, /environment\.WORKHORSE_HTTP_TICK_BUDGET_MS: Too small: expected number to be >=1000/],
+    [{ WORKHORSE_MAX_BODY_BYTES: '5' }, /environment\.WORKHORSE_MAX_BODY_BYTES/],
+    [{ WORKHORSE_API_TOKENS: '[{' }, /environment\.WORKHORSE_API_TOKENS: not valid JSON/],
+    [{ WORKHORSE_SIGNED_SCOPES: 'bogus' }, /environment\.WORKHORSE_SIGNED_SCOPES/],
+    [{ WORKHORSE_SECRETS_MAX_AGE_MS: '5' }, /environment\.WORKHORSE_SECRETS_MAX_AGE_MS/],
+    [{ WORKHORSE_SECRETS_ENDPOINT: 'nope' }, /environment\.WORKHORSE_SECRETS_ENDPOINT/],
+    [{ STRIPE_KEY_SECRET_ARN: 'not-an-arn' }, /environment\.STRIPE_KEY_SECRET_ARN/],
+    [{ STRIPE_KEY: 'sk_live', STRIPE_KEY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:s-AbCdEf' }, /environment\.STRIPE_KEY/],
   ];
   for (const [environment, message] of refused) {
     it(`refuses ${Object.keys(environment)[0]} at synth with a ConfigError`, () => {
