@@ -91,13 +91,22 @@ const loginRefusedResponse = (): HttpHandlerResult => ({
   isBase64Encoded: false,
 });
 
+/** What an invocation keeps beyond a secret read that does not answer, to return its error. */
+const SECRET_READ_MARGIN_MS = 500;
+
+/** How long a secret read may take in this invocation: its time left less the margin (unbounded without a Lambda context). */
+function secretReadBound(context: LambdaContext | undefined): number | undefined {
+  const left = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+  return typeof left === 'number' && Number.isFinite(left) ? left - SECRET_READ_MARGIN_MS : undefined;
+}
+
 /** The handler for a bundled entry: `export const handler = createHttpHandler(app)`. */
 export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOptions = {}): HttpHandler {
   let environment: SecretEnvironment | undefined;
   let built: BuiltApp | undefined;
-  const current = async (): Promise<BuiltApp> => {
+  const current = async (context: LambdaContext | undefined): Promise<BuiltApp> => {
     environment ??= lambdaEnvironment({ env: options.env });
-    const { env, version } = await environment.current();
+    const { env, version } = await environment.current(secretReadBound(context));
     if (built?.version !== version) {
       const old = built;
       try {
@@ -112,7 +121,7 @@ export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOption
     return built;
   };
   return async (event, context) => {
-    const a = await current();
+    const a = await current(context);
     const res = await a.handle(event, context);
     if (a.state.loginRefused) {
       a.state.loginRefused = false;
@@ -121,7 +130,7 @@ export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOption
       return res.statusCode === 503 || res.statusCode === 500 ? loginRefusedResponse() : res;
     }
     if (res.statusCode === 401 && carriesCredentials(event) && (await environment!.refresh((v) => v !== DATABASE_URL_VARIABLE))) {
-      return (await current()).handle(event, context);
+      return (await current(context)).handle(event, context);
     }
     return res;
   };

@@ -60,15 +60,27 @@ export class SecretEnvironment {
     return this.o.references.map((r) => r.variable);
   }
 
-  /** The environment, reading what was never read or is older than maxAgeMs. */
-  async current(): Promise<ResolvedEnvironment> {
+  /**
+   * The environment, reading what was never read or is older than maxAgeMs.
+   * `boundMs`: the time the caller has (an invocation's time left); a read
+   * still unanswered then goes on, and a secret never read fails the call
+   * with SecretUnavailableError at once (one with a good value keeps it),
+   * so a hung Secrets Manager does not outlast the invocation.
+   */
+  async current(boundMs?: number): Promise<ResolvedEnvironment> {
     const now = this.now();
     const due = [...this.byArn.keys()].filter((arn) => {
       const c = this.cache.get(arn);
       if (!c?.values) return !c || now - c.attemptedAt >= this.o.minRefreshMs || !c.lastError;
       return now - c.readAt >= this.o.maxAgeMs && now - c.attemptedAt >= this.o.minRefreshMs;
     });
-    await this.read(due);
+    if (!(await answeredWithin(this.read(due), boundMs))) {
+      const unread = [...this.byArn.keys()].find((arn) => !this.cache.get(arn)?.values);
+      if (unread !== undefined) {
+        throw new SecretUnavailableError(this.byArn.get(unread)![0]!.variable, unread, `Secrets Manager did not answer within the ${boundMs} ms the invocation had left`);
+      }
+      return this.resolved;
+    }
     for (const arn of this.byArn.keys()) {
       const c = this.cache.get(arn);
       if (!c?.values) throw c?.lastError ?? new SecretUnavailableError(this.byArn.get(arn)![0]!.variable, arn, 'not read yet');
@@ -144,6 +156,21 @@ export class SecretEnvironment {
     for (const c of this.cache.values()) for (const [k, v] of c.values ?? []) env[k] = v;
     const changed = this.o.references.some((r) => env[r.variable] !== this.resolved.env[r.variable]);
     if (changed) this.resolved = { env, version: this.resolved.version + 1 };
+  }
+}
+
+/** Whether `reading` (which records its failures, never rejects) ended within `boundMs`; always, with no bound. */
+async function answeredWithin(reading: Promise<void>, boundMs: number | undefined): Promise<boolean> {
+  if (boundMs === undefined) {
+    await reading;
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, boundMs))));
+  try {
+    return await Promise.race([reading.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -26,6 +26,9 @@ import type { TickOptions } from './options.js';
 import { runTick } from './runTick.js';
 import type { TickSummary } from './summary.js';
 
+/** What an invocation keeps beyond a secret read that does not answer, to return its error. */
+const SECRET_READ_MARGIN_MS = 500;
+
 /** The part of the Lambda context a tick reads. */
 export interface TickContext {
   getRemainingTimeInMillis(): number;
@@ -70,9 +73,9 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
   }
   let environment: SecretEnvironment | undefined;
   let settings: { version: number; options: TickHandlerOptions } | undefined;
-  const fromEnv = async (): Promise<TickHandlerOptions> => {
+  const fromEnv = async (boundMs: number): Promise<TickHandlerOptions> => {
     environment ??= lambdaEnvironment();
-    const { env, version } = await environment.current();
+    const { env, version } = await environment.current(boundMs);
     if (settings?.version !== version) {
       try {
         settings = { version, options: optionsFromEnv(env) };
@@ -88,11 +91,12 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
     const e = parseInput(tickEventSchema, event ?? {}, 'tick event');
     parseInput(tickContextSchema, context, 'tick context');
     const tick = async () => {
-      // Options win over the environment: a pool given in code replaces DATABASE_URL (the IAM path), not clashes with it.
-      const { connectionString: envUrl, ...envRest } = await fromEnv();
-      const envOptions = options.pool === undefined && envUrl !== undefined ? { ...envRest, connectionString: envUrl } : envRest;
       const remainingMs = parseField(remainingSchema, context.getRemainingTimeInMillis(), 'getRemainingTimeInMillis()', 'tick context');
       const deadline = new Date(Date.now() + remainingMs);
+      // Options win over the environment: a pool given in code replaces DATABASE_URL (the IAM path), not clashes with it.
+      // A secret read gives up in time for the invocation to return its error (it waited its own 8 s).
+      const { connectionString: envUrl, ...envRest } = await fromEnv(remainingMs - SECRET_READ_MARGIN_MS);
+      const envOptions = options.pool === undefined && envUrl !== undefined ? { ...envRest, connectionString: envUrl } : envRest;
       const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;
       return runTick({
         workerId: workerIdFor(context),
