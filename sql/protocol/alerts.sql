@@ -133,7 +133,7 @@ begin
     select 'slot_missed'::text, s.name,
            jsonb_build_object('schedule', s.name, 'scheduleNamespace', s.schedule_namespace,
                               'overdueMs', floor(extract(epoch from now() - s.next_run_at) * 1000)::bigint,
-                              'lastFiredAt', s.last_fired_at, 'declared', s.declared)
+                              'lastFiredAt', workhorse.json_time_v1(s.last_fired_at), 'declared', s.declared)
       from workhorse.schedules s
      where s.namespace = p_namespace and s.enabled
        and s.next_run_at < now() - (case when s.interval_ms is not null then (r->>'cadences')::integer * s.interval_ms

@@ -226,8 +226,13 @@ describe('alert rules', () => {
   it('slot_missed: a slot nobody fires for several cadences opens; a worker firing it resolves it', async () => {
     const rules = only({ slot_missed: { cadences: 3 } });
     await new Schedules(client).define(defineSchedule({ name: 'nightly', job: 'report.build', everyMs: 1000 }));
-    await db.pool.query("update workhorse.schedules set next_run_at = date_trunc('milliseconds', now() - interval '5 seconds') where name = 'nightly'");
-    expect(await evaluate(client, rules)).toMatchObject([{ rule: 'slot_missed', key: 'nightly', state: 'open' }]);
+    await db.pool.query(
+      "update workhorse.schedules set next_run_at = date_trunc('milliseconds', now() - interval '5 seconds'), last_fired_at = now() - interval '6 seconds' where name = 'nightly'",
+    );
+    const opened = await evaluate(client, rules);
+    expect(opened).toMatchObject([{ rule: 'slot_missed', key: 'nightly', state: 'open' }]);
+    // Its times as toISOString writes them, like the alert's own (PostgreSQL's text form before).
+    expect((opened[0]!.details as { lastFiredAt: string }).lastFiredAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     startWorker({ 'report.build': async () => 'ok' }, { scheduleNamespaces: ['default'] });
     await waitFor(() => evaluate(client, rules), (c) => c.length === 1 && c[0]!.state === 'resolved', { what: 'slot_missed resolved' });
     await expectPublished('slot_missed');
