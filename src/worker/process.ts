@@ -39,6 +39,9 @@ export interface WorkerProcessDefinition {
   logFailures?: boolean;
 }
 
+/** The shortest drain deadline: time to deregister and close with nothing running. */
+export const MIN_DRAIN_MS = 500;
+
 const fn = (what: string) => z.custom<(...a: never[]) => unknown>((v) => typeof v === 'function', `${what} must be a function`);
 
 const definitionSchema = z
@@ -48,7 +51,14 @@ const definitionSchema = z
     // Each worker's options are checked here, when the module loads, not when its Worker is built.
     workers: z.array(z.object({ options: workerOptionsSchema.optional(), configure: fn('configure') }).strict()).min(1),
     probes: probeOptionsSchema.optional(),
-    drainTimeoutMs: z.number().int().min(0).max(86_400_000).default(60_000),
+    // The deadline holds the whole stop (deregistering, closing the pool), not only the handlers: under
+    // MIN_DRAIN_MS an idle worker exited 124 and left its registry row draining.
+    drainTimeoutMs: z
+      .number()
+      .int()
+      .min(MIN_DRAIN_MS, `at least ${MIN_DRAIN_MS} ms: the drain deadline also holds the worker's deregistration and the adapter's close`)
+      .max(86_400_000)
+      .default(60_000),
     logFailures: z.boolean().default(true),
   })
   .strict()

@@ -61,12 +61,15 @@ describe('createWorkhorseAdapter', () => {
 });
 
 describe('defineWorkerProcess', () => {
-  it('refuses a definition without an adapter, with both forms, without workers or with a bad probe port', () => {
+  it('refuses a definition without an adapter, with both forms, without workers, with a bad probe port or a drain deadline under 500 ms', () => {
     const adapter = () => createWorkhorseAdapter({ connectionString: db.url });
     expect(configIssues(() => defineWorkerProcess({ workers: [worker] }))).toEqual(['adapter']);
     expect(configIssues(() => defineWorkerProcess({ adapter, client: () => createClient({ connectionString: db.url }), workers: [worker] }))).toEqual(['adapter']);
     expect(configIssues(() => defineWorkerProcess({ adapter, workers: [] }))).toEqual(['workers']);
     expect(configIssues(() => defineWorkerProcess({ adapter, workers: [worker], probes: { port: 70_000 } }))).toEqual(['probes.port']);
+    // The deadline holds the deregistration and the close too: under 500 ms an idle worker exited 124, its row left draining.
+    expect(configIssues(() => defineWorkerProcess({ adapter, workers: [worker], drainTimeoutMs: 0 }))).toEqual(['drainTimeoutMs']);
+    expect(() => defineWorkerProcess({ adapter, workers: [worker], drainTimeoutMs: 1 })).toThrow(/drainTimeoutMs: at least 500 ms: the drain deadline also holds the worker's deregistration/);
   });
 
   it("checks each worker's options when it is defined, not when the process starts", () => {
