@@ -48,7 +48,8 @@ export class Worker extends WorkerBase {
     const { core, client, options, waiter, events } = this;
     for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId, options.scheduleNamespaces)) console.warn(line);
     // The system worker beats like this one: with the default 45 s its calls waited a 180 s lease on a frozen connection.
-    const startSystem: SystemWorkerStarter = (id, pollMs, faults, system) => Worker.startSystemWorker(client, id, pollMs, faults, system, options.heartbeatMs);
+    // And it carries this worker's build: an operator reads the fleet's builds from the registry in a rolling deploy.
+    const startSystem: SystemWorkerStarter = (id, pollMs, faults, system) => Worker.startSystemWorker(client, id, pollMs, faults, system, options.heartbeatMs, options.build);
     // The companion's loops (schedules, system worker, outbox): an `error` event per failure, else a line when a fault begins and one when it ends.
     const faults = workerFaultReporter(events, options.workerId);
     const startCompanion = () => startScheduleCompanion(client, options, faults, startSystem);
@@ -80,8 +81,16 @@ export class Worker extends WorkerBase {
     faults: SystemFaults,
     system: SystemSlotConfig = {},
     heartbeatMs?: number,
+    build?: string,
   ): Companion {
-    const worker = new Worker(client, { queue: SYSTEM_QUEUE, concurrency: 1, workerId, pollMs, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
+    const worker = new Worker(client, {
+      queue: SYSTEM_QUEUE,
+      concurrency: 1,
+      workerId,
+      pollMs,
+      ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+      ...(build === undefined ? {} : { build }),
+    });
     addSystemHandlers(worker.handlers, client, system, () => worker.core.inViewForMs());
     worker.events.on('error', (err) => faults.worker.failed(err));
     const run = worker.run();

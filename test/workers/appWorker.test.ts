@@ -45,7 +45,7 @@ describe('appWorker', () => {
     const proc = await runWorkerProcess(
       defineWorkerProcess({
         adapter: () => createWorkhorseAdapter({ connectionString: db.url, jobs: app.jobs, poolSize: 4 }),
-        workers: [appWorker(app, { pollMs: 50, listen: false })],
+        workers: [appWorker(app, { pollMs: 50, listen: false, build: 'app-b3' })],
       }),
       { log: () => undefined },
     );
@@ -65,6 +65,10 @@ describe('appWorker', () => {
       );
       const slots = await db.pool.query<{ name: string }>('select name from workhorse.schedules order by name');
       expect(slots.rows.map((r) => r.name)).toEqual(expect.arrayContaining(['appworker.every-second', 'sys.outbox', 'sys.retention']));
+      // Its system worker (the sys slots' jobs) carries its build: it registered as `unversioned`.
+      const builds = await db.pool.query<{ id: string; build: string }>('select id, build from workhorse.worker_registry order by id');
+      expect(builds.rows.some((r) => r.id.endsWith(':sys'))).toBe(true);
+      expect(builds.rows.map((r) => r.build)).toEqual(builds.rows.map(() => 'app-b3'));
     } finally {
       proc.shutdown('SIGTERM');
       expect(await proc.done).toBe('drained');
