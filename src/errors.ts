@@ -341,15 +341,23 @@ export class StepIdleTimeoutError extends WorkhorseError {
 export class WorkerStalledError extends WorkhorseError {
   readonly stalledMs: number;
   readonly expiredLeases: number;
-  constructor(stalledMs: number, leaseMs: number, expiredLeases: number) {
+  /** Of those, the leases whose handler was still running (aborted); the others had not started or had returned. */
+  readonly abortedHandlers: number;
+  constructor(stalledMs: number, leaseMs: number, expiredLeases: number, abortedHandlers = expiredLeases) {
+    const others = expiredLeases - abortedHandlers;
+    const what = [
+      abortedHandlers > 0 ? `${abortedHandlers} running handler(s) are aborted` : '',
+      others > 0 ? `${others} not running (waiting to start, or returned with the outcome being written: kept only if no other worker took the job meanwhile)` : '',
+    ].filter(Boolean);
     super(
       'worker_stalled',
       `the heartbeat fired ${stalledMs} ms late: this process was stopped, or its event loop blocked (a handler running synchronous code), ` +
-        `for longer than a lease (${leaseMs} ms); the ${expiredLeases} lease(s) it held ran out meanwhile and their handlers are aborted. ` +
+        `for longer than a lease (${leaseMs} ms); the ${expiredLeases} lease(s) it held ran out meanwhile: ${what.join('; ')}. ` +
         'Keep synchronous work in handlers short (or move it to a worker thread), or raise leaseMs',
     );
     this.stalledMs = stalledMs;
     this.expiredLeases = expiredLeases;
+    this.abortedHandlers = abortedHandlers;
   }
 }
 

@@ -105,6 +105,8 @@ export class WorkerCore {
   private lostSince: number | undefined;
   /** Running handlers whose lease ran out with no heartbeat reaching the database: their outcomes are not written. */
   private expiredOutcomes = 0;
+  /** Running handlers a stall's expiry aborted, for its WorkerStalledError (onLate). */
+  private stalledRunning = 0;
   private queueCursor = 0;
   /** Aborted by a hard stop: ends settlement and deregister retries. */
   private readonly giveUp = new AbortController();
@@ -154,8 +156,19 @@ export class WorkerCore {
         if (this.releasedClaims === this.lostClaims) this.lostSince = undefined;
       },
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
-      onExpired: (id, execution, stalledMs) => this.loseLease(this.table.at(id, execution), 'heartbeat', this.leaseMs, stalledMs),
-      onLate: (lateMs, expired) => this.emitError(new WorkerStalledError(lateMs, this.leaseMs, expired), 'stalled'),
+      onExpired: (id, execution, stalledMs) => {
+        const lease = this.table.at(id, execution);
+        const running = lease?.state === 'running';
+        const lost = this.loseLease(lease, 'heartbeat', this.leaseMs, stalledMs);
+        if (lost && running && stalledMs !== undefined) this.stalledRunning++;
+        return lost;
+      },
+      // The line says how many handlers were aborted: a handler that blocked the loop and then returned was not.
+      onLate: (lateMs, expired) => {
+        const aborted = this.stalledRunning;
+        this.stalledRunning = 0;
+        this.emitError(new WorkerStalledError(lateMs, this.leaseMs, expired, aborted), 'stalled');
+      },
       onResult: (hb) => {
         this.beatFaults.ok();
         return this.applyRegistry(hb);
