@@ -215,6 +215,20 @@ describe('the dashboard in a browser', () => {
         const widths = (await page.evaluate(() => ({ page: document.scrollingElement.scrollWidth, window: window.innerWidth }))) as { page: number; window: number };
         expect(widths.page, view).toBeLessThanOrEqual(widths.window);
       }
+      // The namespace table's note keeps a readable width (the table scrolls): it was squeezed to about
+      // 57 px, and a failed job's error made its row over 1,000 px tall.
+      const { id } = await d.client.enqueue('email.send', { to: 'narrow@example.com', subject: 'narrow' });
+      await db.pool.query(
+        "update workhorse.jobs set status = 'failed', finished_at = now(), last_error = jsonb_build_object('message', repeat('connection reset by peer while writing ', 5)) where id = $1",
+        [id],
+      );
+      await page.goto(`${d.url}/ui?status=failed`);
+      const note = page.locator(`tr[data-job="${id}"] td`).last();
+      expect(await note.innerText()).toContain('last error: connection reset by peer');
+      expect(((await note.boundingBox()) ?? { width: 0 }).width).toBeGreaterThanOrEqual(200);
+      const widths = (await page.evaluate(() => ({ page: document.scrollingElement.scrollWidth, window: window.innerWidth }))) as { page: number; window: number };
+      expect(widths.page).toBeLessThanOrEqual(widths.window);
+      await screenshot(page, 'namespace-narrow');
       await w.stop();
       await run;
     } finally {

@@ -26,7 +26,7 @@ h1{font-size:1.35rem;margin:.2rem 0 .8rem}h2{font-size:1.1rem;margin:1.5rem 0 .5
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);background:var(--soft)}
-td.num,th.num{text-align:right}tbody tr:hover{background:#f8fafc}
+td.num,th.num{text-align:right}tbody tr:hover{background:#f8fafc}td.wide{min-width:16rem}td.name{min-width:7rem}
 .table-wrap{position:relative;overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .table-wrap table{border:0}.muted{color:var(--muted)}.small{font-size:.85rem}
 td,dd,h1,figcaption,.lede,.problem,.notice{overflow-wrap:anywhere}.badge,td.num,time{white-space:nowrap}

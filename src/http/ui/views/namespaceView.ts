@@ -19,6 +19,12 @@ import { badge, notice, table } from './common.js';
 interface Column {
   label: string;
   num?: boolean;
+  /**
+   * Kept at a readable width on a narrow screen, the table scrolling in its
+   * frame instead: `wide` for wrapped text (the note), `name` for names
+   * (a job's type, a queue), which broke after every few letters.
+   */
+  width?: 'wide' | 'name';
   cell(row: DashboardJobRow, paused: ReadonlySet<string>): HtmlValue;
   /** Shown only when this says so for the page's rows (default: always). */
   shown?(rows: readonly DashboardJobRow[]): boolean;
@@ -53,14 +59,14 @@ export function jobNotes(r: DashboardJobRow, paused: ReadonlySet<string>): Html[
 }
 
 const COLUMNS: readonly Column[] = [
-  { label: 'job', cell: (r) => html`<a href="/ui/jobs/${r.id}" id="job-${r.id}">#${r.id}</a> <span class="muted small">${r.type}</span>` },
-  { label: 'queue', cell: (r) => r.queue },
+  { label: 'job', width: 'name', cell: (r) => html`<a href="/ui/jobs/${r.id}" id="job-${r.id}">#${r.id}</a> <span class="muted small">${r.type}</span>` },
+  { label: 'queue', width: 'name', cell: (r) => r.queue },
   { label: 'status', cell: (r) => badge(r.status) },
   { label: 'leased by', cell: (r) => r.leasedBy ?? '·' },
   { label: 'lease', cell: leaseLeft },
   { label: 'execution', num: true, cell: (r) => r.execution },
   { label: 'attempt', num: true, cell: (r) => `${r.attempt} / ${r.maxAttempts}` },
-  { label: 'note', cell: (r, paused) => html`<span class="note">${join(jobNotes(r, paused), '; ')}</span>` },
+  { label: 'note', width: 'wide', cell: (r, paused) => html`<span class="note">${join(jobNotes(r, paused), '; ')}</span>` },
 ];
 
 function query(f: NamespaceFilter, before?: string): string {
@@ -109,7 +115,7 @@ export function namespaceView(d: NamespaceData): Page {
   const paused = new Set(d.queues.filter((q) => q.paused).map((q) => q.name));
   const rows = d.page.jobs;
   const columns = COLUMNS.filter((c) => !c.shown || c.shown(rows));
-  const body = rows.map((r) => html`<tr data-job="${r.id}">${columns.map((c) => html`<td${c.num ? html` class="num"` : ''}>${c.cell(r, paused)}</td>`)}</tr>`);
+  const body = rows.map((r) => html`<tr data-job="${r.id}">${columns.map((c) => html`<td${c.num ? html` class="num"` : c.width ? html` class="${c.width}"` : ''}>${c.cell(r, paused)}</td>`)}</tr>`);
   // "6 failed jobs in queue mail of type email.send on this page"
   const status = d.filter.status ? `${d.filter.status} ` : '';
   const where = [d.filter.queue && ` in queue ${d.filter.queue}`, d.filter.type && ` of type ${d.filter.type}`].filter(Boolean).join('');
