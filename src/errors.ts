@@ -363,8 +363,8 @@ export class WorkerStalledError extends WorkhorseError {
 
 /**
  * A claim was answered after half a lease (the network held its answer back):
- * its jobs were not started, and the next heartbeat hands them back unstarted,
- * with no attempt counted, to be claimed again.
+ * its jobs were not started, and are handed back unstarted, with no attempt
+ * counted, to be claimed again.
  */
 export class ClaimAnsweredLateError extends WorkhorseError {
   readonly tookMs: number;
@@ -373,7 +373,7 @@ export class ClaimAnsweredLateError extends WorkhorseError {
     super(
       'claim_answered_late',
       `a claim was answered ${tookMs} ms after it was sent, more than half a lease (${leaseMs} ms): its ${jobs} job(s) were not started ` +
-        '(their leases may already have run out) and are handed back unstarted at the next heartbeat, with no attempt counted. ' +
+        '(their leases may already have run out) and are handed back unstarted, with no attempt counted, to be claimed again. ' +
         'The connection to the database stalled; if claims are often this slow, raise leaseMs',
     );
     this.tookMs = tookMs;

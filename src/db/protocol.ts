@@ -52,6 +52,7 @@ export interface Protocol {
   registerWorker: typeof registry.registerWorker;
   deregisterWorker: typeof registry.deregisterWorker;
   beginDrain: typeof registry.beginDrain;
+  releaseUnstarted: typeof registry.releaseUnstarted;
   refreshWorker: typeof registry.refreshWorker;
   nextDue: typeof wake.nextDue;
   enqueueMany: typeof enqueue.enqueueMany;

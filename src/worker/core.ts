@@ -13,13 +13,13 @@ import { retryTransient } from '../db/retryTransient.js';
 import { operatorHint } from '../db/operatorFixable.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
 import type { FaultReport } from '../faultSpell.js';
-import { ClaimAnsweredLateError, SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkerStalledError } from '../errors.js';
+import { SettlementDroppedError, StaleLeaseError, WorkerNotRegisteredError, WorkerStalledError } from '../errors.js';
 import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat } from './heartbeat.js';
-import { answeredTooLate } from './lateClaim.js';
+import { answeredTooLate, handBackLateClaim, type LateClaimDeps } from './lateClaim.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import { reportLingering, reportStale, reportWorkerError, workerFaultReporter } from './reportError.js';
@@ -105,6 +105,8 @@ export class WorkerCore {
   private lostSince: number | undefined;
   /** Running handlers whose lease ran out with no heartbeat reaching the database: their outcomes are not written. */
   private expiredOutcomes = 0;
+  /** A beat that releases a lost claim's leases was sent: the next claim waits for it. */
+  private releasingBeat = false;
   /** Running handlers a stall's expiry aborted, for its WorkerStalledError (onLate). */
   private stalledRunning = 0;
   private queueCursor = 0;
@@ -147,10 +149,11 @@ export class WorkerCore {
       recoverLimit: options.recoverLimit,
       leases: () => this.table.held(),
       active: () => this.executor.busy,
-      lostClaims: () =>
-        this.lostClaims > this.releasedClaims && !this.claiming && this.lostSince !== undefined
-          ? { count: this.lostClaims, withinMs: Math.min(2_147_483_647, Date.now() - this.lostSince + LOST_CLAIM_SLACK_MS) }
-          : null,
+      lostClaims: () => {
+        if (!(this.lostClaims > this.releasedClaims && !this.claiming && this.lostSince !== undefined)) return null;
+        this.releasingBeat = true;
+        return { count: this.lostClaims, withinMs: Math.min(2_147_483_647, Date.now() - this.lostSince + LOST_CLAIM_SLACK_MS) };
+      },
       released: (n) => {
         this.releasedClaims = Math.max(this.releasedClaims, n);
         if (this.releasedClaims === this.lostClaims) this.lostSince = undefined;
@@ -297,6 +300,24 @@ export class WorkerCore {
     this.heartbeat.start();
   }
 
+  /** What handing back a claim answered too late needs (lateClaim.ts). */
+  private get lateClaimDeps(): LateClaimDeps {
+    return {
+      protocol: this.protocol,
+      db: this.db,
+      namespace: this.s.client.namespace,
+      workerId: this.s.options.workerId,
+      leaseMs: this.leaseMs,
+      table: this.table,
+      supersede: (old) => void this.loseLease(old, 'reclaim'),
+      unreleased: (sentAt) => {
+        this.lostClaims++;
+        this.lostSince ??= sentAt;
+      },
+      emitError: (err) => this.emitError(err),
+    };
+  }
+
   /** How long the database has been in view since this worker last lost sight of it (heartbeat.ts), or undefined. */
   inViewForMs(): number | undefined {
     return this.heartbeat.inViewForMs();
@@ -317,8 +338,14 @@ export class WorkerCore {
     if (limit <= 0 || this.s.handlers.size === 0 || this.executor.closed) return [];
     if (maxTimeoutMs !== null && maxTimeoutMs <= 0) return [];
     this.settledCounts.flush();
+    // A beat releasing the leases of a lost claim releases every lease of this worker it does not name that
+    // was taken in its window: a claim sent before its statement runs would have its leases released too.
+    if (this.releasingBeat) {
+      await this.heartbeat.pending();
+      this.releasingBeat = false;
+    }
     this.claiming = true;
-    this.claimSentAt = Date.now();
+    const sentAt = (this.claimSentAt = Date.now());
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
       queues: rotatedQueues(this.s.options.queues, this.queueCursor++),
@@ -329,6 +356,11 @@ export class WorkerCore {
       // The jobs started at once are marked started in their leases; the
       // rest wait in the buffer and are marked by a heartbeat.
       start: Math.max(0, this.s.options.concurrency - this.executor.busy - this.table.buffered),
+    }).then(async (jobs) => {
+      // Answered too late to start (lateClaim.ts): handed back before the claim counts as done, so a stop waits for it.
+      if (jobs.length === 0 || !answeredTooLate(sentAt, this.leaseMs)) return jobs;
+      await handBackLateClaim(this.lateClaimDeps, jobs, sentAt);
+      return [];
     });
     // The SDK's work for the jobs before runs during the claim's round trip.
     flushWhileClaiming();
@@ -351,11 +383,6 @@ export class WorkerCore {
     let leases: Lease[];
     try {
       if (jobs.length === 0) return [];
-      const sentAt = this.claimSentAt;
-      if (answeredTooLate(sentAt, this.leaseMs)) {
-        this.handBackLate(jobs, sentAt);
-        return [];
-      }
       meters().claimed.add(jobs.length);
       this.s.events.emit('claimed', jobs);
       leases = jobs.map((job) => this.table.admit(job, (old) => this.loseLease(old, 'reclaim'), sentAt));
@@ -364,25 +391,6 @@ export class WorkerCore {
     }
     this.executor.fill();
     return leases;
-  }
-
-  /**
-   * A claim answered too late to start its jobs (lateClaim.ts) counts as a
-   * lost one: the next beat hands its leases back unstarted. A job it took
-   * that this worker held under an older execution is given up first, so
-   * that beat does not name it as held.
-   */
-  private handBackLate(jobs: ClaimedJob[], sentAt: number): void {
-    for (const job of jobs) {
-      const old = this.table.get(job.id);
-      if (old) {
-        this.table.remove(old);
-        this.loseLease(old, 'reclaim');
-      }
-    }
-    this.lostClaims++;
-    this.lostSince ??= sentAt;
-    this.emitError(new ClaimAnsweredLateError(Date.now() - sentAt, this.leaseMs, jobs.length));
   }
 
   /** Aborts every running handler (a tick's abort instant, a hard stop). */

@@ -106,6 +106,11 @@ export class Heartbeat {
     await this.inFlight;
   }
 
+  /** The beat in flight, if any (it never rejects). */
+  pending(): Promise<void> | undefined {
+    return this.inFlight;
+  }
+
   /** Beats now (or joins the beat in flight). */
   beat(): Promise<void> {
     this.inFlight ??= this.once().finally(() => {

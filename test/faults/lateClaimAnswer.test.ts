@@ -5,13 +5,17 @@
 // handlers, its watchdog aborted them at once, nothing handed the leases
 // back, and recovery counted an attempt for each (a job of maxAttempts 1
 // ended failed without its handler finishing). A claim answered after half
-// a lease now starts nothing: its leases are handed back unstarted at the
-// next heartbeat, as a claim whose answer was lost is, and the jobs run
-// once each with no attempt lost.
+// a lease now starts nothing: its leases are handed back at once, unstarted
+// (ledger outcome released, which no orphan allowance counts), and the jobs
+// run once each with no attempt lost. So in a tick, which has no next
+// heartbeat to hand them back, and in a worker that is stopping.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import type { TcpProxy } from '../../certify/tcpProxy.js';
+import { Client as TickClient } from '../../src/client/client.js';
 import { createClient, defineJob, Worker, type Client } from '../../src/index.js';
+import { runTick } from '../../src/tick/runTick.js';
+import app, { SleepJob } from '../fixtures/tick-app.js';
 import { createProxiedDatabase, type ProxiedDatabase } from '../helpers/proxiedDatabase.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
@@ -68,7 +72,7 @@ describe('a claim answered more than a lease after it ran', () => {
       expect(rows.map((r) => [r.status, r.attempt])).toEqual(ids.map(() => ['succeeded', 1]));
       expect([...ran].sort()).toEqual([0, 1, 2, 3]);
       const outcomes = await db.query<{ outcome: string; n: number }>('select outcome, count(*)::int n from workhorse.job_attempts group by outcome order by outcome');
-      expect(outcomes.rows).toEqual([{ outcome: 'orphaned', n: 4 }]);
+      expect(outcomes.rows).toEqual([{ outcome: 'released', n: 4 }]);
       expect(lines.filter((l) => l.includes('ClaimAnsweredLateError'))).toHaveLength(1);
     } finally {
       proxy.holdAnswers(false);
@@ -76,5 +80,51 @@ describe('a claim answered more than a lease after it ran', () => {
       await worker.stop();
       await run;
     }
+  }, 60_000);
+
+  it('in a worker that is stopping: the jobs go back to ready, no attempt counted', async () => {
+    const worker = new Worker(client, { heartbeatMs: 500, pollMs: 100, listen: false, concurrency: 4 });
+    worker.events.on('error', () => undefined);
+    let ran = 0;
+    worker.handle(Once, async () => void ran++);
+    const db = proxied.db.pool;
+    await db.query('truncate workhorse.jobs cascade');
+    const ids = (await direct.enqueueMany([0, 1, 2, 3].map((n) => ({ job: Once, payload: { n } })))).map((j) => j.id);
+    proxy.holdAnswersOnceSent('claim_many_v1');
+    const run = worker.run();
+    try {
+      await waitFor(async () => (await db.query('select count(*)::int n from workhorse.job_runtime')).rows[0].n, (n) => n === 4, { what: 'a claim to lease the jobs' });
+      await sleep(1_100); // past half the 2 s lease
+      const stopping = worker.stop();
+      await sleep(200);
+      proxy.holdAnswers(false);
+      await stopping;
+    } finally {
+      proxy.holdAnswers(false);
+      await run;
+    }
+    expect(ran).toBe(0);
+    expect((await db.query('select count(*)::int n from workhorse.job_runtime')).rows[0].n).toBe(0);
+    const rows = await db.query<{ status: string; attempt: number }>('select status, attempt from workhorse.jobs where id = any($1::bigint[])', [ids]);
+    expect(rows.rows.map((r) => [r.status, r.attempt])).toEqual(ids.map(() => ['ready', 0]));
+  }, 60_000);
+
+  it('in a tick, which beats no more once its pass ends: the jobs go back to ready, no attempt counted', async () => {
+    const db = proxied.db.pool;
+    await db.query('truncate workhorse.jobs cascade');
+    const c = new TickClient({ connectionString: proxied.db.url, jobs: [SleepJob] });
+    await c.enqueueMany(Array.from({ length: 4 }, () => ({ job: SleepJob, payload: { ms: 10 }, options: { maxAttempts: 1 } })));
+    await c.close();
+    proxy.holdAnswersOnceSent('claim_many_v1');
+    const releasing = sleep(1_400).then(() => proxy.holdAnswers(false));
+    try {
+      const summary = await runTick({ app, connectionString: proxied.url, deadline: new Date(Date.now() + 10_000), safetyMarginMs: 3_000, concurrency: 4, heartbeatMs: 500, log: () => undefined });
+      expect(summary.claimed).toBe(0);
+    } finally {
+      await releasing;
+    }
+    expect((await db.query('select count(*)::int n from workhorse.job_runtime')).rows[0].n).toBe(0);
+    const rows = await db.query<{ status: string; attempt: number }>("select status, attempt from workhorse.jobs where type = 'tick.sleep'");
+    expect(rows.rows.map((r) => [r.status, r.attempt])).toEqual([0, 1, 2, 3].map(() => ['ready', 0]));
   }, 60_000);
 });

@@ -66,6 +66,19 @@ export function beginDrain(db: Queryable, ns: string, workerId: string, unstarte
   });
 }
 
+/** Claimed jobs whose handler never started go back to ready (no attempt counted; ledger outcome released); only these leases, at these executions. */
+export function releaseUnstarted(db: Queryable, ns: string, workerId: string, unstarted: LeaseRef[]): Promise<number> {
+  return mapped({}, async () => {
+    const r = await db.query<{ n: number }>('select workhorse.release_unstarted_v1($1, $2, $3::bigint[], $4::bigint[]) as n', [
+      ns,
+      workerId,
+      unstarted.map((l) => l.id),
+      unstarted.map((l) => l.execution),
+    ]);
+    return r.rows[0]!.n;
+  });
+}
+
 export interface RegistryRefresh {
   /** false when the registry row is gone: register again. */
   registered: boolean;
