@@ -2,7 +2,10 @@
 // EventBridge checks them at deploy: minutes 0-59, hours 0-23, day-of-month
 // 1-31 (with L, W and LW), month 1-12 or JAN-DEC, day-of-week 1-7 or
 // SUN-SAT (with L and #), year 1970-2199; each field a `*`, a `?` (the day
-// fields only), or a comma list of values, ranges and `/` steps.
+// fields only), or a comma list of values, ranges and `/` steps. The
+// Quartz forms EventBridge takes in the day fields (L, L-3, LW, 15W; L,
+// 6L, FRIL, 3#2, MON#1) pass: a refusal here blocks a deploy, so what is
+// not surely wrong is left to EventBridge.
 // `cron(61 25 32 13 ? 1969)` passed synth and failed the deployment.
 
 interface Field {
@@ -20,9 +23,9 @@ const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 const FIELDS: readonly Field[] = [
   { name: 'minutes', min: 0, max: 59 },
   { name: 'hours', min: 0, max: 23 },
-  { name: 'day-of-month', min: 1, max: 31, special: /^(L|LW|([1-9]|[12][0-9]|3[01])W)$/ },
+  { name: 'day-of-month', min: 1, max: 31, special: /^(L|LW|L-([1-9]|[12][0-9]|30)|([1-9]|[12][0-9]|3[01])W)$/ },
   { name: 'month', min: 1, max: 12, names: MONTHS },
-  { name: 'day-of-week', min: 1, max: 7, names: DAYS, special: /^(L|[1-7]L|[1-7]#[1-5])$/ },
+  { name: 'day-of-week', min: 1, max: 7, names: DAYS, special: /^(L|([1-7]|SUN|MON|TUE|WED|THU|FRI|SAT)(L|#[1-5]))$/ },
   { name: 'year', min: 1970, max: 2199 },
 ];
 

@@ -126,6 +126,9 @@ function constructVariable(name: string): string | undefined {
   return CONSTRUCT_VARIABLES.has(base) ? base : undefined;
 }
 
+/** Stands for a secret ARN known only at deploy (a token) when the environment is checked at synth. */
+const PLACEHOLDER_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:deploy-time-AbCdEf';
+
 /** What a function's timeout must keep beyond its heartbeat or safety margin: the invocation's start and some work. */
 const START_ALLOWANCE_MS = 1000;
 
@@ -226,8 +229,12 @@ export const tickWorkerPropsSchema = z
     }
     // And the rest of what the handlers read from it: the secrets settings and references, the HTTP
     // function's variables (WORKHORSE_HTTP_TICK_BUDGET_MS=500 passed synth, and failed every invocation).
-    const resolved = Object.fromEntries(Object.entries(p.environment).filter(([, v]) => !Token.isUnresolved(v)));
-    for (const { name, message } of handlerVariableProblems(resolved, p.http.enabled)) ctx.addIssue({ code: 'custom', path: ['environment', name], message });
+    // A value known only at deploy (a token) is not checked; a secret's ARN given so (secret.secretArn) still
+    // counts as given, for the template that reads it.
+    const known = Object.fromEntries(
+      Object.entries(p.environment).flatMap(([k, v]) => (!Token.isUnresolved(v) ? [[k, v]] : k.endsWith('_SECRET_ARN') ? [[k, PLACEHOLDER_SECRET_ARN]] : [])),
+    );
+    for (const { name, message } of handlerVariableProblems(known, p.http.enabled)) ctx.addIssue({ code: 'custom', path: ['environment', name], message });
     if (p.reservedConcurrency >= 1 && p.maxFanout >= p.reservedConcurrency) {
       ctx.addIssue({
         code: 'custom',

@@ -68,6 +68,19 @@ describe('the environment prop', () => {
     ).toThrow(/http\.secretEnvironment\.WORKHORSE_HTTP_TICK_BUDGET_MS: WORKHORSE_HTTP_TICK_BUDGET_MS is already set by the construct/);
   });
 
+  it("takes a secret's ARN known only at deploy (a token) with its template", () => {
+    const stack = newStack();
+    const stripe = new Secret(stack, 'Stripe');
+    expect(
+      () =>
+        new WorkhorseTickWorker(stack, 'Workhorse', {
+          app: EXAMPLE_APP_MODULE,
+          database: { secret: new Secret(stack, 'Db') },
+          environment: { STRIPE_KEY_SECRET_ARN: stripe.secretArn, STRIPE_KEY_SECRET_TEMPLATE: 'sk_{{key}}' },
+        }),
+    ).not.toThrow();
+  }, 60_000);
+
   it('passes any other variable to every function', () => {
     const t = Template.fromStack(worker({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' }));
     const fns = Object.values(t.findResources('AWS::Lambda::Function')) as Json[];

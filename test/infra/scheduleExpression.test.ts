@@ -47,7 +47,7 @@ describe('the schedule expression', () => {
   }
 
   it('passes the expressions EventBridge accepts to the rule as they are', () => {
-    for (const expression of ['rate(1 minute)', 'rate(5 minutes)', 'cron(0 3 * * ? *)', 'cron(0/5 8-18 ? * MON-FRI *)', 'cron(15,45 0-23/2 L * ? 2026-2199)', 'cron(0 9 ? JAN-MAR 2#1 *)', 'cron(0 9 15W * ? *)', 'cron(0 9 ? * 6L *)']) {
+    for (const expression of ['rate(1 minute)', 'rate(5 minutes)', 'cron(0 3 * * ? *)', 'cron(0/5 8-18 ? * MON-FRI *)', 'cron(15,45 0-23/2 L * ? 2026-2199)', 'cron(0 9 ? JAN-MAR 2#1 *)', 'cron(0 9 15W * ? *)', 'cron(0 9 ? * 6L *)', 'cron(0 9 ? * MON#1 *)', 'cron(0 9 ? * FRIL *)', 'cron(0 9 L-2 * ? *)']) {
       Template.fromStack(worker(expression)).hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: expression });
     }
   }, 120_000);
