@@ -47,9 +47,12 @@ it('fails a read from an endpoint that never answers with SecretUnavailableError
 
 it('fails a tick handler\'s first read within the invocation\'s time left, not the read\'s own 8 s', async () => {
   const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:wh/db-AbCdEf';
-  const saved = { arn: process.env.DATABASE_URL_SECRET_ARN, endpoint: process.env.WORKHORSE_SECRETS_ENDPOINT };
+  // The handler reads the process's environment: DATABASE_URL (set where the tests run on a server of
+  // their own) beside DATABASE_URL_SECRET_ARN would be a ConfigError before any read.
+  const saved = { arn: process.env.DATABASE_URL_SECRET_ARN, endpoint: process.env.WORKHORSE_SECRETS_ENDPOINT, url: process.env.DATABASE_URL };
   process.env.DATABASE_URL_SECRET_ARN = arn;
   process.env.WORKHORSE_SECRETS_ENDPOINT = url;
+  delete process.env.DATABASE_URL;
   try {
     const handler = createTickHandler(defineApp({ jobs: [], configure: () => undefined }));
     const deadline = Date.now() + 3_000;
@@ -62,6 +65,7 @@ it('fails a tick handler\'s first read within the invocation\'s time left, not t
     else process.env.DATABASE_URL_SECRET_ARN = saved.arn;
     if (saved.endpoint === undefined) delete process.env.WORKHORSE_SECRETS_ENDPOINT;
     else process.env.WORKHORSE_SECRETS_ENDPOINT = saved.endpoint;
+    if (saved.url !== undefined) process.env.DATABASE_URL = saved.url;
   }
 }, 30_000);
 
