@@ -4,8 +4,8 @@
 // connection up and the handler returns, freeing its slot. Its statements
 // had no bound on the client's side, so the handler waited for the socket
 // to thaw (15-29 s in an outside fault run), its slot taken, and the log
-// blamed it for ignoring ctx.signal. Through a TCP proxy that freezes
-// every connection while the step's statement runs.
+// blamed it for ignoring ctx.signal. Through a TCP proxy the step's body
+// freezes (every connection) just before its statement.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { TcpProxy } from '../../certify/tcpProxy.js';
@@ -47,7 +47,12 @@ describe('a transactional step on a connection that freezes', () => {
       try {
         await ctx.txStep('write', async (tx) => {
           entered++;
-          await tx.query('select pg_sleep(0.3)');
+          // Frozen from inside the first attempt's step, so its statement surely meets the freeze.
+          if (entered === 1) {
+            proxy.freeze();
+            frozen = true;
+          }
+          await tx.query('select 1');
         });
       } catch (err) {
         stepError = err;
@@ -60,8 +65,6 @@ describe('a transactional step on a connection that freezes', () => {
     const run = worker.run();
     try {
       await waitFor(() => entered, (n) => n > 0, { what: 'the step body to begin' });
-      proxy.freeze();
-      frozen = true;
       // The lease (2 s) runs out unreached; the handler must not wait for the thaw.
       await waitFor(() => endedFrozen, (v) => v !== undefined, { what: 'the handler to return', timeoutMs: 8_000 }).catch(() => undefined);
       frozen = false;
