@@ -68,21 +68,24 @@ begin
   -- come a little later than every heartbeat_ms (each is timed from the
   -- previous one's end), so with no slack a live worker with a threshold of
   -- 1 opened and resolved alerts.
-  -- inViewForMs (given by an evaluator that could not see the database until
-  -- that long ago: an outage, a stall) counts no silence from before then:
-  -- after a fleet-wide outage every worker looks silent until its next beat,
-  -- and each opened and resolved an alert. An alert already open stays open.
+  -- blindBeganMsAgo/blindEndedMsAgo (given by an evaluator that could not
+  -- see the database for that spell: an outage, a stall): silence within
+  -- that spell is not counted, so after a fleet-wide outage, when every
+  -- worker looks silent until its next beat (each opened and resolved an
+  -- alert), only the silence since is. An alert already open stays open.
   r := p_rules->'dead_worker';
   if r is not null then
     return query
     select 'dead_worker'::text, w.id,
            jsonb_build_object('workerId', w.id, 'kind', w.kind, 'build', w.build, 'state', w.state,
-                              'silentMs', floor(extract(epoch from now() - w.last_seen) * 1000)::bigint, 'heartbeatMs', w.heartbeat_ms)
+                              'silentMs', floor(s.ago)::bigint, 'heartbeatMs', w.heartbeat_ms)
       from workhorse.worker_registry w
+     cross join lateral (select extract(epoch from now() - w.last_seen) * 1000 as ago,
+                                ((r->>'missedHeartbeats')::integer + 0.5) * w.heartbeat_ms as threshold) s
      where w.namespace = p_namespace
-       and (w.state = 'dead' or w.last_seen < now() - ((r->>'missedHeartbeats')::integer + 0.5) * w.heartbeat_ms * interval '1 millisecond')
-       and (r->>'inViewForMs' is null
-            or (r->>'inViewForMs')::bigint > ((r->>'missedHeartbeats')::integer + 0.5) * w.heartbeat_ms
+       and (w.state = 'dead' or s.ago > s.threshold)
+       and (r->>'blindBeganMsAgo' is null
+            or s.ago - greatest(0, least((r->>'blindBeganMsAgo')::numeric, s.ago) - (r->>'blindEndedMsAgo')::numeric) > s.threshold
             or exists (select 1 from workhorse.alerts a
                         where a.namespace = p_namespace and a.rule = 'dead_worker' and a.key = w.id and a.state = 'open'));
   end if;
@@ -163,7 +166,7 @@ begin
   end if;
 end $$;
 comment on function workhorse.alert_conditions_v1(text, jsonb) is
-  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats, inViewForMs?} (silent for more than missedHeartbeats + 0.5 heartbeats; with inViewForMs, only once the evaluator has seen the database that long, unless already open), unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
+  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats, blindBeganMsAgo?, blindEndedMsAgo?} (silent for more than missedHeartbeats + 0.5 heartbeats, not counting silence within the evaluator''s own blind spell when given, unless already open), unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
 
 -- A time in an event payload as JavaScript's toISOString writes it (UTC,
 -- milliseconds, "Z"), the form of the envelope's publishedAt; null stays null.

@@ -40,21 +40,29 @@ export function alertsSchedule(o: ResolvedAlertsOptions, publish: boolean): Sche
   });
 }
 
+/** A spell the evaluator could not see the database, in ms before now (a worker's heartbeat knows it). */
+export interface EvaluatorBlindSpell {
+  beganMsAgo: number;
+  endedMsAgo: number;
+}
+
 /**
  * Evaluates the rules once; returns the alerts that opened or resolved.
- * `inViewForMs`: how long the evaluator has seen the database since it last
- * could not; dead_worker then counts no silence from before that (after an
- * outage every worker looks silent until its next beat: each opened and
- * resolved an alert).
+ * `blind`: the last spell the evaluator could not see the database;
+ * dead_worker counts no silence from within it (after an outage every
+ * worker looks silent until its next beat: each opened and resolved an alert).
  */
 export async function evaluateAlerts(
   client: Client,
   thresholds: Record<string, Record<string, number>>,
   emitMetrics = false,
   publish = true,
-  inViewForMs?: number,
+  blind?: EvaluatorBlindSpell,
 ): Promise<AlertRecord[]> {
-  const rules = inViewForMs !== undefined && thresholds.dead_worker ? { ...thresholds, dead_worker: { ...thresholds.dead_worker, inViewForMs } } : thresholds;
+  const rules =
+    blind !== undefined && thresholds.dead_worker
+      ? { ...thresholds, dead_worker: { ...thresholds.dead_worker, blindBeganMsAgo: blind.beganMsAgo, blindEndedMsAgo: blind.endedMsAgo } }
+      : thresholds;
   const changed = await client.protocol.evaluateAlerts(client.calls, client.namespace, rules, publish);
   if (emitMetrics) {
     const open = await client.protocol.listAlerts(client.calls, client.namespace, 'open', 1000);
@@ -65,9 +73,9 @@ export async function evaluateAlerts(
   return changed;
 }
 
-export function alertsHandler(client: Client, o: ResolvedAlertsOptions, inViewForMs?: () => number | undefined) {
+export function alertsHandler(client: Client, o: ResolvedAlertsOptions, blindSpell?: () => EvaluatorBlindSpell | undefined) {
   return async (payload: z.output<typeof alertsPayloadSchema>) => {
-    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics, payload.publish ?? true, inViewForMs?.());
+    const changed = await evaluateAlerts(client, payload.thresholds, o.emitMetrics, payload.publish ?? true, blindSpell?.());
     return { opened: changed.filter((a) => a.state === 'open').length, resolved: changed.filter((a) => a.state === 'resolved').length };
   };
 }

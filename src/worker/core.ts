@@ -18,7 +18,7 @@ import { settledWithin } from './boundedWait.js';
 import { freeRoom, rotatedQueues, settlingCap } from './claimBatching.js';
 import { Executor } from './executor.js';
 import type { HandlerRegistry } from './handlerRegistry.js';
-import { Heartbeat } from './heartbeat.js';
+import { Heartbeat, type BlindSpell } from './heartbeat.js';
 import { answeredTooLate, handBackLateClaim, type LateClaimDeps } from './lateClaim.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
 import type { ResolvedWorkerOptions } from './options.js';
@@ -318,9 +318,9 @@ export class WorkerCore {
     };
   }
 
-  /** How long the database has been in view since this worker last lost sight of it (heartbeat.ts), or undefined. */
-  inViewForMs(): number | undefined {
-    return this.heartbeat.inViewForMs();
+  /** The last spell this worker could not see the database (heartbeat.ts), or undefined. */
+  lastBlindSpell(): BlindSpell | undefined {
+    return this.heartbeat.lastBlindSpell();
   }
 
   /** Heartbeats now (or joins the beat in flight). */

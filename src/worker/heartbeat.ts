@@ -54,6 +54,12 @@ export interface HeartbeatDeps {
   onLate(lateMs: number, expired: number): void;
 }
 
+/** A spell the database was out of a worker's view, in ms before now. */
+export interface BlindSpell {
+  beganMsAgo: number;
+  endedMsAgo: number;
+}
+
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
@@ -67,11 +73,12 @@ export class Heartbeat {
    */
   private lastOk = performance.now();
   /**
-   * When the database came back into view (performance.now()): a beat went
-   * through after failed ones, or more than two intervals after the last
-   * (the process stalled). Undefined until the first such spell ends.
+   * The last spell the database was out of view (performance.now()): from
+   * the last beat that went through before it to the one that went through
+   * after failed ones, or more than two intervals after the last (the
+   * process stalled). Undefined until the first such spell ends.
    */
-  private sightRegainedAt: number | undefined;
+  private blind: { from: number; to: number } | undefined;
   private lastFailed = false;
   /** When the beat in flight was sent (it may have extended the leases already), or undefined. */
   private sentAt: number | undefined;
@@ -120,12 +127,14 @@ export class Heartbeat {
   }
 
   /**
-   * How long the database has been in view since a spell it was not (beats
-   * failing, or the process stalled) ended; undefined when no spell has.
-   * What others did meanwhile was not seen: the alerts use it.
+   * The last spell the database was out of view (beats failing, or the
+   * process stalled), as how long ago it began and ended; undefined when
+   * none has. What others did meanwhile was not seen: the alerts use it.
    */
-  inViewForMs(): number | undefined {
-    return this.sightRegainedAt === undefined ? undefined : Math.round(performance.now() - this.sightRegainedAt);
+  lastBlindSpell(): BlindSpell | undefined {
+    if (!this.blind) return undefined;
+    const now = performance.now();
+    return { beganMsAgo: Math.round(now - this.blind.from), endedMsAgo: Math.round(now - this.blind.to) };
   }
 
   private arm(ms: number): void {
@@ -180,7 +189,7 @@ export class Heartbeat {
       const hb = await d.protocol.heartbeatMany(d.db, d.namespace, d.workerId, leases, d.active(), d.leaseMs, d.recoverLimit, lost?.withinMs ?? null);
       this.sentAt = undefined;
       if (lost !== null) d.released(lost.count);
-      if (this.lastFailed || sentAt - this.lastOk > 2 * d.intervalMs) this.sightRegainedAt = sentAt;
+      if (this.lastFailed || sentAt - this.lastOk > 2 * d.intervalMs) this.blind = { from: this.lastOk, to: sentAt };
       this.lastFailed = false;
       this.lastOk = sentAt;
       this.backoff.reset();

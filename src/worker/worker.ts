@@ -91,7 +91,7 @@ export class Worker extends WorkerBase {
       ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
       ...(build === undefined ? {} : { build }),
     });
-    addSystemHandlers(worker.handlers, client, system, () => worker.core.inViewForMs());
+    addSystemHandlers(worker.handlers, client, system, () => worker.core.lastBlindSpell());
     worker.events.on('error', (err) => faults.worker.failed(err));
     const run = worker.run();
     const pump = system.outbox ? new OutboxPump(client, system.outbox, `${workerId}:pump`, faults.outbox) : undefined;
