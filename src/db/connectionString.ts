@@ -85,13 +85,19 @@ function sslFileProblems(s: string): string[] {
   });
 }
 
-/** The values of `replication` that ask for an ordinary session (libpq's false). */
-const NOT_REPLICATION = ['false', 'off', 'no', '0'];
+/**
+ * Whether `value` asks for an ordinary session: empty, `0`, or false, no
+ * or off as PostgreSQL reads a boolean (a unique prefix: `f`, `n`, `of`).
+ */
+function notReplication(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  return v === '' || v === '0' || 'false'.startsWith(v) || 'no'.startsWith(v) || (v.length >= 2 && 'off'.startsWith(v));
+}
 
 /** A `replication` setting that makes the session a walsender, which runs no statement with parameters, or undefined. */
 function replicationProblem(s: string): string | undefined {
   const value = parsedUrl(s)?.searchParams.get('replication') ?? null;
-  if (value === null || NOT_REPLICATION.includes(value.toLowerCase())) return undefined;
+  if (value === null || notReplication(value)) return undefined;
   return `replication=${value} opens a replication (walsender) session, which cannot run workhorse's statements: remove it`;
 }
 

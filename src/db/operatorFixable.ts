@@ -22,7 +22,8 @@ import { sqlStateOf } from './sqlState.js';
 /** SQLSTATE (or class prefix) → what the operator should do. */
 const FIXABLE: readonly { code: string; hint: string; message?: RegExp }[] = [
   // A protocol function, table, type or the schema was dropped (by hand, a partial restore).
-  { code: '42883', hint: 'a workhorse function is missing: run `workhorse migrate` to reinstall it' },
+  // Only a workhorse function (not "operator does not exist", nor a function of the handler's own).
+  { code: '42883', message: /^function workhorse\./, hint: 'a workhorse function is missing: run `workhorse migrate` to reinstall it' },
   { code: '42P01', hint: 'a workhorse table is missing: restore it (`workhorse migrate` reinstalls the functions, not a dropped table)' },
   // 42704 is any undefined object; only a type is workhorse's to reinstall (not `options=-c foo=bar`'s
   // "unrecognized configuration parameter", nor a role).

@@ -125,11 +125,11 @@ export function createHttpHandler(app?: WorkhorseApp, options: HttpHandlerOption
     const res = await a.handle(event, context);
     if (a.state.loginRefused) {
       a.state.loginRefused = false;
-      await environment!.refresh((v) => v === DATABASE_URL_VARIABLE);
+      await environment!.refresh((v) => v === DATABASE_URL_VARIABLE, secretReadBound(context));
       // The refusal's own answer (503 database_unreachable) says the credential is being read again.
       return res.statusCode === 503 || res.statusCode === 500 ? loginRefusedResponse() : res;
     }
-    if (res.statusCode === 401 && carriesCredentials(event) && (await environment!.refresh((v) => v !== DATABASE_URL_VARIABLE))) {
+    if (res.statusCode === 401 && carriesCredentials(event) && (await environment!.refresh((v) => v !== DATABASE_URL_VARIABLE, secretReadBound(context)))) {
       return (await current(context)).handle(event, context);
     }
     return res;

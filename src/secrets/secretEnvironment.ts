@@ -77,7 +77,8 @@ export class SecretEnvironment {
     if (!(await answeredWithin(this.read(due), boundMs))) {
       const unread = [...this.byArn.keys()].find((arn) => !this.cache.get(arn)?.values);
       if (unread !== undefined) {
-        throw new SecretUnavailableError(this.byArn.get(unread)![0]!.variable, unread, `Secrets Manager did not answer within the ${boundMs} ms the invocation had left`);
+        const within = boundMs !== undefined && boundMs > 0 ? `within the ${boundMs} ms the invocation had left` : 'before the invocation ran out of time';
+        throw new SecretUnavailableError(this.byArn.get(unread)![0]!.variable, unread, `Secrets Manager did not answer ${within}`);
       }
       return this.resolved;
     }
@@ -91,15 +92,17 @@ export class SecretEnvironment {
   /**
    * Reads again the secrets behind the variables `select` picks, unless they
    * were read within minRefreshMs. True when a resolved value changed.
+   * `boundMs` as for current(): a read still unanswered then goes on, and
+   * this answers false (nothing changed yet).
    */
-  async refresh(select: (variable: string) => boolean): Promise<boolean> {
+  async refresh(select: (variable: string) => boolean, boundMs?: number): Promise<boolean> {
     const now = this.now();
     const arns = [...this.byArn.entries()]
       .filter(([, refs]) => refs.some((r) => select(r.variable)))
       .map(([arn]) => arn)
       .filter((arn) => now - (this.cache.get(arn)?.attemptedAt ?? -Infinity) >= this.o.minRefreshMs);
     const before = this.resolved.version;
-    await this.read(arns);
+    if (!(await answeredWithin(this.read(arns), boundMs))) return false;
     return this.resolved.version !== before;
   }
 
