@@ -120,7 +120,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 385,000 bytes and the HTTP one (API and dashboard) under 520,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 385,000 bytes and the HTTP one (API and dashboard) under 530,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -173,9 +173,12 @@ describe('the synthesised, bundled functions', () => {
     // 378,458 for the tick on 2026-12-07 once class names were kept in the minified code (esbuild's
     // keepNames: an error's name is what Lambda, the logs and a job's lastError show): about 23 KB; and
     // 511,788 for the HTTP one (about 30 KB). The limits moved to 385,000 and 520,000.
+    // 520,232 for the HTTP one later that day, after the late claim's hand-back, the step's give-up on a
+    // frozen connection, the operator refusals' 503, the secret reads bounded by the invocation, the
+    // replication refusal and the batch item named in a 413: its limit moved to 530,000.
     expect(tickBytes, `the tick bundle is ${tickBytes} bytes`).toBeLessThan(385_000);
     const httpBytes = statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size;
-    expect(httpBytes, `the HTTP bundle is ${httpBytes} bytes`).toBeLessThan(520_000);
+    expect(httpBytes, `the HTTP bundle is ${httpBytes} bytes`).toBeLessThan(530_000);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
