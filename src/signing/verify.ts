@@ -79,12 +79,15 @@ function checkSettings(input: Pick<VerifyInput, 'toleranceSec' | 'nowMs' | 'secr
   return { tolerance, nowMs };
 }
 
-type HeaderCheck = { ok: true; ts: string; macs: Uint8Array[]; secrets: string[] } | { ok: false; reason: VerifyFailure };
+/** A usable secret and its index in the caller's list (what secretIndex reports). */
+type IndexedSecret = { secret: string; index: number };
+type HeaderCheck = { ok: true; ts: string; macs: Uint8Array[]; secrets: IndexedSecret[] } | { ok: false; reason: VerifyFailure };
 
 /** Everything but the MAC: secrets configured, both headers present and well-formed, the timestamp within the tolerance. */
 function checkHeaders(input: Omit<VerifyInput, 'method' | 'path' | 'body'>): HeaderCheck {
   const { tolerance, nowMs } = checkSettings(input);
-  const secrets = input.secrets.filter((s) => typeof s === 'string' && s.length > 0);
+  // An empty or missing secret (an unset variable) is skipped, and the index reported stays the caller's.
+  const secrets = input.secrets.flatMap((secret: unknown, index) => (typeof secret === 'string' && secret.length > 0 ? [{ secret, index }] : []));
   if (secrets.length === 0) return { ok: false, reason: 'no_secret' };
   const ts = headerText(input.timestampHeader);
   const sig = headerText(input.signatureHeader);
@@ -119,12 +122,12 @@ export async function verifySignedRequest(input: VerifyInput): Promise<VerifyRes
   const { ts, macs, secrets } = h;
   if (typeof input.path !== 'string' || !input.path.startsWith('/')) return { ok: false, reason: 'mismatch' };
   const message = signedMessage(ts, input.method, input.path, input.body);
-  for (let i = 0; i < secrets.length; i++) {
-    const expected = await hmacSha256(secrets[i]!, message);
+  for (const { secret, index } of secrets) {
+    const expected = await hmacSha256(secret, message);
     let match = false;
     // Every candidate is compared, so timing does not reveal which one matched.
     for (const mac of macs) match = constantTimeEqual(expected, mac) || match;
-    if (match) return { ok: true, secretIndex: i };
+    if (match) return { ok: true, secretIndex: index };
   }
   return { ok: false, reason: 'mismatch' };
 }

@@ -200,6 +200,11 @@ export async function spawn<D extends JobDefinition | string>(
 ): Promise<ChildJob> {
   checkName('spawn', name);
   ctx.assertLive(`spawn "${name}"`);
+  // Options that are not an object were spread to nothing and ignored; enqueue refuses them.
+  if (options !== undefined && options !== null && !isPlainObject(options)) {
+    const message = 'options must be an object ({ detached?, ...enqueue options })';
+    throw new ValidationError(`spawn "${name}": ${message}`, [{ path: ['options'], message }]);
+  }
   const { detached = false, ...enqueue } = options ?? {};
   checkSpawnArguments(name, job, detached);
   // Validated before anything is written, like an enqueue.
@@ -227,6 +232,24 @@ export async function spawn<D extends JobDefinition | string>(
   } finally {
     ctx.spawning.delete(name);
   }
+}
+
+/** An object literal (or one without a prototype): not an array, a Date, a Map or a class instance. */
+function isPlainObject(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** A value a handler passed, for an error message: JSON when it has one (never throwing: a BigInt, a cycle), cut to 100 characters. */
+function shown(v: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    text = typeof v === 'bigint' ? `${v}n` : Object.prototype.toString.call(v);
+  }
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }
 
 /** A child's dedupeKey held by another job: refused without retries (a retry would find the same job). */
@@ -261,7 +284,7 @@ export async function join(
   }
   const bad = ids.findIndex((id) => !jobIdStringSchema.safeParse(id).success);
   if (bad >= 0) {
-    const message = `${JSON.stringify(children[bad]) ?? String(children[bad])} is not a spawned child (what spawn returned) or a job id (a string of digits, at most 2^63-1)`;
+    const message = `${shown(children[bad])} is not a spawned child (what spawn returned) or a job id (a string of digits, at most 2^63-1)`;
     throw new ValidationError(`join "${name}": children.${bad}: ${message}`, [{ path: ['children', bad], message }]);
   }
   const w = await ctx.openWait(name, { kind: 'join', children: ids as string[], mode });

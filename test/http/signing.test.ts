@@ -47,6 +47,12 @@ describe('signRequest / verifySignedRequest', () => {
     expect(await verify({ ...h })).toEqual({ ok: true, secretIndex: 1 });
   });
 
+  it("reports the index in the caller's list when an empty or missing secret comes first (an unset variable)", async () => {
+    const h = await signRequest({ secret: NEXT, method: 'POST', path: '/tick', body: '{"budgetMs":1000}' });
+    expect(await verify({ ...h }, { secrets: ['', NEXT] })).toEqual({ ok: true, secretIndex: 1 });
+    expect(await verify({ ...h }, { secrets: [undefined as never, NEXT] })).toEqual({ ok: true, secretIndex: 1 });
+  });
+
   it('refuses a signature made with a retired secret once it is no longer accepted', async () => {
     const h = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '{"budgetMs":1000}' });
     expect(await verify({ ...h }, { secrets: [NEXT] })).toEqual({ ok: false, reason: 'mismatch' });
