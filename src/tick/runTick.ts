@@ -231,6 +231,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
         }): their leases expire and recovery returns them`,
       );
     }
+    // A claim the database did not take ended the pass early: the handlers it had were let finish; the tick fails.
+    if (pass.claimFault !== undefined) throw pass.claimFault;
     // A tick told to stop leaves delivery to the next tick or the cadence.
     if (withSystem && system.outbox && !o.signal?.aborted) await deliverBeforeReturn(client, db, system.outbox, worker.workerId, plan.closeAt, log, o.signal);
     if (o.reportBacklog) {

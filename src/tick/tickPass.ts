@@ -9,8 +9,10 @@
 // untilEmpty off, when the window closes). After the first full batch has
 // finished it decides on fan-out; invocations still unanswered when handlers
 // are aborted are given up, so the tick still returns before its deadline.
-// A stop signal (the tick's `signal`) ends claiming as the window's close does.
+// A stop signal (the tick's `signal`) ends claiming as the window's close does,
+// and so does a claim the database did not take (claimFault).
 import type { Client } from '../client/client.js';
+import { isTransientDbError } from '../db/transient.js';
 import { TickDeadlineError } from '../errors.js';
 import { claimThreshold } from '../worker/claimBatching.js';
 import { WorkerCore } from '../worker/core.js';
@@ -39,6 +41,8 @@ export class TickPass {
   private readonly waiter = new Waiter();
   /** Set when the pass fans out; awaited before the tick closes its pool. */
   fanout: Promise<void> = Promise.resolve();
+  /** A claim the database did not take: the pass stopped claiming, and the tick fails with it once its handlers are done. */
+  claimFault: unknown = undefined;
 
   constructor(
     private readonly client: Client,
@@ -82,7 +86,17 @@ export class TickPass {
       const idle = core.table.size === 0;
       if (!core.paused && core.freeRoom >= claimThreshold(this.worker.options, reason, idle)) {
         const t0 = Date.now();
-        const claimed = await core.claim(this.claimableMs());
+        let claimed: Lease[];
+        try {
+          claimed = await core.claim(this.claimableMs());
+        } catch (err) {
+          if (!isTransientDbError(err)) throw err;
+          // The database did not take this claim (a refused connection, a reset): claiming ends, and the
+          // handlers running finish and settle (their writes retried until the tick's calls end); the tick then
+          // fails with this fault. It stopped hard at once: handlers that would have succeeded were aborted.
+          this.claimFault = err;
+          break;
+        }
         // A settled lease wakes the loop too: the last one ends the pass at once.
         for (const l of claimed) void l.done().then(() => this.waiter.wake('slot'));
         // Told to stop while the claim was out: what it took runs and settles like any claimed job.

@@ -354,8 +354,11 @@ export class WorkerCore {
       leaseMs: this.leaseMs,
       maxTimeoutMs,
       // The jobs started at once are marked started in their leases; the
-      // rest wait in the buffer and are marked by a heartbeat.
-      start: Math.max(0, this.s.options.concurrency - this.executor.busy - this.table.buffered),
+      // rest wait in the buffer and are marked by a heartbeat. A tick marks
+      // none: one whose claim's answer never comes (a fault) dies with no
+      // heartbeat to hand the leases back, and recovery counted an attempt for
+      // each; it beats once their handlers have started (below), which marks them.
+      start: this.s.kind === 'tick' ? 0 : Math.max(0, this.s.options.concurrency - this.executor.busy - this.table.buffered),
     }).then(async (jobs) => {
       // Answered too late to start (lateClaim.ts): handed back before the claim counts as done, so a stop waits for it.
       if (jobs.length === 0 || !answeredTooLate(sentAt, this.leaseMs)) return jobs;
@@ -390,6 +393,9 @@ export class WorkerCore {
       this.claiming = false;
     }
     this.executor.fill();
+    // A tick's claim marked nothing started: this beat marks the handlers it just started (a tick killed
+    // while they run counts their attempt, as a worker's crash does).
+    if (this.s.kind === 'tick' && leases.length > 0) void this.beat();
     return leases;
   }
 
@@ -449,7 +455,21 @@ export class WorkerCore {
   }
 
   /** Stops the heartbeat and deregisters, handing back the leases never started. */
-  async shutdown(): Promise<void> {
+  /**
+   * Stops the heartbeat, waits (bounded) for what is in flight and
+   * deregisters. Every caller waits for the one shutdown: a drain turned
+   * hard calls it twice at once (the stop and the loop), and the second
+   * returned at once, so `await worker.stop({ timeoutMs })` could resolve
+   * before the deregistration was written (a `client.close()` next could
+   * cut it, leaving the registry row draining).
+   */
+  shutdown(): Promise<void> {
+    return (this.shuttingDown ??= this.shutDownOnce());
+  }
+
+  private shuttingDown: Promise<void> | undefined;
+
+  private async shutDownOnce(): Promise<void> {
     // A beat or a claim held by a hung server is waited for only so long: what a
     // late claim leases is recovered once its leases expire.
     const boundMs = Math.max(0, Math.min(SHUTDOWN_BOUND_MS, (this.s.callsEndBy ?? Infinity) - Date.now()));

@@ -42,10 +42,12 @@ describe('a tick killed mid-run', () => {
     tick.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => tick.on('exit', (_code, signal) => resolve(signal)));
 
+    // Killed once its handlers run: the beat it sends after starting them has marked their leases started
+    // (its claim marks none), so recovery counts their attempts.
     await waitFor(
-      async () => (await db.pool.query<{ n: number }>("select count(*)::int as n from workhorse.job_runtime")).rows[0]!.n,
+      async () => (await db.pool.query<{ n: number }>('select count(*)::int as n from workhorse.job_runtime where started')).rows[0]!.n,
       (n) => n === 4,
-      { timeoutMs: 30_000, what: `the child tick to claim all 4 jobs (child output: ${output})` },
+      { timeoutMs: 30_000, what: `the child tick to claim all 4 jobs and start them (child output: ${output})` },
     );
     const holder = await db.pool.query<{ worker_id: string }>('select distinct worker_id from workhorse.job_runtime');
     expect(holder.rows).toHaveLength(1);
