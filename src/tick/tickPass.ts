@@ -93,7 +93,7 @@ export class TickPass {
           if (!isTransientDbError(err)) throw err;
           // The database did not take this claim (a refused connection, a reset): claiming ends, and the
           // handlers running finish and settle (their writes retried until the tick's calls end); the tick then
-          // fails with this fault. It stopped hard at once: handlers that would have succeeded were aborted.
+          // fails with this fault (it used to stop hard at once, aborting handlers that would have succeeded).
           this.claimFault = err;
           break;
         }
