@@ -15,7 +15,7 @@
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import type { WorkhorseApp } from '../app/defineApp.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
-import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
+import { lambdaEnvironment, secretReadBoundMs } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/scheme.js';
 import { adapterRefusal, refusedEvent, withoutGetBody } from './lambdaEvent.js';
@@ -91,13 +91,9 @@ const loginRefusedResponse = (): HttpHandlerResult => ({
   isBase64Encoded: false,
 });
 
-/** What an invocation keeps beyond a secret read that does not answer, to return its error. */
-const SECRET_READ_MARGIN_MS = 500;
-
-/** How long a secret read may take in this invocation: its time left less the margin (unbounded without a Lambda context). */
+/** How long a secret read may take in this invocation (unbounded without a Lambda context). */
 function secretReadBound(context: LambdaContext | undefined): number | undefined {
-  const left = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-  return typeof left === 'number' && Number.isFinite(left) ? left - SECRET_READ_MARGIN_MS : undefined;
+  return secretReadBoundMs(typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined);
 }
 
 /** The handler for a bundled entry: `export const handler = createHttpHandler(app)`. */

@@ -19,15 +19,12 @@ import { loadTickEnv } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
-import { lambdaEnvironment } from '../secrets/lambdaEnvironment.js';
+import { lambdaEnvironment, secretReadBoundMs } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { parseField, parseInput } from '../validation.js';
 import type { TickOptions } from './options.js';
 import { runTick } from './runTick.js';
 import type { TickSummary } from './summary.js';
-
-/** What an invocation keeps beyond a secret read that does not answer, to return its error. */
-const SECRET_READ_MARGIN_MS = 500;
 
 /** The part of the Lambda context a tick reads. */
 export interface TickContext {
@@ -73,7 +70,7 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
   }
   let environment: SecretEnvironment | undefined;
   let settings: { version: number; options: TickHandlerOptions } | undefined;
-  const fromEnv = async (boundMs: number): Promise<TickHandlerOptions> => {
+  const fromEnv = async (boundMs: number | undefined): Promise<TickHandlerOptions> => {
     environment ??= lambdaEnvironment();
     const { env, version } = await environment.current(boundMs);
     if (settings?.version !== version) {
@@ -95,7 +92,7 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
       const deadline = new Date(Date.now() + remainingMs);
       // Options win over the environment: a pool given in code replaces DATABASE_URL (the IAM path), not clashes with it.
       // A secret read gives up in time for the invocation to return its error (it waited its own 8 s).
-      const { connectionString: envUrl, ...envRest } = await fromEnv(remainingMs - SECRET_READ_MARGIN_MS);
+      const { connectionString: envUrl, ...envRest } = await fromEnv(secretReadBoundMs(remainingMs));
       const envOptions = options.pool === undefined && envUrl !== undefined ? { ...envRest, connectionString: envUrl } : envRest;
       const build = context.functionVersion ? `${context.functionName ?? 'lambda'}:${context.functionVersion}` : undefined;
       return runTick({
