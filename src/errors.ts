@@ -2,11 +2,28 @@
 // stable `code`, so HTTP, the CLI and user code can branch without parsing
 // messages.
 
+/**
+ * The longest message a workhorse error carries. Messages name the input
+ * they refuse (a job type, a key, an id), and an input can be megabytes: a
+ * longer message keeps its start and its end and says how much was left out,
+ * so a log line or an HTTP error body stays readable whatever was sent.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 2000;
+
+function bounded(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  const keep = (MAX_ERROR_MESSAGE_CHARS - 60) / 2;
+  // Cut on whole code points: a lone surrogate would make the message invalid UTF-16 in JSON.
+  const head = Array.from(message.slice(0, keep + 1)).slice(0, -1).join('');
+  const tail = Array.from(message.slice(-keep - 1)).slice(1).join('');
+  return `${head} …(${message.length - head.length - tail.length} characters left out)… ${tail}`;
+}
+
 /** The base class of every error workhorse throws on purpose. */
 export class WorkhorseError extends Error {
   readonly code: string;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(bounded(message), options);
     this.name = new.target.name;
     this.code = code;
   }
