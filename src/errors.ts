@@ -164,8 +164,15 @@ export class WorkerStoppedError extends WorkhorseError {
 
 /** A call on a client (or its pool) after close(): nothing was written. */
 export class ClientClosedError extends WorkhorseError {
-  constructor(options?: { cause?: unknown }) {
-    super('closed_client', 'this client was closed (client.close()); create another with createClient()', options);
+  /** `poolEnded`: the client's pool was ended under it, by close() or by the pool's owner (a tick ends its own when it returns). */
+  constructor(options?: { cause?: unknown; poolEnded?: boolean }) {
+    super(
+      'closed_client',
+      options?.poolEnded
+        ? "this client's connection pool was ended: by client.close(), or by whoever owns the pool (a tick ends its pool when it returns, so a handler still running after its tick cannot use the tick's client); create another with createClient()"
+        : 'this client was closed (client.close()); create another with createClient()',
+      options,
+    );
   }
 }
 

@@ -117,7 +117,7 @@ export function mapDbError(err: unknown, ctx: ErrorContext = {}): unknown {
   if (isConnectRefusal(err)) return err;
   const code = sqlStateOf(err);
   const message = err instanceof Error ? err.message : String(err);
-  if (message === POOL_ENDED && code === undefined) return new ClientClosedError({ cause: err });
+  if (message === POOL_ENDED && code === undefined) return new ClientClosedError({ cause: err, poolEnded: true });
   if (isDataException(err, code)) {
     const column = (err as { column?: string }).column;
     return new ValidationError(`the database refused a value${column ? ` of ${column}` : ''}: ${message}`, [
