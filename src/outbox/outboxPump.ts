@@ -26,7 +26,7 @@ import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { Backoff } from '../db/retryTransient.js';
 import { eachFailure, type FaultReport } from '../faultSpell.js';
-import { settledWithin } from '../worker/boundedWait.js';
+import { settledWithin } from '../boundedWait.js';
 import { WakeListener } from '../worker/wakeListener.js';
 import { deliverOutbox } from './deliver.js';
 import type { ResolvedOutboxOptions } from './outboxOptions.js';

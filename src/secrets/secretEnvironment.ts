@@ -8,6 +8,7 @@
 // A failed re-read keeps the last good value (and logs); a failed first read
 // fails the call. `version` changes whenever a resolved value changes, so a
 // caller rebuilds what it built from the old values (a pool, an app).
+import { settledWithin } from '../boundedWait.js';
 import { SecretUnavailableError } from '../errors.js';
 import type { SecretReference } from './references.js';
 import type { SecretSource } from './secretsManager.js';
@@ -162,19 +163,13 @@ export class SecretEnvironment {
   }
 }
 
-/** Whether `reading` (which records its failures, never rejects) ended within `boundMs`; always, with no bound. */
+/** Whether `reading` (which records its failures, never rejects) ended within `boundMs`; always, with no bound. A read left behind goes on. */
 async function answeredWithin(reading: Promise<void>, boundMs: number | undefined): Promise<boolean> {
   if (boundMs === undefined) {
     await reading;
     return true;
   }
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, boundMs))));
-  try {
-    return await Promise.race([reading.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return settledWithin(reading, Math.max(0, boundMs));
 }
 
 /** An SDK error's name and message (they never hold the secret's value). */

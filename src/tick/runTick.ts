@@ -29,7 +29,7 @@ import { flushTelemetry } from '../telemetry/telemetryBacklog.js';
 import { getTracer, meters, SpanKind, SpanStatusCode, tracingOn } from '../telemetry/telemetry.js';
 import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
-import { settledWithin } from '../worker/boundedWait.js';
+import { settledWithin } from '../boundedWait.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
 import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';

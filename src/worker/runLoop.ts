@@ -24,7 +24,7 @@ import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { Backoff, pause } from '../db/retryTransient.js';
 import { ClientClosedError, ConfigError, SchemaVersionError, ValidationError } from '../errors.js';
-import { unlessAborted } from './boundedWait.js';
+import { unlessAborted } from '../boundedWait.js';
 import { claimThreshold } from './claimBatching.js';
 import type { WorkerCore } from './core.js';
 import { DEFAULT_REGISTRY_INTERVAL_MS, type ResolvedWorkerOptions } from './options.js';

@@ -15,7 +15,7 @@ import type { WakeHint, WakeSubscription } from '../client/wakeHints.js';
 import { destroySocket } from '../db/guardedDb.js';
 import { Backoff } from '../db/retryTransient.js';
 import { DatabaseUnavailableError } from '../errors.js';
-import { settledWithin } from './boundedWait.js';
+import { settledWithin } from '../boundedWait.js';
 import { hintDueInMs, wakeChannel } from './wakeChannel.js';
 
 /** How long close() waits for the server to see the connection end before dropping the socket. */
