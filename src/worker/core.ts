@@ -21,6 +21,7 @@ import type { HandlerRegistry } from './handlerRegistry.js';
 import { Heartbeat, type BlindSpell } from './heartbeat.js';
 import { answeredTooLate, handBackLateClaim, type LateClaimDeps } from './lateClaim.js';
 import { LeaseTable, type Lease } from './leaseTable.js';
+import { LostClaims } from './lostClaims.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import { reportLingering, reportStale, reportWorkerError, workerFaultReporter } from './reportError.js';
 import { Settler } from './settler.js';
@@ -30,9 +31,6 @@ import { SettledCounts } from '../telemetry/settledCounts.js';
 import { meters } from '../telemetry/telemetry.js';
 import { currentTraceContext } from '../telemetry/traceContext.js';
 import { flushTelemetry, flushWhileClaiming } from '../telemetry/telemetryBacklog.js';
-
-/** Added to the time since a lost claim was sent, for the database's clock and the heartbeat's own trip. */
-const LOST_CLAIM_SLACK_MS = 2_000;
 
 /** A protocol call (claim, settle, register) may take this long before its connection is destroyed. */
 const PROTOCOL_CALL_TIMEOUT_MS = 60_000;
@@ -97,16 +95,10 @@ export class WorkerCore {
   private claimInFlight: Promise<unknown> | undefined;
   /** A claim is between its call and the admission of what it returned. */
   private claiming = false;
-  /** When the last claim was sent (Date.now()). */
-  private claimSentAt = 0;
-  /** Claims that failed after they may have committed (their answer lost), how many of them a heartbeat released, and when the first unreleased one was sent. */
-  private lostClaims = 0;
-  private releasedClaims = 0;
-  private lostSince: number | undefined;
+  /** Claims that failed after they may have committed (their answer lost), for the heartbeat to hand back. */
+  private readonly lostClaims = new LostClaims();
   /** Running handlers whose lease ran out with no heartbeat reaching the database: their outcomes are not written. */
   private expiredOutcomes = 0;
-  /** A beat that releases a lost claim's leases was sent: the next claim waits for it. */
-  private releasingBeat = false;
   /** Running handlers a stall's expiry aborted, for its WorkerStalledError (onLate). */
   private stalledRunning = 0;
   private queueCursor = 0;
@@ -149,15 +141,8 @@ export class WorkerCore {
       recoverLimit: options.recoverLimit,
       leases: () => this.table.held(),
       active: () => this.executor.busy,
-      lostClaims: () => {
-        if (!(this.lostClaims > this.releasedClaims && !this.claiming && this.lostSince !== undefined)) return null;
-        this.releasingBeat = true;
-        return { count: this.lostClaims, withinMs: Math.min(2_147_483_647, Date.now() - this.lostSince + LOST_CLAIM_SLACK_MS) };
-      },
-      released: (n) => {
-        this.releasedClaims = Math.max(this.releasedClaims, n);
-        if (this.releasedClaims === this.lostClaims) this.lostSince = undefined;
-      },
+      lostClaims: () => this.lostClaims.forBeat(this.claiming),
+      released: (n) => this.lostClaims.releasedUpTo(n),
       onLost: (id, execution) => this.loseLease(this.table.at(id, execution), 'heartbeat'),
       onExpired: (id, execution, stalledMs) => {
         const lease = this.table.at(id, execution);
@@ -310,10 +295,7 @@ export class WorkerCore {
       leaseMs: this.leaseMs,
       table: this.table,
       supersede: (old) => void this.loseLease(old, 'reclaim'),
-      unreleased: (sentAt) => {
-        this.lostClaims++;
-        this.lostSince ??= sentAt;
-      },
+      unreleased: (sentAt) => this.lostClaims.add(sentAt),
       emitError: (err) => this.emitError(err),
     };
   }
@@ -340,12 +322,9 @@ export class WorkerCore {
     this.settledCounts.flush();
     // A beat releasing the leases of a lost claim releases every lease of this worker it does not name that
     // was taken in its window: a claim sent before its statement runs would have its leases released too.
-    if (this.releasingBeat) {
-      await this.heartbeat.pending();
-      this.releasingBeat = false;
-    }
+    await this.lostClaims.beforeClaim(() => this.heartbeat.pending());
     this.claiming = true;
-    const sentAt = (this.claimSentAt = Date.now());
+    const sentAt = Date.now();
     const claiming = this.protocol.claimMany(this.db, this.s.client.namespace, {
       workerId: this.s.options.workerId,
       queues: rotatedQueues(this.s.options.queues, this.queueCursor++),
@@ -376,10 +355,7 @@ export class WorkerCore {
     } catch (err) {
       this.claiming = false;
       // The claim may have committed with its answer lost: the next heartbeat hands back what it leased.
-      if (isTransientDbError(err)) {
-        this.lostClaims++;
-        this.lostSince ??= this.claimSentAt;
-      }
+      if (isTransientDbError(err)) this.lostClaims.add(sentAt);
       if (err instanceof WorkerNotRegisteredError) await this.register();
       throw err;
     }
