@@ -71,8 +71,14 @@ function payloadIssues(client: Client, def: JobDefinition, type: string, payload
   if (payload === undefined) return [{ path: [], message: 'required: give the job its payload (null when it takes none)' }];
   const proto = protoKeyIssue(payload);
   if (proto) return [proto];
-  const r = safeParseSync(def.schema, payload, `payload for job type "${type}"`);
-  return r.success ? storageIssues(client, `job type "${type}"${at ? ` (${at})` : ''}`, def.schema, r.data) : toIssues(r.error);
+  try {
+    const r = safeParseSync(def.schema, payload, `payload for job type "${type}"`);
+    return r.success ? storageIssues(client, `job type "${type}"${at ? ` (${at})` : ''}`, def.schema, r.data) : toIssues(r.error);
+  } catch (err) {
+    // The schema's own code threw (a refine, a preprocess): an issue of this payload, at its path in the body like any other.
+    if (err instanceof ValidationError) return err.issues;
+    throw err;
+  }
 }
 
 /**
