@@ -1,7 +1,9 @@
 // What the Lambda HTTP handler refuses before Hono's adapter sees it: an
 // event that is not an object (null, a string: the adapter throws a
 // TypeError on it), one without a requestContext or a method (the adapter
-// ran it as a GET), headers it would throw on, and a body marked base64 that is not (the adapter's
+// ran it as a GET), a path that is none (missing: served as "/") or holds a
+// backslash (which `workhorse serve` refuses), headers or REST API query
+// parameters it would throw on, and a body marked base64 that is not (the adapter's
 // decoder throws, and the answer is a plain-text 500). The adapter treats
 // any truthy `isBase64Encoded` (the string "true" included) as base64, so
 // the check does too. Anything else the adapter cannot turn into a request
@@ -34,8 +36,12 @@ function refused(message: string): RefusedEvent {
 interface LambdaEventShape {
   requestContext?: unknown;
   httpMethod?: unknown;
+  rawPath?: unknown;
+  path?: unknown;
   headers?: unknown;
   multiValueHeaders?: unknown;
+  queryStringParameters?: unknown;
+  multiValueQueryStringParameters?: unknown;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -51,10 +57,22 @@ const BAD_VALUE = /[\r\n\0]/;
 function shapeProblem(e: LambdaEventShape): string | undefined {
   const ctx = e.requestContext;
   if (typeof ctx !== 'object' || ctx === null) return 'the event has no requestContext: it is not an HTTP event (a function URL, API Gateway or ALB event)';
+  // The adapter reads a payload 2.0 event (rawPath and requestContext.http both present) by rawPath and
+  // http.method, any other by path and httpMethod.
+  const v2 = Object.hasOwn(e, 'rawPath') && Object.hasOwn(ctx, 'http') && !Object.hasOwn(ctx, 'elb');
   const http = (ctx as { http?: { method?: unknown } }).http;
-  const method = http === undefined ? e.httpMethod : http?.method;
+  const method = v2 ? http?.method : e.httpMethod;
   if (typeof method !== 'string' || !TOKEN.test(method)) {
     return 'the event names no HTTP method (requestContext.http.method for a function URL or HTTP API, httpMethod for a REST API or ALB)';
+  }
+  // A missing path was served as "/", and a backslash in it (which `workhorse serve` refuses) was taken as a separator.
+  const path = v2 ? e.rawPath : e.path;
+  const pathField = v2 ? 'rawPath' : 'path';
+  if (typeof path !== 'string' || !path.startsWith('/')) return `the event's ${pathField} is not a path (it starts with "/")`;
+  if (path.includes('\\')) return `the event's ${pathField} has a backslash: it is not a path`;
+  if (!v2) {
+    const query = queryProblem(e);
+    if (query) return query;
   }
   for (const [field, multi] of [['headers', false], ['multiValueHeaders', true]] as const) {
     const headers = e[field];
@@ -65,6 +83,27 @@ function shapeProblem(e: LambdaEventShape): string | undefined {
       const values: unknown[] = multi ? (value as unknown[]) : [value];
       if (!TOKEN.test(name)) return `the event has a header name that is not one (${JSON.stringify(name.slice(0, 100))})`;
       if (values.some((v) => typeof v !== 'string' || BAD_VALUE.test(v))) return `the event's header "${name}" has a value that is not a header value`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * REST API and ALB query parameters the adapter would throw on
+ * (`values.map is not a function`, its stack logged) or turn into text
+ * nobody sent: multiValueQueryStringParameters whose values are not arrays
+ * of strings, queryStringParameters whose values are not strings.
+ */
+function queryProblem(e: LambdaEventShape): string | undefined {
+  for (const [field, multi] of [['queryStringParameters', false], ['multiValueQueryStringParameters', true]] as const) {
+    const params = e[field];
+    if (params === undefined || params === null) continue;
+    if (typeof params !== 'object' || Array.isArray(params)) return `the event's ${field} is not an object`;
+    for (const [name, value] of Object.entries(params)) {
+      if (value === undefined || value === null) continue;
+      const values: unknown = multi ? value : [value];
+      if (!Array.isArray(values)) return `the event's multiValueQueryStringParameters["${name.slice(0, 100)}"] is not an array`;
+      if (values.some((v) => typeof v !== 'string')) return `the event's ${field}["${name.slice(0, 100)}"] has a value that is not a string`;
     }
   }
   return undefined;

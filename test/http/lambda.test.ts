@@ -166,6 +166,43 @@ describe('handlers/http.ts', () => {
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 
+  it('refuses a path that is missing, not a string, relative or holds a backslash, and query parameters the adapter would throw on, saying which, with nothing logged', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const pause = functionUrlEvent('POST', '/queues/email/pause', '', auth);
+    const { rawPath: _dropped, ...noRawPath } = pause;
+    const rest = { httpMethod: 'GET', path: '/jobs/1', headers: auth, requestContext: {}, body: null, isBase64Encoded: false };
+    const cases: [string, unknown, RegExp][] = [
+      // Served as "/" (a 404 naming GET /), or with the backslashes taken as separators (the queue was paused).
+      ['rawPath undefined', { ...pause, rawPath: undefined }, /rawPath is not a path/],
+      ['rawPath a number', { ...pause, rawPath: 5 }, /rawPath is not a path/],
+      ['rawPath relative', { ...pause, rawPath: 'healthz' }, /rawPath is not a path/],
+      ['rawPath with backslashes', { ...pause, rawPath: '/queues\\email\\pause' }, /rawPath has a backslash/],
+      ['a REST API path with a backslash', { ...rest, path: '/jobs\\1' }, /path has a backslash/],
+      ['a REST API event with no path', { ...rest, path: undefined }, /path is not a path/],
+      // Its stack was logged ("values.map is not a function") and the message said nothing of the cause.
+      ['multiValueQueryStringParameters not arrays', { ...rest, path: '/jobs', multiValueQueryStringParameters: { limit: '5' } }, /multiValueQueryStringParameters\["limit"\] is not an array/],
+      ['multiValueQueryStringParameters holding a number', { ...rest, path: '/jobs', multiValueQueryStringParameters: { limit: [5] } }, /multiValueQueryStringParameters\["limit"\] has a value that is not a string/],
+      ['queryStringParameters holding an object', { ...rest, path: '/jobs', queryStringParameters: { limit: { n: 5 } } }, /queryStringParameters\["limit"\] has a value that is not a string/],
+    ];
+    // A payload 2.0 event without a rawPath key is read as a REST API event (path, httpMethod): it names no method.
+    cases.push(['no rawPath key', noRawPath, /names no HTTP method/]);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      for (const [what, event, message] of cases) {
+        const res = await handler(event as never, contextWithBudget(5000) as never);
+        expect(res.statusCode, what).toBe(400);
+        const { error } = JSON.parse(res.body) as { error: { code: string; message: string } };
+        expect(error.code, what).toBe('bad_request');
+        expect(error.message, what).toMatch(message);
+      }
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+    const paused = await db.pool.query(`select count(*)::int as n from workhorse.queues where paused`);
+    expect(paused.rows[0].n).toBe(0);
+  });
+
   it('answers a GET or HEAD that carries a body as workhorse serve does (the body ignored), with nothing logged', async () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
     const errors: unknown[] = [];
