@@ -305,7 +305,7 @@ describe('the durable-execution views in a browser', () => {
     expect(w.rows[0]!.value.comment).toBe(comment);
   });
 
-  it('refuses a decision without the session\'s CSRF token, and a choice outside the choices with 400', async () => {
+  it('refuses a decision without the session\'s CSRF token, and a choice outside the choices or a field given twice with 400', async () => {
     const { id } = await client.enqueue('order.approve', { order: 9 });
     await waitFor(() => waiting(id), Boolean, { what: 'the order to wait for a decision' });
     const s = await session(DECIDE_TOKEN);
@@ -316,9 +316,17 @@ describe('the durable-execution views in a browser', () => {
         const csrf = document.querySelector('input[name="csrf"]').value as string;
         const post = async (body: Record<string, string>) =>
           (await fetch(`/ui/jobs/${jobId}/decisions/approve`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) })).status;
-        return { noCsrf: await post({ choice: 'ship' }), badChoice: await post({ csrf, choice: 'burn' }) };
+        // A field given twice: the first one was recorded without a word.
+        const twice = async (body: string) =>
+          (await fetch(`/ui/jobs/${jobId}/decisions/approve`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).status;
+        return {
+          noCsrf: await post({ choice: 'ship' }),
+          badChoice: await post({ csrf, choice: 'burn' }),
+          choiceTwice: await twice(`csrf=${encodeURIComponent(csrf)}&choice=ship&choice=hold`),
+          commentTwice: await twice(`csrf=${encodeURIComponent(csrf)}&choice=ship&comment=one&comment=two`),
+        };
       }, id);
-      expect(res).toEqual({ noCsrf: 403, badChoice: 400 });
+      expect(res).toEqual({ noCsrf: 403, badChoice: 400, choiceTwice: 400, commentTwice: 400 });
     } finally {
       await s.context.close();
     }

@@ -95,7 +95,17 @@ export async function readForm(c: Context<UiEnv>, s: UiSettings): Promise<Respon
       throw new ValidationError('the form is not valid UTF-8', [{ path: [], message: `a percent-escape in "${part.slice(0, 40)}" is not UTF-8` }]);
     }
   }
-  return new URLSearchParams(text);
+  const form = new URLSearchParams(text);
+  // A field given twice (`choice=refund&choice=ship`) is as ambiguous as a repeated query parameter,
+  // which every route refuses: form.get() took the first one without a word.
+  const seen = new Set<string>();
+  for (const key of form.keys()) {
+    if (seen.has(key)) {
+      throw new ValidationError(`the form gives "${key.slice(0, 40)}" more than once: send each field once`, [{ path: [key.slice(0, 40)], message: 'given more than once' }]);
+    }
+    seen.add(key);
+  }
+  return form;
 }
 
 /**
