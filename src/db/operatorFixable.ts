@@ -16,7 +16,7 @@
 // already (transient.ts). Caveat: a handler's own statement refused for
 // these reasons is the handler's business; only workhorse's own writes are
 // waited out.
-import { SchemaVersionError } from '../errors.js';
+import { DatabaseUnavailableError, SchemaVersionError } from '../errors.js';
 import { sqlStateOf } from './sqlState.js';
 
 /** SQLSTATE (or class prefix) → what the operator should do. */
@@ -63,5 +63,7 @@ export function isOperatorFixable(err: unknown): boolean {
 /** What the operator should do about `err`, or undefined when it is not operator-fixable. */
 export function operatorHint(err: unknown): string | undefined {
   if (err instanceof SchemaVersionError) return err.message;
+  // A tick's failure wraps the refusal it failed with (runTick.ts): the hint is its cause's.
+  if (err instanceof DatabaseUnavailableError && err.cause !== undefined && !(err.cause instanceof DatabaseUnavailableError)) return operatorHint(err.cause);
   return entryFor(err)?.hint;
 }

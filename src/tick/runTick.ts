@@ -16,7 +16,8 @@ import { appQueues } from '../app/appQueues.js';
 import { Client } from '../client/client.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { describeDbError, isTransientDbError } from '../db/transient.js';
-import { DatabaseUnavailableError } from '../errors.js';
+import { operatorHint } from '../db/operatorFixable.js';
+import { DatabaseUnavailableError, WorkhorseError } from '../errors.js';
 import { fireClaimedSlots } from '../schedules/fireSlots.js';
 import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
 import { parseAlertsOptions } from '../alerts/alertsOptions.js';
@@ -174,6 +175,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     const db = pass.core.boundedDb;
 
     let failed = false;
+    let failure: unknown;
     try {
       const start = await pass.core.registerWith(() =>
         client.protocol.tickStart(db, o.namespace, {
@@ -209,13 +211,14 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       await pass.run();
     } catch (err) {
       failed = true;
+      failure = err;
       throw err;
     } finally {
       // A tick that failed (the database went away) or reached its deadline
       // stops hard: handlers aborted, settlement retries given up, their
       // leases left to the next tick's recovery. It always returns in time.
       const hardTimer = setTimeout(() => void pass.stop(true), Math.max(0, plan.deadline - plan.marginMs / 4 - Date.now()));
-      await pass.stop(failed);
+      await pass.stop(failed, failed ? failure : undefined);
       clearTimeout(hardTimer);
       await pass.fanout;
     }
@@ -264,6 +267,10 @@ async function failFast<T>(p: Promise<T>): Promise<T> {
       const what = reached ? 'the database refused the tick\'s work' : 'the tick could not reach the database';
       throw new DatabaseUnavailableError(`${what}: ${describeDbError(err)}`, { cause: err });
     }
+    // A refusal an operator ends (grants revoked, a workhorse function dropped): the next tick tries again
+    // too, and the error says what to do (it was PostgreSQL's own, with no hint).
+    const hint = err instanceof WorkhorseError ? undefined : operatorHint(err);
+    if (hint !== undefined) throw new DatabaseUnavailableError(`the database refused the tick's work: ${describeDbError(err)}; ${hint}`, { cause: err });
     throw err;
   }
 }

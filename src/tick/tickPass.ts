@@ -12,6 +12,7 @@
 // A stop signal (the tick's `signal`) ends claiming as the window's close does,
 // and so does a claim the database did not take (claimFault).
 import type { Client } from '../client/client.js';
+import { isOperatorFixable } from '../db/operatorFixable.js';
 import { isTransientDbError } from '../db/transient.js';
 import { TickDeadlineError } from '../errors.js';
 import { claimThreshold } from '../worker/claimBatching.js';
@@ -90,10 +91,12 @@ export class TickPass {
         try {
           claimed = await core.claim(this.claimableMs());
         } catch (err) {
-          if (!isTransientDbError(err)) throw err;
-          // The database did not take this claim (a refused connection, a reset): claiming ends, and the
-          // handlers running finish and settle (their writes retried until the tick's calls end); the tick then
-          // fails with this fault (it used to stop hard at once, aborting handlers that would have succeeded).
+          if (!isTransientDbError(err) && !isOperatorFixable(err)) throw err;
+          // The database did not take this claim (a refused connection, a reset, the runtime role's grants
+          // revoked for a moment): claiming ends, and the handlers running finish and settle (their writes
+          // retried until the tick's calls end); the tick then fails with this fault. It used to stop hard at
+          // once, aborting handlers that would have succeeded (a refusal an operator ends did so still: the
+          // outcomes were given up and jobs of maxAttempts 1 ended failed).
           this.claimFault = err;
           break;
         }
@@ -125,12 +128,16 @@ export class TickPass {
       .catch((err: unknown) => this.log('[workhorse] tick fan-out failed:', err));
   }
 
-  /** Drains and deregisters; `hard` aborts handlers and gives settlement retries up. */
-  async stop(hard: boolean): Promise<void> {
+  /**
+   * Drains and deregisters; `hard` aborts handlers and gives settlement
+   * retries up. `reason`: what the handlers' signals abort with (the error
+   * that failed the tick; by default the deadline's TickDeadlineError).
+   */
+  async stop(hard: boolean, reason: unknown = new TickDeadlineError()): Promise<void> {
     this.core.close();
     if (hard) {
       this.core.abandon();
-      this.core.abortRunning(new TickDeadlineError());
+      this.core.abortRunning(reason);
     } else {
       // Handlers still running at abortAt are aborted while this waits.
       await this.core.drain();

@@ -80,6 +80,11 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
     const message = `${LOGIN_REFUSED} (SQLSTATE ${refused}): its log says why; retry shortly`;
     return { status: 503, body: { code: 'database_unreachable', message } };
   }
+  // A refusal only the database's operator can end (a workhorse function or table missing, grants revoked,
+  // a full disk, an exhausted id sequence): not the request's fault, and no retry of it succeeds until then
+  // (asked first: a tick's DatabaseUnavailableError may wrap one).
+  const needs = operatorHint(err);
+  if (needs !== undefined) return { status: 503, body: { code: 'database_needs_operator', message: `the database refused the request: ${needs}` } };
   if (isDatabaseUnavailable(err)) {
     // A read-only session answered, and refused: say so (a failover in progress, a database set read-only).
     const message = isReadOnlySession(err)
@@ -87,10 +92,6 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
       : 'the database did not answer; retry shortly';
     return { status: 503, body: { code: 'database_unreachable', message } };
   }
-  // A refusal only the database's operator can end (a workhorse function or table missing, grants revoked,
-  // a full disk, an exhausted id sequence): not the request's fault, and no retry of it succeeds until then.
-  const needs = operatorHint(err);
-  if (needs !== undefined) return { status: 503, body: { code: 'database_needs_operator', message: `the database refused the request: ${needs}` } };
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
   // Not the request's fault but the server's (a job schema with an async refine, which no parse can
   // run): a 500 that says what is wrong, so the caller is not left with "internal error".
