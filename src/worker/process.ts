@@ -197,12 +197,15 @@ async function startProcess(
   /** `why`: `second SIGINT`, `drain deadline (60000 ms) passed`. */
   const stopHard = (code: number, why: string) => {
     const running = workers.reduce((n, w) => n + w.runtimeState().active, 0);
+    // Finished handlers whose outcomes were still being written (a fault held them): given up too, and said so.
+    const settling = workers.reduce((n, w) => n + w.runtimeState().settling, 0);
+    const unwritten = settling > 0 ? `, and ${settling} finished job(s) whose outcome was not written yet (recovery counts an attempt for each)` : '';
     if (o.exit) {
-      log(`[workhorse] ${why}: exiting now (code ${code}); ${running} running job(s) left to recovery once their leases run out`);
+      log(`[workhorse] ${why}: exiting now (code ${code}); ${running} running job(s) left to recovery once their leases run out${unwritten}`);
       return o.exit(code);
     }
     // In a process the caller owns nothing exits: the running handlers are aborted and their jobs set to retry.
-    log(`[workhorse] ${why}: stopping the workers at once; ${running} running job(s) are aborted and retried`);
+    log(`[workhorse] ${why}: stopping the workers at once; ${running} running job(s) are aborted and retried${unwritten}`);
     for (const w of workers) void w.stop({ hard: true });
     stopHardNow('hard');
   };

@@ -106,6 +106,7 @@ export class WorkerBase {
       localPaused: core.localPaused,
       operatorPaused: core.operatorPaused,
       active: core.table.running,
+      settling: core.table.settling,
       buffered: core.table.buffered,
       concurrency: this.options.concurrency,
       activeJobIds: core.table.ids(),

@@ -20,6 +20,8 @@ export interface RuntimeState {
   localPaused: boolean;
   operatorPaused: boolean;
   active: number;
+  /** Handlers that finished whose outcomes are not written yet (a settlement batched, or retried through a fault). */
+  settling: number;
   buffered: number;
   concurrency: number;
   activeJobIds: string[];
