@@ -63,6 +63,8 @@ export class TickPass {
       deadline: new Date(window.abortAt),
       callsEndBy: window.callsEndBy,
       wake: (reason) => this.waiter.wake(reason),
+      // A lost lease's line goes where the tick's other lines go.
+      log: (line) => log(line),
     });
     this.abortTimer = setTimeout(() => this.core.abortRunning(new TickDeadlineError()), Math.max(0, window.abortAt - Date.now()));
     o.signal?.addEventListener('abort', () => this.waiter.wake('hint'), { once: true });

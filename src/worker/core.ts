@@ -71,6 +71,8 @@ export interface CoreSetup {
   callsEndBy?: number;
   /** Something happened the claim loop may act on. */
   wake(reason: Extract<WakeReason, 'slot' | 'hint'>): void;
+  /** Where a lost lease's or a lingering handler's line goes when no `stale` listener takes it (a tick's `log`); default stderr. */
+  log?: (line: string) => void;
 }
 
 export class WorkerCore {
@@ -196,7 +198,7 @@ export class WorkerCore {
       settleDeps: {
         settler: this.settler,
         retryDelayMs: options.retryDelayMs,
-        onStale: (error, j) => reportStale(s.events, s.options.workerId, error, j, () => this.jobStatus(j.id)),
+        onStale: (error, j) => reportStale(s.events, s.options.workerId, error, j, () => this.jobStatus(j.id), s.log),
         onSettled: (o) => {
           this.settledCounts.add(o.job.type, o.status);
           s.events.emit('settled', o);
@@ -205,7 +207,7 @@ export class WorkerCore {
       },
       onSlotFree: () => s.wake('slot'),
       onExpiredDrop: () => this.expiredOutcomes++,
-      onLinger: (job, reason) => reportLingering(s.options.workerId, job, reason),
+      onLinger: (job, reason) => reportLingering(s.options.workerId, job, reason, s.log),
     });
   }
 
@@ -496,7 +498,7 @@ export class WorkerCore {
     lease.abort.abort(err);
     if (!lease.started) {
       this.table.remove(lease);
-      reportStale(this.s.events, this.s.options.workerId, err, lease.job, () => this.jobStatus(lease.job.id));
+      reportStale(this.s.events, this.s.options.workerId, err, lease.job, () => this.jobStatus(lease.job.id), this.s.log);
     }
     return true;
   }

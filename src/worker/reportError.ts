@@ -40,18 +40,19 @@ export function reportStale(
   err: StaleLeaseError,
   job: ClaimedJob,
   readStatus?: () => Promise<string | undefined>,
+  log: (line: string) => void = console.error,
 ): void {
   if (events.listenerCount('stale') > 0) {
     events.emit('stale', err, job);
     return;
   }
   if (!readStatus || err.expiredMs !== undefined) {
-    console.error(staleLine(workerId, err, job));
+    log(staleLine(workerId, err, job));
     return;
   }
   void readStatus()
     .catch(() => undefined)
-    .then((status) => console.error(staleLine(workerId, err, job, status)));
+    .then((status) => log(staleLine(workerId, err, job, status)));
 }
 
 /** The log line of a lost lease; `status`, the job's status when it was read, names a cancel for what it is. */
@@ -77,9 +78,9 @@ export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJo
  * LINGER_GRACE_MS after the abort, invokeHandler.ts): one line, as it
  * holds a handler slot until it returns and may still have effects.
  */
-export function reportLingering(workerId: string, job: ClaimedJob, reason: unknown): void {
+export function reportLingering(workerId: string, job: ClaimedJob, reason: unknown, log: (line: string) => void = console.error): void {
   const why = reason instanceof Error ? reason.message : 'its attempt ended';
-  console.error(
+  log(
     `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) ended (${why}) but its handler is still running: it ignored ctx.signal; ` +
       'its handler slot stays taken until it returns',
   );
