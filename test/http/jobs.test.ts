@@ -195,7 +195,7 @@ describe('GET /jobs and /jobs/:id', () => {
     const job = (await (await withToken(h.app, 'GET', `/jobs/${id}`)).json()) as Record<string, unknown>;
     expect(job).toMatchObject({ id, type: 'email.send', status: 'ready', payload: email.payload, attempt: 0 });
     const missing = await errorOf(await withToken(h.app, 'GET', '/jobs/999999999'), 404);
-    expect(missing).toEqual({ code: 'not_found', message: 'job 999999999 not found' });
+    expect(missing).toEqual({ code: 'not_found', message: 'job 999999999 not found in namespace "default"' });
     const bad = await errorOf(await withToken(h.app, 'GET', '/jobs/abc'), 400);
     expect(bad.issues!.map((i) => i.path)).toEqual([['id']]);
     // It takes no query parameter, as the list routes take none they do not know.

@@ -49,7 +49,7 @@ export function jobRoutes(d: RouteDeps): Hono<HttpEnv> {
     const { id } = parseInput(idParams, pathParams(c), 'path');
     parseInput(noQuery, readQuery(c), 'query');
     const job = await client.getJob(id);
-    if (!job) throw new NotFoundError(`job ${id} not found`);
+    if (!job) throw new NotFoundError(`job ${id} not found in namespace "${client.namespace}"`);
     return c.json(job);
   });
 
