@@ -38,7 +38,9 @@ begin
            finished_at = case when d.counted and d.attempt >= j.max_attempts then now() end,
            started_at = case when d.counted then d.claimed_at else j.started_at end,
            last_error = case when d.counted then jsonb_build_object('name', 'LeaseExpired',
-                          'message', 'lease expired: worker ' || d.worker_id || ' stopped heartbeating',
+                          -- Why the lease was not renewed is the worker's to say (a crash, a stop at a drain deadline, a
+                          -- heartbeat the database refused or could not receive): this names no single cause.
+                          'message', 'lease expired: worker ' || d.worker_id || ' did not renew it in time (it stopped or crashed, or its heartbeats did not reach the database)',
                           'attempt', d.attempt, 'worker', d.worker_id) else j.last_error end,
            updated_at = now()
       from lapsed d

@@ -140,7 +140,7 @@ describe('the namespace table', () => {
     await sleep(50);
     expect(await protocol.recoverExpired(db.pool, NS, 10)).toBeGreaterThanOrEqual(1);
     const row = (await page({ status: 'ready', limit: 500 })).jobs.find((j) => j.id === id)!;
-    expect(row).toMatchObject({ recoveredFrom: 'w-crashed', execution: 1, leasedBy: null, errorMessage: 'lease expired: worker w-crashed stopped heartbeating' });
+    expect(row).toMatchObject({ recoveredFrom: 'w-crashed', execution: 1, leasedBy: null, errorMessage: 'lease expired: worker w-crashed did not renew it in time (it stopped or crashed, or its heartbeats did not reach the database)' });
     const ledger = await dash.jobAttempts(db.pool, NS, id);
     expect(ledger).toEqual([expect.objectContaining({ execution: 1, attempt: 1, workerId: 'w-crashed', outcome: 'recovered' })]);
     expect(await dash.jobAttempts(db.pool, 'elsewhere', id)).toEqual([]);
