@@ -66,11 +66,25 @@ function isOutboxFault(err: unknown): boolean {
   return isTransientDbError(err) || isQueryCanceled(err) || isLockTimeout(err);
 }
 
+export interface DeliverOptions {
+  signal?: AbortSignal;
+  maxBatches?: number;
+  owner?: string;
+  db?: Queryable;
+  deadline?: number;
+  /**
+   * Told, as soon as a failure is recorded, in how many ms that event is due
+   * again: a pump looks again then, while the pass may still wait on a slow
+   * sink for another event (nextRetryInMs comes only when the pass ends).
+   */
+  onRetryDue?: (ms: number) => void;
+}
+
 /** Runs batches until one is empty, `maxBatches`, or `signal` aborts. */
 export async function deliverOutbox(
   client: Client,
   o: ResolvedOutboxOptions,
-  opts: { signal?: AbortSignal; maxBatches?: number; owner?: string; db?: Queryable; deadline?: number } = {},
+  opts: DeliverOptions = {},
 ): Promise<DeliveryResult> {
   // A call that takes longer than the lease is of no use: the events are leased again by then.
   const db = opts.db ?? new GuardedDb(client.pool, { timeoutMs: o.leaseMs });
@@ -91,7 +105,7 @@ export async function deliverOutbox(
 async function runBatches(
   client: Client,
   o: ResolvedOutboxOptions,
-  opts: { maxBatches?: number; owner?: string; deadline?: number },
+  opts: DeliverOptions,
   db: Queryable,
   signal: AbortSignal,
 ): Promise<DeliveryResult> {
@@ -139,6 +153,7 @@ async function runBatches(
         const backoff = o.backoff.baseMs * 2 ** Math.min(attempts, 30);
         const delay = Math.min(o.backoff.maxMs, Math.max(backoff, retryAfterOf(f.error) ?? 0));
         out.nextRetryInMs = out.nextRetryInMs === null ? delay : Math.min(out.nextRetryInMs, delay);
+        opts.onRetryDue?.(delay);
       }
     });
     const leaseAnswerBy = leasedAt + o.leaseMs - LEASE_MARGIN_MS;

@@ -5,7 +5,9 @@
 // event committed between the two sent its hint to nobody) and after each
 // reconnect (a hint may have been missed). Hints arriving during a pass
 // cause one more pass after it, or beside it when it has run for a second
-// (a slow sink holds its own key, not every other). After each pass it
+// (a slow sink holds its own key, not every other); a failed event's retry
+// coming due starts one beside it at once (the pass tells the pump of each
+// failure as it is recorded, not when it ends). After each pass it
 // asks the database when the soonest pending event it could not lease
 // becomes leasable (a backoff, a delay, another deliverer's lease) and
 // looks again then, up to the sys.outbox cadence: an event that failed in
@@ -99,11 +101,12 @@ export class OutboxPump {
     void this.listener.listening.then(() => this.kick());
   }
 
-  private kickIn(ms: number): void {
-    if (ms <= 0) return this.kick();
+  /** `due`: an event is due then (kick's `due`). */
+  private kickIn(ms: number, due = false): void {
+    if (ms <= 0) return this.kick(due);
     const t = setTimeout(() => {
       this.timers.delete(t);
-      this.kick();
+      this.kick(due);
     }, ms);
     t.unref();
     this.timers.add(t);
@@ -114,27 +117,36 @@ export class OutboxPump {
     const at = Date.now() + Math.min(ms, this.o.everyMs);
     if (at >= this.lookAgainAt) return;
     this.lookAgainAt = at;
-    this.kickIn(at - Date.now());
+    this.kickIn(at - Date.now(), true);
   }
 
   private async pass(): Promise<void> {
     this.lookAgainAt = Infinity;
-    const r = await deliverOutbox(this.client, this.o, { signal: this.abort.signal, owner: this.owner });
+    // A failure's retry is looked for when it is due, even while this pass still waits on a slow sink.
+    const r = await deliverOutbox(this.client, this.o, {
+      signal: this.abort.signal,
+      owner: this.owner,
+      onRetryDue: (ms) => this.lookAgainIn(ms + LOOK_AGAIN_SLACK_MS),
+    });
     if (r.nextRetryInMs !== null) this.lookAgainIn(r.nextRetryInMs + LOOK_AGAIN_SLACK_MS);
     if (this.abort.signal.aborted) return;
     const due = await this.client.protocol.outboxNextDueMs(this.db, this.client.namespace);
     if (due !== null) this.lookAgainIn(due + LOOK_AGAIN_SLACK_MS);
   }
 
-  /** Runs a pass now, or one more after the pass in flight. */
-  kick(): void {
+  /**
+   * Runs a pass now, or one more after the pass in flight. `due`: an event
+   * is due now (a retry's backoff ended): a pass starts beside a young one,
+   * since that one may wait on a slow sink (a hint waits until it counts as slow).
+   */
+  kick(due = false): void {
     if (this.abort.signal.aborted) return;
     // After a failed pass the next waits out its backoff (a timer kicks then): a commit's
     // notification during a fault would otherwise start one per publish.
     if (Date.now() + BACKOFF_TOLERANCE_MS < this.backingOffUntil) return;
     if (this.running.size > 0) {
       const youngForMs = this.newestStartedAt + SLOW_PASS_MS - Date.now();
-      if (this.running.size >= MAX_PASSES || youngForMs > 0) {
+      if (this.running.size >= MAX_PASSES || (youngForMs > 0 && !due)) {
         this.again = true;
         // If the newest pass is still running once it counts as slow, start one beside it then.
         if (this.running.size < MAX_PASSES && !this.slowCheck) {
