@@ -38,6 +38,7 @@ import { SECRET_ARN_SUFFIX } from '../src/secrets/references.js';
 import { DEFAULT_SAFETY_MARGIN_MS } from '../src/tick/options.js';
 import { LAMBDA_AWS_CA_BUNDLE, databaseConnection, type DatabaseConnection } from './databaseConnection.js';
 import { LAMBDA_HANDLER, lambdaCodeFromEntry } from './lambdaBundle.js';
+import { deepestFittingGeneration } from './fanoutBound.js';
 import { defaultWorkhorseRoot, locateWorkhorse, resolveAppModule, writeEntry, type EntryKind } from './lambdaEntries.js';
 import { allowSecretReads } from './secretGrants.js';
 import { retainTriggerProviderLogs } from './triggerProviderLogs.js';
@@ -213,6 +214,8 @@ export class WorkhorseTickWorker extends Construct {
     return {
       WORKHORSE_HEARTBEAT_MS: String(p.heartbeatMs),
       WORKHORSE_MAX_FANOUT: String(p.maxFanout),
+      // One burst's ticks (maxFanout + maxFanout² + …) stay below reservedConcurrency (fanoutBound.ts).
+      ...(p.maxFanout > 0 ? { WORKHORSE_MAX_GENERATION: String(p.maxGeneration ?? deepestFittingGeneration(p.maxFanout, p.reservedConcurrency)) } : {}),
       ...(p.safetyMarginMs !== undefined ? { WORKHORSE_SAFETY_MARGIN_MS: String(p.safetyMarginMs) } : {}),
     };
   }

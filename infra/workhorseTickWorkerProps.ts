@@ -13,6 +13,7 @@ import * as z from 'zod';
 import { namespaceSchema } from '../src/names.js';
 import { parseConfig } from '../src/validation.js';
 import { handlerVariableProblems, tickVariableProblems } from './environmentChecks.js';
+import { deepestFittingGeneration, fanoutTicks } from './fanoutBound.js';
 import { scheduleExpressionSchema } from './scheduleExpression.js';
 
 /** Lambda's hard limit on a function's timeout. */
@@ -111,6 +112,7 @@ const CONSTRUCT_VARIABLES = new Map([
   ['WORKHORSE_HEARTBEAT_MS', 'the heartbeatMs prop'],
   ['WORKHORSE_SAFETY_MARGIN_MS', 'the safetyMarginMs prop'],
   ['WORKHORSE_MAX_FANOUT', 'the maxFanout prop'],
+  ['WORKHORSE_MAX_GENERATION', 'the maxGeneration prop'],
   // Fan-out invokes the tick function, the only one its IAM allows: another name would fail with AccessDenied.
   ['WORKHORSE_FANOUT_FUNCTION', 'the maxFanout prop (fan-out invokes the tick function)'],
   // The tick function always publishes it: the backlog alarm reads it.
@@ -160,6 +162,12 @@ export const tickWorkerPropsSchema = z
     safetyMarginMs: z.number().int().min(0).optional(),
     /** How many extra ticks one tick may start when the backlog is deep; 0 turns fan-out off. */
     maxFanout: z.number().int().min(0).max(100).default(0),
+    /**
+     * Fan-out generations: a tick of this generation fans out no further.
+     * Default: the deepest (at most 3) whose burst, maxFanout + maxFanout² +
+     * … ticks, stays below reservedConcurrency.
+     */
+    maxGeneration: z.number().int().min(1).max(10).optional(),
     http: httpSchema.default({
       enabled: true,
       timeoutSeconds: 30,
@@ -240,6 +248,13 @@ export const tickWorkerPropsSchema = z
         code: 'custom',
         path: ['maxFanout'],
         message: `maxFanout (${p.maxFanout}) must be below reservedConcurrency (${p.reservedConcurrency}) so the scheduled tick keeps a slot`,
+      });
+    } else if (p.maxFanout > 0 && p.maxGeneration !== undefined && fanoutTicks(p.maxFanout, p.maxGeneration) >= p.reservedConcurrency) {
+      // Every generation below the last fans out again: the burst is the sum, not maxFanout.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxGeneration'],
+        message: `maxFanout ${p.maxFanout} over ${p.maxGeneration} generations starts up to ${fanoutTicks(p.maxFanout, p.maxGeneration)} extra ticks at once; that must be below reservedConcurrency (${p.reservedConcurrency}) so the scheduled tick keeps a slot: lower maxGeneration (${deepestFittingGeneration(p.maxFanout, p.reservedConcurrency)} fits) or maxFanout, or raise reservedConcurrency`,
       });
     }
     for (const name of Object.keys(p.environment)) {

@@ -1,8 +1,8 @@
 // Fan-out: when the ready backlog is more than this tick can finish, invoke
 // more ticks asynchronously (Lambda InvocationType "Event"). The payload is
 // only `{ generation }`; a tick of generation >= maxGeneration never fans
-// out, so a burst spreads over at most maxFanout^maxGeneration ticks and
-// cannot recurse without bound. The invocations are given up when `signal`
+// out, so a burst spreads over at most maxFanout + maxFanout² + … +
+// maxFanout^maxGeneration extra ticks and cannot recurse without bound. The invocations are given up when `signal`
 // aborts (the tick passes its abort instant), so a Lambda API that does not
 // answer (a VPC without a route to it) cannot hold the tick past its
 // deadline. The SDK is loaded only when a tick fans out.

@@ -30,6 +30,7 @@ describe('the environment prop', () => {
     [{ WORKHORSE_HEARTBEAT_MS: '2000' }, /WORKHORSE_HEARTBEAT_MS is set by the construct: use the heartbeatMs prop/],
     // Fan-out may invoke only the tick function (its IAM): another name failed with AccessDenied when it ran.
     [{ WORKHORSE_FANOUT_FUNCTION: 'other-fn' }, /WORKHORSE_FANOUT_FUNCTION is set by the construct: use the maxFanout prop/],
+    [{ WORKHORSE_MAX_GENERATION: '5' }, /WORKHORSE_MAX_GENERATION is set by the construct: use the maxGeneration prop/],
     // Overridden on the tick function, kept on the HTTP one.
     [{ WORKHORSE_BACKLOG_METRIC: 'false' }, /WORKHORSE_BACKLOG_METRIC is set by the construct/],
     // The HTTP function's own budget, given as a secret beside the construct's plain value: every invocation failed.

@@ -53,12 +53,14 @@ describe('WorkhorseTickWorker', () => {
     }
   });
 
-  it('passes the tick its namespace, heartbeat, fan-out maximum and the runtime credential as a secret ARN with its URL template', () => {
+  it('passes the tick its namespace, heartbeat, fan-out maximum and depth (one burst below the reserved concurrency) and the runtime credential as a secret ARN with its URL template', () => {
     const env = template.findResources('AWS::Lambda::Function')[tickId]!.Properties.Environment.Variables;
     expect(env).toMatchObject({
       WORKHORSE_NAMESPACE: 'default',
       WORKHORSE_HEARTBEAT_MS: '5000',
       WORKHORSE_MAX_FANOUT: '3',
+      // 3 extra ticks, and 3 + 9 at two generations: only one generation stays below the 6 reserved.
+      WORKHORSE_MAX_GENERATION: '1',
       WORKHORSE_BACKLOG_METRIC: 'true',
       DATABASE_URL_SECRET_ARN: { Ref: runtimeSecretId },
       DATABASE_URL_SECRET_TEMPLATE: 'postgres://{{username}}:{{password}}@{{host}}:{{port}}/{{dbname}}?sslmode=verify-full',
