@@ -123,6 +123,14 @@ const CONSTRUCT_VARIABLES = new Map([
 const HTTP_PLAIN_VARIABLES = new Set(['WORKHORSE_HTTP_TICK_BUDGET_MS']);
 
 /** The construct variable `name` sets, given plainly or as a secret; undefined for any other name. */
+/**
+ * Variables that hold a secret value the construct does not set itself:
+ * plainly in `environment` they would reach every function's configuration
+ * (readable with lambda:GetFunctionConfiguration), the tick and migration
+ * functions included, which never read them.
+ */
+const SECRET_VALUED_VARIABLES = new Set(['WORKHORSE_API_TOKENS', 'WORKHORSE_SESSION_SECRET']);
+
 function constructVariable(name: string): string | undefined {
   const base = name.replace(/_SECRET_(ARN|TEMPLATE)$/, '');
   return CONSTRUCT_VARIABLES.has(base) ? base : undefined;
@@ -268,6 +276,13 @@ export const tickWorkerPropsSchema = z
       }
     }
     for (const name of Object.keys(p.environment)) {
+      if (SECRET_VALUED_VARIABLES.has(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['environment', name],
+          message: `${name} holds a secret value, and environment puts it in every function's configuration: give it as a Secrets Manager secret with http: { secretEnvironment: { ${name}: secret } } (read by the HTTP function alone)`,
+        });
+      }
       // Set plainly on the HTTP function (environment may override it plainly): given as a secret too, the function
       // would have X and X_SECRET_ARN, and fail every invocation.
       const base = name.replace(/_SECRET_(ARN|TEMPLATE)$/, '');

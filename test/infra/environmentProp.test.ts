@@ -31,6 +31,9 @@ describe('the environment prop', () => {
     // Fan-out may invoke only the tick function (its IAM): another name failed with AccessDenied when it ran.
     [{ WORKHORSE_FANOUT_FUNCTION: 'other-fn' }, /WORKHORSE_FANOUT_FUNCTION is set by the construct: use the maxFanout prop/],
     [{ WORKHORSE_MAX_GENERATION: '5' }, /WORKHORSE_MAX_GENERATION is set by the construct: use the maxGeneration prop/],
+    // Secret values in every function's configuration (the admin token list reached the tick and migration functions).
+    [{ WORKHORSE_API_TOKENS: '[{"token":"plain-token-in-config-0123","scopes":["admin"]}]' }, /WORKHORSE_API_TOKENS holds a secret value.*secretEnvironment: \{ WORKHORSE_API_TOKENS: secret \}/],
+    [{ WORKHORSE_SESSION_SECRET: 'a'.repeat(40) }, /WORKHORSE_SESSION_SECRET holds a secret value/],
     // Overridden on the tick function, kept on the HTTP one.
     [{ WORKHORSE_BACKLOG_METRIC: 'false' }, /WORKHORSE_BACKLOG_METRIC is set by the construct/],
     // The HTTP function's own budget, given as a secret beside the construct's plain value: every invocation failed.
