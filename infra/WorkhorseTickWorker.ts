@@ -106,11 +106,13 @@ export class WorkhorseTickWorker extends Construct {
       this.connections = new Connections({ securityGroups: this.securityGroups });
     }
 
+    // NODE_OPTIONS in environment adds to the construct's source-map flag: it replaced it without a word.
+    const nodeOptions = [p.bundling.sourceMap ? '--enable-source-maps' : undefined, p.environment.NODE_OPTIONS].filter((o) => o !== undefined && o !== '');
     this.commonEnvironment = {
       WORKHORSE_NAMESPACE: p.namespace,
-      ...(p.bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       ...(p.trustAwsCertificates ? { NODE_EXTRA_CA_CERTS: LAMBDA_AWS_CA_BUNDLE } : {}),
       ...p.environment,
+      ...(nodeOptions.length > 0 ? { NODE_OPTIONS: nodeOptions.join(' ') } : {}),
     };
     const code = this.codeFactory();
 

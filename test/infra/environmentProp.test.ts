@@ -92,4 +92,12 @@ describe('the environment prop', () => {
     expect(ours).toHaveLength(3);
     for (const f of ours) expect(f.Properties.Environment.Variables).toMatchObject({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' });
   }, 60_000);
+
+  it("adds NODE_OPTIONS to the construct's --enable-source-maps instead of replacing it", () => {
+    const t = Template.fromStack(worker({ NODE_OPTIONS: '--max-old-space-size=100' }));
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')) as Json[];
+    const ours = fns.filter((f) => f.Properties.Environment?.Variables?.WORKHORSE_NAMESPACE === 'default');
+    expect(ours).toHaveLength(3);
+    for (const f of ours) expect(f.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=100');
+  }, 60_000);
 });
