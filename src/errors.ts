@@ -214,6 +214,21 @@ export class TickDeadlineError extends WorkhorseError {
 }
 
 /**
+ * Fan-out invocations of more ticks failed (the Lambda API refused them,
+ * throttled them or did not answer): the tick itself went on; the backlog
+ * waits for the next scheduled tick. One line in a log; `errors` keeps each.
+ */
+export class FanoutFailedError extends WorkhorseError {
+  readonly errors: unknown[];
+  constructor(failed: number, count: number, errors: unknown[]) {
+    const first = errors[0];
+    const why = first instanceof Error ? `${first.name && first.name !== 'Error' ? `${first.name}: ` : ''}${first.message}` : String(first);
+    super('fanout_failed', `${failed} of ${count} fan-out invocations failed (the first: ${why.split('\n')[0]!.slice(0, 300)})`, { cause: first });
+    this.errors = errors;
+  }
+}
+
+/**
  * The database did not answer, or the connection broke mid-call (a restart,
  * a failover, a terminated backend, a dropped or frozen connection).
  * Retryable: a job whose handler fails with it runs again, and the fence

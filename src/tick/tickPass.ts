@@ -14,7 +14,7 @@
 import type { Client } from '../client/client.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import { isTransientDbError } from '../db/transient.js';
-import { TickDeadlineError } from '../errors.js';
+import { FanoutFailedError, TickDeadlineError } from '../errors.js';
 import { claimThreshold } from '../worker/claimBatching.js';
 import { WorkerCore } from '../worker/core.js';
 import type { Lease } from '../worker/leaseTable.js';
@@ -174,6 +174,7 @@ export class TickPass {
       signal: AbortSignal.timeout(Math.max(0, this.window.abortAt - Date.now())),
     });
     this.summary.fannedOut += r.accepted;
-    if (r.errors.length > 0) throw new AggregateError(r.errors, `${r.errors.length} of ${count} fan-out invocations failed`);
+    // One line in the tick's log (an AggregateError of the SDK's errors printed 57 lines of their stacks).
+    if (r.errors.length > 0) throw new FanoutFailedError(r.errors.length, count, r.errors);
   }
 }

@@ -4,7 +4,7 @@
 // backlog it invokes none; a tick at the generation limit never fans out.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient, type Client } from '../../src/index.js';
 import { SleepJob } from '../fixtures/tick-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -21,6 +21,8 @@ let client: Client;
 let server: Server;
 let endpoint: string;
 const invocations: Invocation[] = [];
+/** Answers every invocation 429, as a throttled Lambda API does. */
+let throttled = false;
 const FUNCTION = 'workhorse-tick-test';
 
 beforeAll(async () => {
@@ -34,6 +36,10 @@ beforeAll(async () => {
       const m = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !m) {
         res.writeHead(404).end();
+        return;
+      }
+      if (throttled) {
+        res.writeHead(429, { 'content-type': 'application/json', 'x-amzn-errortype': 'TooManyRequestsException', 'x-amzn-requestid': 'test' }).end(JSON.stringify({ message: 'Rate exceeded', Type: 'User' }));
         return;
       }
       invocations.push({
@@ -117,6 +123,24 @@ describe('fan-out', () => {
     const summary = await handler(scheduledEvent(), lambdaContext(3000));
     expect(summary).toMatchObject({ claimed: 4, succeeded: 4, fannedOut: 0 });
     expect(invocations).toEqual([]);
+  });
+
+  it('logs invocations the Lambda API throttled as one line, and the tick goes on', async () => {
+    await backlog(300);
+    const handler = await freshHandler(env());
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    throttled = true;
+    try {
+      const summary = await handler(scheduledEvent(), lambdaContext(3000));
+      expect(summary.claimed).toBeGreaterThan(0);
+      expect(summary.fannedOut).toBe(0);
+      const lines = logged.mock.calls.filter((c) => String(c[0]).includes('fan-out'));
+      // An AggregateError of the SDK's errors was printed whole: 57 lines of their stacks and metadata.
+      expect(lines).toEqual([[expect.stringMatching(/^\[workhorse\] tick fan-out failed: FanoutFailedError: 3 of 3 fan-out invocations failed \(the first: TooManyRequestsException: Rate exceeded\)$/)]]);
+    } finally {
+      throttled = false;
+      logged.mockRestore();
+    }
   });
 
   it('is off unless configured: no maximum, no invocation', async () => {
