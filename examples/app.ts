@@ -10,7 +10,7 @@ export const SendWelcomeEmail = defineJob({
   schema: z.object({ to: z.email(), name: z.string().min(1).max(200) }),
   queue: 'email',
   retry: { maxAttempts: 5 },
-  timeoutMs: 10_000,
+  timeoutMs: 5_000,
 });
 
 export const SummariseReport = defineJob({
