@@ -167,6 +167,34 @@ describe('the Alerts and Outbox views in a browser', () => {
     }
   });
 
+  it('answers an action back to the filtered page it came from, so the next dead event is the next row', async () => {
+    const first = (await d.client.publish('invoice.failing', { n: 1 })).id;
+    await deliverRound(first, { message: 'boom' });
+    const second = (await d.client.publish('invoice.failing', { n: 2 })).id;
+    await deliverRound(second, { message: 'boom' });
+    await d.client.publish('invoice.later', { n: 3 });
+    const s = await session(ADMIN_TOKEN);
+    try {
+      const { page } = s;
+      await page.goto(`${d.url}/ui/outbox?state=dead&topic=invoice.failing`);
+      await page.locator(`tr[data-event="${second}"]`).waitFor({ timeout: 10_000 });
+      await page.getByRole('button', { name: `Retry event #${second}` }).click();
+      // It answered to /ui/outbox: unfiltered, its first row a pending event of another topic.
+      await page.waitForURL(new RegExp(`/ui/outbox\\?state=dead&topic=invoice.failing&done=event-retried&subject=${second}$`));
+      expect(await page.getByRole('status').innerText()).toBe(`Outbox event #${second} is due now with a fresh attempt budget.`);
+      expect(await page.locator('tr[data-event]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')))).toEqual([first]);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: `Discard event #${first}` }).click();
+      await page.waitForURL(new RegExp(`/ui/outbox\\?state=dead&topic=invoice.failing&done=event-discarded&subject=${first}$`));
+      await page.locator('#outbox-empty').waitFor({ timeout: 10_000 });
+      expect(s.problems).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+    expect(await event(first)).toBeUndefined();
+    expect(await event(second)).toMatchObject({ state: 'pending' });
+  });
+
   it('a read-only session sees the outbox without buttons, and its retry and discard POSTs are refused with 403', async () => {
     const id = (await d.client.publish('order.refunded', { order: 3 })).id;
     await deliverRound(id, { message: 'boom' });

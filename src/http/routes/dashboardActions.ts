@@ -21,6 +21,7 @@ import { requireAction } from '../ui/session/viewerAuth.js';
 import type { UiEnv } from '../ui/uiEnv.js';
 import type { UiSettings } from '../ui/uiSettings.js';
 import { decisionSubject } from '../ui/views/common.js';
+import { outboxPageFields, outboxPageUrl } from '../ui/data/outboxData.js';
 import { outboxRefusal } from './outboxRefusal.js';
 import { existingQueue } from './queues.js';
 
@@ -39,6 +40,17 @@ function action(guard: MiddlewareHandler<UiEnv>): MiddlewareHandler<UiEnv> {
     parseInput(noQuery, readQuery(c), 'query: a dashboard action takes no query parameter');
     return guard(c, next);
   };
+}
+
+/**
+ * The Outbox page an action came from: its filter and cursor, which its
+ * buttons post as hidden fields. It answered to the first unfiltered page,
+ * where the same place in the list held another event (a pending one under
+ * the Discard button a dead-letter triage had just used).
+ */
+function outboxBack(form: URLSearchParams): string {
+  const page = parseInput(outboxPageFields, { state: form.get('state') ?? '', topic: form.get('topic') ?? '', before: form.get('before') ?? '' }, 'the page fields');
+  return outboxPageUrl(page, page.before);
 }
 
 export function dashboardActions(s: UiSettings): Hono<UiEnv> {
@@ -82,13 +94,15 @@ export function dashboardActions(s: UiSettings): Hono<UiEnv> {
   });
   r.post('/outbox/:id/retry', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
+    const back = outboxBack(c.get('form')!);
     if ((await client.outbox.retry([id])).length === 0) throw await outboxRefusal(client, id, 'retried');
-    return redirectWithNotice(c, '/ui/outbox', 'event-retried', id);
+    return redirectWithNotice(c, back, 'event-retried', id);
   });
   r.post('/outbox/:id/discard', act, async (c) => {
     const { id } = parseInput(eventParams, pathParams(c), 'path');
+    const back = outboxBack(c.get('form')!);
     if ((await client.outbox.discard([id])).length === 0) throw await outboxRefusal(client, id, 'discarded');
-    return redirectWithNotice(c, '/ui/outbox', 'event-discarded', id);
+    return redirectWithNotice(c, back, 'event-discarded', id);
   });
   r.post('/jobs/:id/decisions/:name', decide, async (c) => {
     const { id, name } = parseInput(decisionParams, pathParams(c), 'path');

@@ -27,6 +27,19 @@ export const outboxQuery = z
   .strict();
 export type OutboxFilter = z.output<typeof outboxQuery>;
 
+/** The page an outbox action came from (its filter and cursor, posted back as hidden fields), to answer back to. */
+export const outboxPageFields = outboxQuery.pick({ state: true, topic: true, before: true });
+
+/** The Outbox page of filter `f`, older than `before` when given. */
+export function outboxPageUrl(f: Pick<OutboxFilter, 'state' | 'topic'>, before?: string): string {
+  const q = new URLSearchParams();
+  if (f.state) q.set('state', f.state);
+  if (f.topic) q.set('topic', f.topic);
+  if (before) q.set('before', before);
+  const s = q.toString();
+  return s ? `/ui/outbox?${s}` : '/ui/outbox';
+}
+
 export interface OutboxData {
   /** Newest first. */
   events: OutboxEventRecord[];

@@ -22,6 +22,8 @@ export interface ActionButton {
   id: string;
   /** An action that cannot be undone: styled as such, and the browser asks this question first (confirmScript.ts). */
   confirm?: string;
+  /** Hidden fields the action reads besides the CSRF token (the page's filter, to answer back to it). */
+  fields?: Record<string, string>;
 }
 
 /**
@@ -37,7 +39,8 @@ export function actionButton(viewer: Viewer | null, b: ActionButton): Html | '' 
   if (!can(viewer, 'admin')) return '';
   const csrf = viewer!.csrf ? html`<input type="hidden" name="csrf" value="${viewer!.csrf}">` : '';
   const ask = b.confirm ? html` data-confirm="${b.confirm}"` : '';
-  return html`<form class="inline" method="post" action="${b.action}"${ask}>${csrf}<button type="submit" id="${b.id}"${b.confirm ? html` class="danger"` : ''}>${b.label}<span class="visually-hidden"> ${b.target}</span></button></form>`;
+  const fields = Object.entries(b.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<form class="inline" method="post" action="${b.action}"${ask}>${csrf}${fields}<button type="submit" id="${b.id}"${b.confirm ? html` class="danger"` : ''}>${b.label}<span class="visually-hidden"> ${b.target}</span></button></form>`;
 }
 
 const NOTICES = {

@@ -6,7 +6,7 @@
 // never delivered), each client.outbox.retry / discard of that one event.
 // A page holds the newest 100; Older events pages on by the last id shown.
 import type { OutboxEventRecord } from '../../../db/protocol.js';
-import { OUTBOX_STATES, type OutboxData } from '../data/outboxData.js';
+import { OUTBOX_STATES, outboxPageUrl, type OutboxData, type OutboxFilter } from '../data/outboxData.js';
 import { relative, time } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { Page } from '../layout.js';
@@ -19,7 +19,12 @@ function errorText(e: unknown): string {
   return typeof e === 'string' ? e : JSON.stringify(e);
 }
 
-function row(e: OutboxEventRecord, viewer: Viewer | null, nowMs: number): Html {
+/** The page's filter and cursor, posted with an action so it answers back to this page (it went to the unfiltered first page). */
+function pageFields(f: OutboxFilter): Record<string, string> {
+  return Object.fromEntries(Object.entries({ state: f.state, topic: f.topic, before: f.before }).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+function row(e: OutboxEventRecord, viewer: Viewer | null, nowMs: number, filter: OutboxFilter): Html {
   const err = errorText(e.lastError);
   const next =
     e.state === 'pending'
@@ -34,30 +39,22 @@ function row(e: OutboxEventRecord, viewer: Viewer | null, nowMs: number): Html {
     e.state === 'delivered'
       ? ''
       : html`<div class="actions">${[
-          actionButton(viewer, { action: `/ui/outbox/${e.id}/retry`, label: 'Retry', target, id: `outbox-retry-${e.id}` }),
+          actionButton(viewer, { action: `/ui/outbox/${e.id}/retry`, label: 'Retry', target, id: `outbox-retry-${e.id}`, fields: pageFields(filter) }),
           actionButton(viewer, {
             action: `/ui/outbox/${e.id}/discard`,
             label: 'Discard',
             target,
             id: `outbox-discard-${e.id}`,
             confirm: `Discard outbox event #${e.id}? It will never be delivered.`,
+            fields: pageFields(filter),
           }),
         ]}</div>`;
   return html`<tr data-event="${e.id}"><td class="num">#${e.id}</td><td><code>${e.topic}</code></td><td>${e.key === null ? html`<span class="muted">·</span>` : html`<code>${e.key}</code>`}</td><td>${badge(e.state, e.state === 'dead' ? 'failed' : e.state === 'pending' ? 'ready' : 'succeeded')}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt)}</td><td>${next}</td><td>${lastError(e.id, err)}</td><td>${buttons}</td></tr>`;
 }
 
-function pageLink(f: OutboxData['filter'], before?: string): string {
-  const q = new URLSearchParams();
-  if (f.state) q.set('state', f.state);
-  if (f.topic) q.set('topic', f.topic);
-  if (before) q.set('before', before);
-  const s = q.toString();
-  return s ? `/ui/outbox?${s}` : '/ui/outbox';
-}
-
 function pager(d: OutboxData): Html {
-  const newest = d.filter.before ? html`<a href="${pageLink(d.filter)}" id="outbox-newest">← Newest</a>` : '';
-  const older = d.nextBefore ? html`<a href="${pageLink(d.filter, d.nextBefore)}" id="outbox-older">Older events →</a>` : '';
+  const newest = d.filter.before ? html`<a href="${outboxPageUrl(d.filter)}" id="outbox-newest">← Newest</a>` : '';
+  const older = d.nextBefore ? html`<a href="${outboxPageUrl(d.filter, d.nextBefore)}" id="outbox-older">Older events →</a>` : '';
   return newest || older ? html`<div class="pager">${newest}${older}</div>` : html``;
 }
 
@@ -75,7 +72,7 @@ export function outboxView(d: OutboxData, viewer: Viewer | null): Page {
   const headers = [{ label: 'event', num: true }, { label: 'topic' }, { label: 'key' }, { label: 'state' }, { label: 'attempts', num: true }, { label: 'published' }, { label: 'next attempt' }, { label: 'last error' }, { label: '' }];
   const what = d.filter.state ?? 'pending or dead';
   const list = d.events.length
-    ? html`${table(headers, d.events.map((e) => row(e, viewer, d.nowMs)), 'Outbox events')}${pager(d)}`
+    ? html`${table(headers, d.events.map((e) => row(e, viewer, d.nowMs, d.filter)), 'Outbox events')}${pager(d)}`
     : html`<p id="outbox-empty">No ${what} event${d.filter.topic ? html` on topic <code>${d.filter.topic}</code>` : ''}${d.filter.before ? html` older than #${d.filter.before}` : ''}.</p>${pager(d)}`;
   return {
     title: 'Outbox',
