@@ -24,13 +24,27 @@ export function errorToJson(err: unknown): StoredError {
       const code = read(() => (err as { code?: unknown }).code, undefined);
       if (typeof code === 'string') out.code = clean(code);
       const stack = read(() => err.stack, undefined);
-      if (typeof stack === 'string' && stack) out.stack = clean(stack.split('\n').slice(0, 12).join('\n'));
+      if (typeof stack === 'string' && stack) out.stack = clean(storedStack(stack));
       return out;
     }
     return { name: 'NonError', message: clean(typeof err === 'string' ? err : safeString(err)) };
   } catch {
     return { name: 'NonError', message: 'a thrown value that could not be read' };
   }
+}
+
+/**
+ * A stack as stored: its frames whole (cut with the rest at MAX_ERROR_TEXT),
+ * its header, which repeats the message, cut to its first line when it
+ * spans several. Stacks were cut to 12 lines, so a message of many lines (a
+ * ZodError lists its issues) left no frame at all.
+ */
+function storedStack(stack: string): string {
+  const lines = stack.split('\n');
+  const firstFrame = lines.findIndex((l) => /^\s+at /.test(l));
+  if (firstFrame <= 1) return stack;
+  const more = firstFrame - 1;
+  return [`${lines[0]} …(${more} more line${more === 1 ? '' : 's'} of the message)`, ...lines.slice(firstFrame)].join('\n');
 }
 
 /** A field's value as text; a getter that throws gives the fallback. */
