@@ -30,6 +30,9 @@ const Order = defineJob({ type: 'order.approve', schema: z.object({ order: z.num
 const Nap = defineJob({ type: 'nap', schema: z.object({}) });
 const Child = defineJob({ type: 'family.child', schema: z.object({ n: z.number() }) });
 const Parent = defineJob({ type: 'family.parent', schema: z.object({}) });
+/** A decision whose one choice is a long unbroken value: its button squeezed every other row's columns. */
+const LONG_CHOICE = `approve-${'x'.repeat(112)}`;
+const LongChoice = defineJob({ type: 'order.long', schema: z.object({}) });
 
 let db: TestDatabase;
 let d: Dashboard;
@@ -49,12 +52,13 @@ beforeAll(async () => {
     ],
   });
   browser = await launchBrowser();
-  client = createClient({ connectionString: db.url, jobs: [Order, Nap, Child, Parent], poolMax: 6 });
+  client = createClient({ connectionString: db.url, jobs: [Order, Nap, Child, Parent, LongChoice], poolMax: 6 });
   worker = new Worker(client, { workerId: 'ui-durable', queues: ['default'], concurrency: 8, heartbeatMs: 200, pollMs: 50 });
   worker.handle(Order, async (p, ctx) => {
     const dec = await ctx.waitForDecision('approve', { choices: ['ship', 'refund'], prompt: `Ship order ${p.order}?`, timeoutMs: 3_600_000 });
     return { choice: dec.choice, by: dec.by, comment: dec.comment };
   });
+  worker.handle(LongChoice, async (_p, ctx) => (await ctx.waitForDecision('long', { choices: [LONG_CHOICE, 'no'], prompt: 'A long choice' })).choice);
   worker.handle(Nap, async (_p, ctx) => {
     await ctx.sleep('nap', 600_000);
     return 'woke';
@@ -279,6 +283,38 @@ describe('the durable-execution views in a browser', () => {
     const w = await db.pool.query('select resolved_at, value from workhorse.job_waits where job_id = $1 and name = $2', [id, 'approve']);
     expect(w.rows[0]).toEqual({ resolved_at: null, value: null });
     expect(await waiting(id)).toBe(true);
+  });
+
+  it('keeps the Decisions table readable beside a choice that is one long unbroken value', async () => {
+    const long = await client.enqueue('order.long', {});
+    const order = await client.enqueue('order.approve', { order: 11 });
+    await waitFor(async () => (await waiting(long.id)) && (await waiting(order.id)), Boolean, { what: 'both to wait for a decision' });
+    const s = await session(DECIDE_TOKEN);
+    try {
+      const { page } = s;
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await page.goto(`${d.url}/ui/decisions`);
+      await page.locator(`tr[data-decision="${order.id}/approve"]`).waitFor({ timeout: 10_000 });
+      const seen = await page.evaluate(
+        ([jobId, longId]: [string, string]) => {
+          const cells = [...document.querySelector(`tr[data-decision="${jobId}/approve"]`).querySelectorAll('td')].map((td) => Math.round(td.getBoundingClientRect().width));
+          const button = [...document.querySelector(`tr[data-decision="${longId}/long"]`).querySelectorAll('button')].find((b) => b.textContent.startsWith('approve-'));
+          const wrap = document.querySelector('.table-wrap');
+          return { cells, button: Math.round(button.getBoundingClientRect().width), fits: wrap.scrollWidth <= wrap.clientWidth + 1 };
+        },
+        [order.id, long.id] as [string, string],
+      );
+      await screenshot(page, 'decisions-long-choice');
+      // The long choice made the Decide column 1,125 px wide at this width: the job column 43 px, the prompt 78.
+      expect(seen.fits).toBe(true);
+      expect(seen.button).toBeLessThanOrEqual(260);
+      expect(seen.cells[6]).toBeLessThanOrEqual(400);
+      expect(Math.min(seen.cells[0]!, seen.cells[2]!)).toBeGreaterThanOrEqual(70);
+      expect(s.problems).toEqual([]);
+    } finally {
+      await s.context.close();
+    }
+    await client.decide(long.id, 'long', { choice: 'no', by: 'test' });
   });
 
   it('takes a comment as long as the API takes (4,000 characters), in any script', async () => {

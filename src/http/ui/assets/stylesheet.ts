@@ -46,7 +46,7 @@ button,.button{display:inline-block;padding:.3rem .8rem;border-radius:4px;border
 button:hover,.button:hover{background:var(--soft)}button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 button.primary:hover{background:#09467f}button.danger{color:#9b1c1c;border-color:#c46a6a}
 form.inline{display:inline;margin:0}
-form.decide{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.4rem .6rem;margin:0}form.decide .choices{display:flex;gap:.4rem}
+form.decide{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.4rem .6rem;margin:0}form.decide .choices{display:flex;flex-wrap:wrap;gap:.4rem}form.decide .choices button{max-width:14em;overflow-wrap:anywhere;text-align:left}
 .who button{background:transparent;color:#fff;border-color:#9aa5b1}.who button:hover{background:#3e4c59}
 .pager{display:flex;gap:1rem;align-items:center;margin:.7rem 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margin:0 0 1rem}
