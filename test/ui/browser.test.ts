@@ -180,7 +180,9 @@ describe('the dashboard in a browser', () => {
 
     await page.goto(`${d.url}/ui/jobs/${id}`);
     expect(await page.getByRole('table', { name: 'Attempts of this job' }).innerText()).toMatch(/ui-failing\s+failed/);
-    expect(await page.getByLabel('last error', { exact: true }).innerText()).toContain('mailbox full');
+    // The message as its text (it was a JSON string of escapes), the other fields as JSON.
+    expect(await page.getByLabel('last error: message', { exact: true }).innerText()).toBe('mailbox full');
+    expect(await page.getByLabel('last error', { exact: true }).innerText()).toContain('"name": "PermanentJobError"');
     // The stack is shown as its lines, not as one JSON string of \n escapes.
     const stack = await page.getByLabel('last error: stack', { exact: true }).innerText();
     expect(stack).toMatch(/^PermanentJobError: mailbox full\n\s+at /);

@@ -32,7 +32,7 @@ td.num,th.num{text-align:right}tbody tr:hover{background:#f8fafc}td.wide{min-wid
 td,dd,h1,figcaption,.lede,.problem,.notice{overflow-wrap:anywhere}.badge,td.num,time{white-space:nowrap}
 button,.button{overflow-wrap:normal}label,select{max-width:100%}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
-pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;overflow:auto;max-height:28rem;margin:.3rem 0}
+pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;overflow:auto;max-height:28rem;margin:.3rem 0}pre.message{white-space:pre-wrap;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid transparent}
 .s-ready{background:#e3eefc;color:#0b4a8c}.s-running{background:#dcf5e7;color:#15573a}.s-waiting{background:#eee8fb;color:#4b2f91}
 .s-succeeded{background:#eceff2;color:#37414b}.s-failed{background:#fde7e8;color:#9b1c1c}.s-cancelled{background:#fbf1d6;color:#6b4a00}

@@ -28,16 +28,19 @@ function jsonBlock(value: unknown, label: string): Html {
 }
 
 /**
- * An error as stored (errorJson.ts): its fields as JSON, and its stack, when
- * it has one, as the lines it is: inside the JSON it was one long string of
- * `\n` escapes running off to the right.
+ * An error as stored (errorJson.ts): its message as the text it is
+ * (wrapped, its line breaks kept), its other fields as JSON, and its stack,
+ * when it has one, as the lines it is. Inside the JSON each was one long
+ * string of `\n` escapes and quoted quotes running off to the right.
  */
 function errorBlock(value: unknown, label: string): Html {
-  const stack = value && typeof value === 'object' ? (value as { stack?: unknown }).stack : undefined;
-  if (typeof stack !== 'string') return jsonBlock(value, label);
-  const { stack: _stack, ...fields } = value as Record<string, unknown>;
+  if (!value || typeof value !== 'object') return jsonBlock(value, label);
+  const { stack, message, ...fields } = value as Record<string, unknown>;
+  const text = typeof message === 'string' ? html`<pre class="message" tabindex="0" aria-label="${label}: message">${message}</pre>` : '';
+  const rest = typeof message === 'string' ? fields : { message, ...fields };
+  if (typeof stack !== 'string') return html`${text}${jsonBlock(rest, label)}`;
   const shown = stack.length > MAX_STACK_CHARS ? `${stack.slice(0, MAX_STACK_CHARS)}\n…` : stack;
-  return html`${jsonBlock(fields, label)}<pre class="stack" tabindex="0" aria-label="${label}: stack">${shown}</pre>`;
+  return html`${text}${jsonBlock(rest, label)}<pre class="stack" tabindex="0" aria-label="${label}: stack">${shown}</pre>`;
 }
 
 /** A stack longer than this is cut (the whole error is in GET /jobs/:id). */
