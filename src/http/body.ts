@@ -45,14 +45,22 @@ export function readNoBody(c: Context<HttpEnv>): void {
 }
 
 /**
- * Query parameters as an object; a repeated parameter keeps all its values.
- * It has no prototype, so `?__proto__=x` is an own key the route's strict
- * schema refuses like any unknown parameter (on a plain object it would be
- * ignored, or, repeated, replace the object's prototype with an array).
+ * Query parameters as an object. A repeated parameter is a 400 saying so
+ * (no route takes a list that way; each schema's "expected string,
+ * received array" said it less plainly, and a repeated word of a choice
+ * "expected one of" the very word given). It has no prototype, so
+ * `?__proto__=x` is an own key the route's strict schema refuses like any
+ * unknown parameter (on a plain object it would be ignored).
  */
-export function readQuery(c: Context<HttpEnv>): Record<string, string | string[]> {
-  const out = Object.create(null) as Record<string, string | string[]>;
-  for (const [key, values] of Object.entries(c.req.queries())) out[key] = values.length === 1 ? values[0]! : values;
+export function readQuery(c: Context<HttpEnv>): Record<string, string> {
+  const out = Object.create(null) as Record<string, string>;
+  for (const [key, values] of Object.entries(c.req.queries())) {
+    if (values.length > 1) {
+      const name = key.slice(0, 100);
+      throw new ValidationError(`query parameter "${name}" is given ${values.length} times: give it once`, [{ path: [name], message: 'given more than once: give it once' }]);
+    }
+    out[key] = values[0]!;
+  }
   // A parameter with an empty name (`?=x`) is dropped by the router's parser: kept as "" so it is refused as unknown too.
   if (/[?&]=/.test(c.req.url)) out[''] = '';
   return out;

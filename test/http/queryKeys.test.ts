@@ -44,7 +44,8 @@ describe('query keys', () => {
       const json = (await res.json()) as ErrorJson;
       expect(res.status, JSON.stringify(json)).toBe(400);
       expect(json.error.code).toBe('validation_failed');
-      expect(json.error.issues).toEqual([{ path: [param], message: 'Invalid input: expected string, received array' }]);
+      expect(json.error.issues).toEqual([{ path: [param], message: 'given more than once: give it once' }]);
+      expect(json.error.message).toBe(`query parameter "${param}" is given 2 times: give it once`);
     } finally {
       await server.close();
     }
