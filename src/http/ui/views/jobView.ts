@@ -85,7 +85,7 @@ function waitFacts(w: WaitRecord, nowMs: number, index = 0): Html {
 }
 
 function memberRow(m: FamilyMember, relation: string): Html {
-  return html`<tr><td>${relation}</td><td><code>${m.name}</code></td><td><a href="/ui/jobs/${m.jobId}" id="family-${m.jobId}">#${m.jobId}</a> <span class="muted small">${m.type}</span></td><td>${badge(m.status)}</td><td>${m.detached ? 'detached' : ''}</td></tr>`;
+  return html`<tr><td>${relation}</td><td><code>${m.name}</code></td><td><a href="/ui/jobs/${m.jobId}" id="family-${m.jobId}">#${m.jobId}</a> <span class="muted small">${m.type}</span></td><td>${badge(m.status)}</td><td>${m.detached ? 'yes' : 'no'}</td></tr>`;
 }
 
 export const JOB_SECTIONS: readonly Section[] = [
@@ -102,7 +102,7 @@ export const JOB_SECTIONS: readonly Section[] = [
     shown: (d) => d.family.parent !== null || d.family.children.length > 0,
     body: (d) =>
       html`${table(
-        [{ label: 'relation' }, { label: 'spawned as' }, { label: 'job' }, { label: 'status' }, { label: '' }],
+        [{ label: 'relation' }, { label: 'spawned as' }, { label: 'job' }, { label: 'status' }, { label: 'detached' }],
         [d.family.parent ? memberRow(d.family.parent, 'parent') : '', d.family.children.map((c) => memberRow(c, 'child'))],
         'Parent and children of this job',
       )}${d.family.children.length >= CHILDREN_SHOWN ? html`<p class="muted small">The first ${CHILDREN_SHOWN} children by name.</p>` : ''}`,
