@@ -122,7 +122,6 @@ const CONSTRUCT_VARIABLES = new Map([
 /** Set plainly by the construct on the HTTP function, and open to a plain override in environment only. */
 const HTTP_PLAIN_VARIABLES = new Set(['WORKHORSE_HTTP_TICK_BUDGET_MS']);
 
-/** The construct variable `name` sets, given plainly or as a secret; undefined for any other name. */
 /**
  * Variables that hold a secret value the construct does not set itself:
  * plainly in `environment` they would reach every function's configuration
@@ -131,6 +130,7 @@ const HTTP_PLAIN_VARIABLES = new Set(['WORKHORSE_HTTP_TICK_BUDGET_MS']);
  */
 const SECRET_VALUED_VARIABLES = new Set(['WORKHORSE_API_TOKENS', 'WORKHORSE_SESSION_SECRET']);
 
+/** The construct variable `name` sets, given plainly or as a secret; undefined for any other name. */
 function constructVariable(name: string): string | undefined {
   const base = name.replace(/_SECRET_(ARN|TEMPLATE)$/, '');
   return CONSTRUCT_VARIABLES.has(base) ? base : undefined;
