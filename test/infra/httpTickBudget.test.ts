@@ -67,32 +67,25 @@ describe('the HTTP function’s tick budget', () => {
     expect(httpEnvironment({ timeoutSeconds: 120 }).WORKHORSE_HTTP_TICK_BUDGET_MS).toBe('120000');
   });
 
-  it('lets a signed kick run the example’s welcome email (timeoutMs 5 s) in the default 30 s function', async () => {
-    const budget = httpEnvironment().WORKHORSE_HTTP_TICK_BUDGET_MS as string;
+  /** Enqueues the example's welcome email, then kicks POST /tick as examples/edge-enqueue.ts does (signed, no body). */
+  async function enqueueAndKick(env: Record<string, string>): Promise<{ statusCode: number; body: string }> {
     const client = createClient({ connectionString: db.url, jobs: exampleApp.jobs, poolMax: 1 });
     await client.enqueue('email.welcome', { to: 'ada@example.com', name: 'Ada' });
     await client.close();
-
-    const handler = createHttpHandler(exampleApp, {
-      env: { DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, WORKHORSE_HTTP_TICK_BUDGET_MS: budget },
-    });
-    // The kick of examples/edge-enqueue.ts: POST /tick, signed, no body.
+    const handler = createHttpHandler(exampleApp, { env: { DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET, ...env } });
     const headers = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '' });
     const end = Date.now() + 30_000;
-    const res = await handler(functionUrlEvent(headers) as never, { getRemainingTimeInMillis: () => end - Date.now() } as never);
+    return handler(functionUrlEvent(headers) as never, { getRemainingTimeInMillis: () => end - Date.now() } as never);
+  }
 
+  it('lets a signed kick run the example’s welcome email (timeoutMs 5 s) in the default 30 s function', async () => {
+    const res = await enqueueAndKick({ WORKHORSE_HTTP_TICK_BUDGET_MS: httpEnvironment().WORKHORSE_HTTP_TICK_BUDGET_MS as string });
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ claimed: 1, succeeded: 1, skippedTimeout: 0 });
   }, 30_000);
 
   it('runs it on the default 10 s budget too (workhorse serve\'s): with a 10 s timeout it was skipped', async () => {
-    const client = createClient({ connectionString: db.url, jobs: exampleApp.jobs, poolMax: 1 });
-    await client.enqueue('email.welcome', { to: 'bob@example.com', name: 'Bob' });
-    await client.close();
-    const handler = createHttpHandler(exampleApp, { env: { DATABASE_URL: db.url, WORKHORSE_SIGNING_SECRET: SECRET } });
-    const headers = await signRequest({ secret: SECRET, method: 'POST', path: '/tick', body: '' });
-    const end = Date.now() + 30_000;
-    const res = await handler(functionUrlEvent(headers) as never, { getRemainingTimeInMillis: () => end - Date.now() } as never);
+    const res = await enqueueAndKick({});
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ claimed: 1, succeeded: 1, skippedTimeout: 0 });
   }, 30_000);
