@@ -36,7 +36,8 @@ const UNREACHABLE_MESSAGES = /^(?:Connection terminated unexpectedly|Connection 
 export function describeFailure(err: unknown): string {
   const line = firstLine(err);
   const hint = err instanceof SchemaVersionError ? undefined : faultHint(err);
-  if (hint) return `${line}; ${hint}`;
+  // A message that says it already (a tick's failure carries its refusal's hint) does not say it twice.
+  if (hint) return line.includes(hint) ? line : `${line}; ${hint}`;
   // A connection the client could not make is a DatabaseUnavailableError with the network error as its cause.
   const source = err instanceof DatabaseUnavailableError && err.cause ? err.cause : err;
   const code = codeOf(source) ?? (source instanceof AggregateError ? codeOf(source.errors[0]) : undefined);

@@ -43,7 +43,10 @@ describe('migrate with an unchanged protocol', () => {
     const r = await runCli(['tick', 'test/fixtures/tick-app.ts', '--budget-ms', '5000'], cliEnv({ DATABASE_URL: db.url }), undefined, 60_000);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(/ahead of this code/);
-    expect(r.stderr).toMatch(/^workhorse tick: function workhorse\.claim_slots_v2\(.*\) does not exist; a workhorse function is missing: run `workhorse migrate` to reinstall it\n$/);
+    // The tick fails with a DatabaseUnavailableError (the next tick tries again) carrying the refusal and what to do, once.
+    expect(r.stderr).toMatch(
+      /^workhorse tick: the database refused the tick's work: function workhorse\.claim_slots_v2\(.*\) does not exist \(42883\); a workhorse function is missing: run `workhorse migrate` to reinstall it\n$/,
+    );
     expect((await migrate({ connectionString: db.url })).reinstalled).toEqual(['claim_slots_v2']);
   });
 
