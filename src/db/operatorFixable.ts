@@ -20,7 +20,7 @@ import { DatabaseUnavailableError, SchemaVersionError } from '../errors.js';
 import { sqlStateOf } from './sqlState.js';
 
 /** SQLSTATE (or class prefix) → what the operator should do. */
-const FIXABLE: readonly { code: string; hint: string; message?: RegExp }[] = [
+const FIXABLE: readonly { code: string; hint: string; message?: RegExp; except?: string }[] = [
   // A protocol function, table, type or the schema was dropped (by hand, a partial restore).
   // Only a workhorse function (not "operator does not exist", nor a function of the handler's own).
   { code: '42883', message: /^function workhorse\./, hint: 'a workhorse function is missing: run `workhorse migrate` to reinstall it' },
@@ -41,15 +41,18 @@ const FIXABLE: readonly { code: string; hint: string; message?: RegExp }[] = [
     code: '2200H',
     hint: 'a workhorse id sequence reached its maximum value: an operator must widen it (ALTER SEQUENCE ... MAXVALUE) or, once old rows are gone, restart it',
   },
-  // Insufficient resources on the server (53300, too many connections, is a fault in transient.ts).
-  { code: '53', hint: 'the database server is out of a resource (disk, memory, a configured limit): free it' },
+  // Insufficient resources on the server, but 53300 (too many connections): a fault in transient.ts, which
+  // clears as connections close (the HTTP API answers it 503 database_unreachable with Retry-After).
+  { code: '53', except: '53300', hint: 'the database server is out of a resource (disk, memory, a configured limit): free it' },
 ];
 
 function entryFor(err: unknown): { code: string; hint: string } | undefined {
   const code = sqlStateOf(err);
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
   const message = err instanceof Error ? err.message : '';
-  return FIXABLE.find((f) => (f.code.length === 5 ? code === f.code : code.startsWith(f.code)) && (!f.message || f.message.test(message)));
+  return FIXABLE.find(
+    (f) => (f.code.length === 5 ? code === f.code : code.startsWith(f.code)) && code !== f.except && (!f.message || f.message.test(message)),
+  );
 }
 
 /**

@@ -81,8 +81,8 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
     return { status: 503, body: { code: 'database_unreachable', message } };
   }
   // A refusal only the database's operator can end (a workhorse function or table missing, grants revoked,
-  // a full disk, an exhausted id sequence): not the request's fault, and no retry of it succeeds until then
-  // (asked first: a tick's DatabaseUnavailableError may wrap one).
+  // a full disk, an exhausted id sequence): not the request's fault, and no retry of it succeeds until then.
+  // A tick's DatabaseUnavailableError may wrap one (POST /tick): asked before the fault below, which it also is.
   const needs = operatorHint(err);
   if (needs !== undefined) return { status: 503, body: { code: 'database_needs_operator', message: `the database refused the request: ${needs}` } };
   if (isDatabaseUnavailable(err)) {
