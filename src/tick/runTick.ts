@@ -228,10 +228,17 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     // rather than report a summary of work it could not record.
     const unsettled = pass.core.table.unsettledCount;
     if (unsettled > 0) {
+      // A refusal that ended the claiming (grants revoked, never given back within the tick) is why: said with
+      // what to do, as the claim fault it is (it read "the database did not answer in time").
+      const refusal = pass.claimFault;
+      const hint = refusal === undefined ? undefined : operatorHint(refusal);
+      const why =
+        refusal !== undefined
+          ? `the database refused the tick's work: ${describeDbError(refusal)}${hint ? `; ${hint}` : ''}`
+          : `the database did not answer in time${plan.marginMs < TIGHT_MARGIN_MS ? `, or the safety margin of ${plan.marginMs} ms left too little time to write it` : ''}`;
       throw new DatabaseUnavailableError(
-        `the tick could not write the outcome of ${unsettled} job${unsettled === 1 ? '' : 's'} by its deadline (the database did not answer in time${
-          plan.marginMs < TIGHT_MARGIN_MS ? `, or the safety margin of ${plan.marginMs} ms left too little time to write it` : ''
-        }): their leases expire and recovery returns them`,
+        `the tick could not write the outcome of ${unsettled} job${unsettled === 1 ? '' : 's'} by its deadline (${why}): their leases expire and recovery returns them`,
+        refusal === undefined ? undefined : { cause: refusal },
       );
     }
     // A claim the database did not take ended the pass early: the handlers it had were let finish; the tick fails.

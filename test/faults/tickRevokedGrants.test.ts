@@ -71,3 +71,41 @@ it('lets its handlers finish and writes their outcomes once the grants are back,
   expect((await db.pool.query('select count(*)::int n from workhorse.job_runtime')).rows[0].n).toBe(0);
   expect((await db.pool.query('select count(*)::int n from workhorse.worker_registry')).rows[0].n).toBe(0);
 }, 60_000);
+
+it('fails by its deadline saying the database refused the work, and what to do, when the grants stay revoked', async () => {
+  await db.pool.query('truncate workhorse.jobs cascade');
+  const client = createClient({ connectionString: db.url, jobs: [Once] });
+  await client.enqueueMany([1, 2, 3, 4, 5].map((n) => ({ job: Once, payload: { n } })));
+  await client.close();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started = 0;
+  const app = defineApp({
+    jobs: [Once],
+    configure: (w) =>
+      w.handle(Once, async ({ n }) => {
+        started++;
+        await gate;
+        return n;
+      }),
+  });
+  const deadline = Date.now() + 6_000;
+  const tick = runTick({ app, connectionString: login.url, deadline: new Date(deadline), concurrency: 4, heartbeatMs: 1_000, scheduleNamespaces: [], log: () => undefined }).then(
+    () => new Error('the tick should have failed'),
+    (e: unknown) => e,
+  );
+  try {
+    await waitFor(() => started, (s) => s === 4, { what: 'four handlers to start' });
+    await asServerAdmin(`revoke workhorse_runtime from ${login.name}`);
+    release();
+    const err = await tick;
+    expect(Date.now()).toBeLessThan(deadline);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    // It said "the database did not answer in time", with no word of the refusal or its remedy.
+    expect((err as Error).message).toMatch(
+      /^the tick could not write the outcome of 4 jobs by its deadline \(the database refused the tick's work: permission denied .*\(42501\); .*workhorse_runtime.*\): their leases expire and recovery returns them$/,
+    );
+  } finally {
+    await asServerAdmin(`grant workhorse_runtime to ${login.name}`);
+  }
+}, 60_000);
