@@ -42,10 +42,15 @@ export function errorToJson(err: unknown): StoredError {
 function storedStack(stack: string): string {
   const lines = stack.split('\n');
   const firstFrame = lines.findIndex((l) => /^\s+at /.test(l));
-  if (firstFrame <= 1) return stack;
+  if (firstFrame < 1) return stack;
+  // The header's first line is cut too: a one-line message of 9,000 characters left no room for a frame.
+  const head = lines[0]!.length > MAX_STACK_HEADER ? `${lines[0]!.slice(0, MAX_STACK_HEADER)}…` : lines[0]!;
   const more = firstFrame - 1;
-  return [`${lines[0]} …(${more} more line${more === 1 ? '' : 's'} of the message)`, ...lines.slice(firstFrame)].join('\n');
+  return [more > 0 ? `${head} …(${more} more line${more === 1 ? '' : 's'} of the message)` : head, ...lines.slice(firstFrame)].join('\n');
 }
+
+/** The longest first line of a stored stack's header (the message keeps all of it, up to MAX_ERROR_TEXT). */
+const MAX_STACK_HEADER = 1000;
 
 /** A field's value as text; a getter that throws gives the fallback. */
 function read<T>(get: () => unknown, fallback: T): string | T {

@@ -19,6 +19,16 @@ function bounded(message: string): string {
   return `${head} …(${message.length - head.length - tail.length} characters left out)… ${tail}`;
 }
 
+/** Issues bounded like messages: an issue's message and path name the input too (an unknown key of 12,000 characters). */
+function boundedIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const long = (v: string | number) => typeof v === 'string' && v.length > MAX_ERROR_MESSAGE_CHARS;
+  return issues.map((i) =>
+    i.message.length > MAX_ERROR_MESSAGE_CHARS || i.path.some(long)
+      ? { path: i.path.map((v) => (long(v) ? bounded(v as string) : v)), message: bounded(i.message) }
+      : i,
+  );
+}
+
 /** The base class of every error workhorse throws on purpose. */
 export class WorkhorseError extends Error {
   readonly code: string;
@@ -40,7 +50,7 @@ export class ValidationError extends WorkhorseError {
   readonly issues: ValidationIssue[];
   constructor(message: string, issues: ValidationIssue[] = [], options?: { cause?: unknown }) {
     super('validation_failed', message, options);
-    this.issues = issues;
+    this.issues = boundedIssues(issues);
   }
 }
 
@@ -181,7 +191,7 @@ export class ConfigError extends WorkhorseError {
   readonly issues: ValidationIssue[];
   constructor(message: string, issues: ValidationIssue[] = [], options?: { cause?: unknown }) {
     super('config_invalid', message, options);
-    this.issues = issues;
+    this.issues = boundedIssues(issues);
   }
 }
 

@@ -56,4 +56,13 @@ describe('error messages of long inputs', () => {
     const exact = 'z'.repeat(MAX_ERROR_MESSAGE_CHARS);
     expect(new WorkhorseError('x', exact).message).toBe(exact);
   });
+
+  it('bounds the issues too: a 12,000-character unknown key named in an issue\'s message and path', () => {
+    const key = 'q'.repeat(12_000);
+    const err = new ValidationError('invalid query', [{ path: [key], message: `Unrecognized key: "${key}"` }, { path: ['limit'], message: 'short' }]);
+    expect(err.issues[0]!.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    expect(err.issues[0]!.message).toMatch(/^Unrecognized key: "q+ …\(\d+ characters left out\)… q+"$/);
+    expect(String(err.issues[0]!.path[0]).length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    expect(err.issues[1]).toEqual({ path: ['limit'], message: 'short' });
+  });
 });

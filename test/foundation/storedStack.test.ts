@@ -47,4 +47,12 @@ describe('a stored stack', () => {
     err.stack = `Error: long\n${'    at f (file.js:1:1)\n'.repeat(1000)}`;
     expect(errorToJson(err).stack).toHaveLength(MAX_ERROR_TEXT + 1);
   });
+
+  it('keeps the frames of an error whose one-line message is longer than the limit', () => {
+    const err = new Error('m'.repeat(9_000));
+    const stored = errorToJson(err);
+    expect(frames(stored.stack)).toBe(frames(err.stack));
+    expect(stored.stack!.split('\n')[0]).toMatch(/^Error: m{993}…$/);
+    expect(stored.message).toHaveLength(MAX_ERROR_TEXT + 1);
+  });
 });
