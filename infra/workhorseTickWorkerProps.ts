@@ -257,6 +257,8 @@ export const tickWorkerPropsSchema = z
         path: ['maxFanout'],
         message: `maxFanout (${p.maxFanout}) must be below reservedConcurrency (${p.reservedConcurrency}) so the scheduled tick keeps a slot`,
       });
+    } else if (p.maxFanout === 0 && p.maxGeneration !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['maxGeneration'], message: 'maxGeneration bounds fan-out, which is off (maxFanout 0): set maxFanout too, or leave maxGeneration out' });
     } else if (p.maxFanout > 0 && p.maxGeneration !== undefined && fanoutTicks(p.maxFanout, p.maxGeneration) >= p.reservedConcurrency) {
       // Every generation below the last fans out again: the burst is the sum, not maxFanout.
       ctx.addIssue({

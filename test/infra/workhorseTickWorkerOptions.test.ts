@@ -69,6 +69,7 @@ describe('WorkhorseTickWorker options', () => {
     ['a negative reserved concurrency', { reservedConcurrency: -1 }, /reservedConcurrency: must be at least 1/],
     ['a fan-out that leaves the schedule no slot', { reservedConcurrency: 3, maxFanout: 3 }, /maxFanout \(3\) must be below reservedConcurrency \(3\)/],
     // Each generation fans out again: 2 + 4 ticks at once where the check counted 2.
+    ['fan-out generations without fan-out', { maxGeneration: 2 }, /maxGeneration: maxGeneration bounds fan-out, which is off \(maxFanout 0\)/],
     ['fan-out generations whose burst leaves the schedule no slot', { reservedConcurrency: 5, maxFanout: 2, maxGeneration: 2 }, /maxGeneration: maxFanout 2 over 2 generations starts up to 6 extra ticks at once; .*reservedConcurrency \(5\).*\(1 fits\)/],
     ['a malformed schedule', { schedule: 'every minute' }, /schedule: expected rate\(\.\.\.\) or cron\(\.\.\.\)/],
     ['a database that is not a postgres URL', { database: { url: 'mysql://db/app' } }, /database\.url: expected a postgres:\/\/ or postgresql:\/\/ connection URL/],
