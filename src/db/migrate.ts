@@ -70,6 +70,14 @@ export interface MigrateResult {
   version: number;
   /** Protocol functions the database did not have although their checksum was applied (dropped since), now installed again. */
   reinstalled: string[];
+  /** The protocol files changed (a release that changed only them) and every protocol function was installed again. */
+  protocolUpdated: boolean;
+  /**
+   * WARNINGs PostgreSQL raised while migrating, e.g. that the
+   * workhorse_runtime role does not exist and the migrating role may not
+   * create it (008_runtime_role.sql): what an operator must act on.
+   */
+  warnings: string[];
 }
 
 export async function migrate(input: MigrateOptions): Promise<MigrateResult> {
@@ -118,6 +126,11 @@ export async function migrate(input: MigrateOptions): Promise<MigrateResult> {
  * budget) in one wait, then each table lock up to LOCK_ATTEMPT_MS.
  */
 async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSchemaSql>, leftMs: number): Promise<MigrateResult> {
+  const warnings: string[] = [];
+  const onNotice = (n: { severity?: string; message?: string }) => {
+    if (n.severity === 'WARNING' && n.message) warnings.push(n.message);
+  };
+  client.on('notice', onNotice);
   try {
     await client.query(
       `begin; set local idle_in_transaction_session_timeout = ${MIGRATION_IDLE_MS}; set local lock_timeout = ${Math.max(1, Math.round(leftMs))}`,
@@ -154,13 +167,21 @@ async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSche
          on conflict (id) do update set checksum = excluded.checksum, applied_at = now()`,
         [schema.protocolChecksum],
       );
+    } else {
+      // Nothing to install, but the runtime role's grants are given again (idempotent): a role created since
+      // the last migrate (by someone with CREATEROLE, as 008's warning asks) gets them from "migrate again",
+      // and so do grants revoked by hand. They were given only when some file was installed.
+      await client.query('select workhorse.grant_runtime_v1()');
     }
     await client.query('commit');
-    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)), reinstalled };
+    const protocolUpdated = !unchanged && applied.length === 0;
+    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)), reinstalled, protocolUpdated, warnings };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     if (isLockTimeout(err) && !(err instanceof LockNotAvailable) && !(err instanceof MigratorBusy)) throw new LockNotAvailable('bootstrap.sql', { cause: err });
     throw err;
+  } finally {
+    client.off('notice', onNotice);
   }
 }
 

@@ -32,7 +32,7 @@ const FIXABLE: readonly { code: string; hint: string; message?: RegExp; except?:
   // The login lost its grants (revoked, or its membership in workhorse_runtime).
   {
     code: '42501',
-    hint: "the database login lacks a privilege: give it the workhorse_runtime role's grants back (GRANT workhorse_runtime TO <login>; sql/protocol/grants.sql)",
+    hint: "the database login lacks a privilege: make it a member of workhorse_runtime (GRANT workhorse_runtime TO <login>), and have the schema's owner give that role its grants (`workhorse migrate` does, or select workhorse.grant_runtime_v1())",
   },
   // The login itself is refused (a password rotated on one side only, LOGIN revoked).
   { code: '28', hint: "the database refuses the worker's login: fix its credentials" },

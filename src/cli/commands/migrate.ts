@@ -25,13 +25,17 @@ export const migrateCommand: Command = {
     const url = flags['database-url'] ?? env.databaseUrl;
     if (!url) throw new UsageError('set DATABASE_URL or pass --database-url');
     const r = await migrate({ connectionString: url, lockTimeoutMs: flags['lock-timeout-ms'] });
+    // What PostgreSQL warned of (the runtime role missing, and how to create it) is the operator's to act on.
+    for (const w of r.warnings) io.err(`warning: ${w}`);
     if (r.reinstalled.length) io.out(`reinstalled missing protocol functions: ${r.reinstalled.join(', ')}`);
     io.out(
       r.applied.length
         ? `applied migrations ${r.applied.join(', ')}; schema version ${r.version}`
         : r.reinstalled.length
           ? `schema version ${r.version}`
-          : `schema is up to date (version ${r.version})`,
+          : r.protocolUpdated
+            ? `installed the changed protocol functions; schema version ${r.version}`
+            : `schema is up to date (version ${r.version})`,
     );
     return 0;
   },
