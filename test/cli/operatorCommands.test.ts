@@ -50,6 +50,11 @@ describe('workhorse jobs', () => {
     ]);
     expect(lines[1]).toMatch(/Error: mailbox full$/);
 
+    // A full page's table alone on stdout; the next page's cursor on stderr (`| wc -l` counted it as a job).
+    const page = await cli('jobs', 'list', '--status', 'failed', '--limit', '1');
+    expect(page.stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect(page.stderr).toBe(`(more: add --cursor ${b!.id} for the next page)\n`);
+
     const json = JSON.parse((await cli('jobs', 'list', '--status', 'failed', '--limit', '1', '--json')).stdout);
     expect(json.jobs.map((j: { id: string }) => j.id)).toEqual([b!.id]);
     expect(json.nextCursor).toBe(b!.id);

@@ -66,7 +66,8 @@ async function list(client: Client, f: Flags, io: CliIo): Promise<number> {
   const header = ['id', 'type', 'queue', 'status', 'attempt', 'run at', 'finished', 'last error'];
   const rows = page.jobs.map((j) => [j.id, j.type, j.queue, j.status, `${j.attempt}/${j.maxAttempts}`, when(j.runAt), when(j.finishedAt), errorLine(j)]);
   for (const line of columns([header, ...rows])) io.out(line);
-  if (page.nextCursor) io.out(`(more: add --cursor ${page.nextCursor} for the next page)`);
+  // On stderr: stdout holds the table alone (`| wc -l` counted the hint as a job).
+  if (page.nextCursor) io.err(`(more: add --cursor ${page.nextCursor} for the next page)`);
   return 0;
 }
 
