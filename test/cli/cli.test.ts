@@ -115,7 +115,8 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['serve', ['serve', '--port', '-1'], /option '--port' is followed by a value starting with "-": write it as --port=<value>/],
     ['tick', ['tick', 'missing-app.js', '--database-url', NO_DATABASE], /app module "missing-app\.js" not found/],
     ['worker', ['worker', 'missing-worker.js'], /worker module "missing-worker\.js" not found/],
-    ['worker', ['worker', 'test/http/fixtures/app.ts'], /the default export must be defineWorkerProcess\(\{ client \(or adapter\), workers \}\)/],
+    // An app module, the likeliest mistake: told how to wrap it.
+    ['worker', ['worker', 'test/http/fixtures/app.ts'], /the default export must be defineWorkerProcess\(\{ client \(or adapter\), workers \}\): it is a defineApp\(\) app; .*appWorker\(app\)/],
     ['serve', ['serve', '--app', 'missing-app.js'], /--app "missing-app\.js" not found/],
     ['tick', ['tick', 'test', '--database-url', NO_DATABASE], /app module "test" is a directory: name the module file/],
     ['worker', ['worker', 'test'], /worker module "test" is a directory: name the module file/],

@@ -7,6 +7,7 @@
 // log line per phase.
 import * as z from 'zod';
 import { ValidationError } from '../../errors.js';
+import { isWorkhorseApp } from '../../app/defineApp.js';
 import { EXIT_FAILED, runWorkerProcess, stopReport, type WorkerProcessDefinition } from '../../worker/process.js';
 import { parseCommandLine } from '../args.js';
 import type { Command } from '../command.js';
@@ -35,7 +36,11 @@ export const workerCommand: Command = {
       const file = positionals[0]!;
       const def = await loadUserModule(file, 'worker module', async (url) => ((await import(url)) as { default?: WorkerProcessDefinition }).default);
       if (!def || typeof def !== 'object' || (typeof def.adapter !== 'function' && typeof def.client !== 'function') || !Array.isArray(def.workers)) {
-        throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client (or adapter), workers })`);
+        // An app module (defineApp, what a tick runs) is the likeliest mistake: say how to make it a worker process.
+        const app = isWorkhorseApp(def)
+          ? ': it is a defineApp() app; export default defineWorkerProcess({ adapter, workers: [appWorker(app)] }) from a module of its own (docs/workers.md)'
+          : '';
+        throw new ValidationError(`${file}: the default export must be defineWorkerProcess({ client (or adapter), workers })${app}`);
       }
       io.err(`[workhorse] starting ${def.workers.length} worker(s) from ${file}`);
       let ending = false;
