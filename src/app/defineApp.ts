@@ -11,6 +11,7 @@ import { isJobDefinition, type JobDefinition } from '../client/defineJob.js';
 import { ConfigError } from '../errors.js';
 import { outboxOptionsSchema, type OutboxOptions } from '../outbox/outboxOptions.js';
 import { parseConfig } from '../validation.js';
+import { refuseAsyncConfigure } from '../worker/configureWorker.js';
 import { checkAppSchedules } from '../schedules/appSchedules.js';
 import { isScheduleDefinition, type ScheduleDefinition } from '../schedules/defineSchedule.js';
 import type { WorkerBase } from '../worker/workerBase.js';
@@ -60,6 +61,7 @@ type NoExtraKeys<A> = { [K in Exclude<keyof A, keyof WorkhorseApp>]: never };
 /** Checks the app (a ConfigError naming the field) and returns it unchanged. */
 export function defineApp<A extends WorkhorseApp>(app: A & NoExtraKeys<A>): A {
   const parsed = parseConfig(appSchema, app, 'app');
+  refuseAsyncConfigure(app.configure, 'app');
   refuseDuplicates('job definition', 'jobs', parsed.jobs.map((j) => [j.type, j]));
   checkAppSchedules(parsed.schedules ?? [], parsed.jobs);
   return app;

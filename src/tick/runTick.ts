@@ -32,6 +32,7 @@ import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
 import { settledWithin } from '../boundedWait.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
+import { configureWorker } from '../worker/configureWorker.js';
 import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick } from './plan.js';
@@ -164,7 +165,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       listen: false,
       recoverLimit: o.recoverLimit,
     });
-    o.app.configure(worker);
+    configureWorker((w: WorkerBase) => o.app.configure(w), worker, 'app');
     if (withSystem) addSystemHandlers(worker.handlers, client, system);
     worker.events.on('error', (err) => log('[workhorse] tick worker error:', err));
     const summary = emptySummary();

@@ -15,6 +15,7 @@ import { ConfigError } from '../errors.js';
 import { parseConfig } from '../validation.js';
 import type { WorkhorseAdapter } from './adapter.js';
 import { autovacuumWarning } from './autovacuumCheck.js';
+import { configureWorker } from './configureWorker.js';
 import { workerOptionsSchema, type WorkerOptions } from './options.js';
 import { probeOptionsSchema, startProbes, type ProbeOptions, type ProbeServer } from './probes.js';
 import { outcomeLine } from './outcomeLog.js';
@@ -150,7 +151,7 @@ async function startProcess(
 ): Promise<RunningProcess> {
   const workers = def.workers.map((spec) => {
     const w = new Worker(adapter.client, spec.options);
-    spec.configure(w);
+    configureWorker((x: Worker) => spec.configure(x), w, `worker ${spec.options?.workerId ?? def.workers.indexOf(spec)}`);
     if (d.logFailures) {
       w.events.on('settled', (outcome) => {
         const line = outcomeLine(w.workerId, outcome);
