@@ -39,7 +39,9 @@ export async function invokeBatch(
     if (live.length > 0) {
       const ctxs = live.map((i) => createBatchContext(members[i]!.job, members[i]!.abort, deps));
       const results = await untilAllAborted(
-        Promise.resolve().then(() => entry.batch(payloads, ctxs)),
+        Promise.resolve()
+          .then(() => entry.batch(payloads, ctxs))
+          .then(settledOutcomes),
         live.map((i) => members[i]!.abort),
       ).then(
         (r) => r,
@@ -61,7 +63,7 @@ export async function invokeBatch(
           };
         } else {
           const r = (results as unknown[])[k];
-          outcomes[memberIndex] = r instanceof Error ? { ok: false, error: r } : { ok: true, value: r };
+          outcomes[memberIndex] = r instanceof Thrown ? { ok: false, error: r.value } : r instanceof Error ? { ok: false, error: r } : { ok: true, value: r };
         }
       });
     }
@@ -70,6 +72,21 @@ export async function invokeBatch(
     for (const m of members) m.abort.onAbort(undefined);
   }
   return outcomes as HandlerOutcome[];
+}
+
+/**
+ * Outcomes that are promises (`payloads.map(async (p) => ...)` without
+ * Promise.all) are awaited, each rejection failing its own job. They were
+ * stored as `{}` (every job succeeded with nothing), and a rejection among
+ * them was an unhandled one that ended the process.
+ */
+async function settledOutcomes(results: unknown): Promise<unknown> {
+  if (!Array.isArray(results) || !results.some(isThenable)) return results;
+  return Promise.all(results.map((r) => (isThenable(r) ? Promise.resolve(r).then((v) => v, (e: unknown) => new Thrown(e)) : r)));
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 }
 
 /** What a batch handler returned instead of one outcome per job, for its error message. */

@@ -92,4 +92,41 @@ describe('handleBatch', () => {
     const children = await db.pool.query<{ n: number }>('select count(*)::int n from workhorse.jobs where parent_id = $1', [id]);
     expect(children.rows[0]!.n).toBe(0);
   });
+
+  it('awaits outcomes that are promises (a map of async calls without Promise.all), each rejection failing its own job', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const ids = (await client.enqueueMany(['p1', 'p-bad', 'p333'].map((text) => ({ job: Embed, payload: { text }, options: { maxAttempts: 1 } })))).map((r) => r.id);
+      const worker = new Worker(client, { concurrency: 10, pollMs: 100 }).handleBatch(
+        Embed,
+        async (payloads) =>
+          payloads.map(async (p) => {
+            await new Promise((r) => setTimeout(r, 10));
+            if (p.text === 'p-bad') throw new Error('provider refused "p-bad"');
+            return { length: p.text.length };
+          }),
+        { maxBatch: 3 },
+      );
+      const run = worker.run();
+      const jobs = await waitFor(
+        () => Promise.all(ids.map((id) => client.getJob(id))),
+        (js) => js.every((j) => j!.status === 'succeeded' || j!.status === 'failed'),
+        { what: 'every job to settle' },
+      );
+      await worker.stop();
+      await run;
+      // Each was stored as {} (a promise written as JSON), and the rejection ended the process.
+      expect(jobs.map((j) => [j!.status, j!.result])).toEqual([
+        ['succeeded', { length: 2 }],
+        ['failed', null],
+        ['succeeded', { length: 4 }],
+      ]);
+      expect((jobs[1]!.lastError as { message: string }).message).toBe('provider refused "p-bad"');
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
