@@ -35,7 +35,7 @@ import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult, refusedRecord } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
-import { refusedForNow, runStepTransaction } from './stepTransaction.js';
+import { refusedForNow, runStepTransaction, stepClient } from './stepTransaction.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -187,7 +187,7 @@ export class JobContext implements HandlerContext {
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       this.assertLeaseHeld(what);
       enterBody(); // from here only a lost connection runs the step again (twice at most), and 25P03 not at all (stepTransaction.ts)
-      const result = await fn(tx);
+      const result = await fn(stepClient(tx, what));
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
       const record = await refusedRecord(what, this.job.id, refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result, txid)));

@@ -46,7 +46,7 @@ import type pg from 'pg';
 import { Backoff, pause } from '../db/retryTransient.js';
 import { isReadOnlySession, isSessionEnded, sqlStateOf } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
-import { DatabaseUnavailableError, StaleLeaseError, StepIdleTimeoutError } from '../errors.js';
+import { DatabaseUnavailableError, StaleLeaseError, StepIdleTimeoutError, ValidationError } from '../errors.js';
 import type { ContextDeps } from './contextDeps.js';
 import type { JobAbort } from './jobAbort.js';
 
@@ -75,6 +75,30 @@ class StepStatementRefused extends Error {
 export function refusedForNow<T>(statement: Promise<T>): Promise<T> {
   return statement.catch((err: unknown) => {
     throw isOperatorFixable(err) || isReadOnlySession(err) ? new StepStatementRefused(err) : err;
+  });
+}
+
+/**
+ * The client a transactional step's body is handed: the step's connection,
+ * whose `release()` is refused. The step releases it itself once the
+ * transaction ends; released by the body (the habit `pool.connect()`
+ * teaches), it went back to the pool mid-transaction, other callers'
+ * statements ran in it, and the step's rollback undid their writes
+ * (enqueues answered with ids, then lost).
+ */
+export function stepClient(tx: pg.PoolClient, what: string): pg.PoolClient {
+  const release = () => {
+    throw Object.assign(
+      new ValidationError(`${what}: the body called release() on its client; the step owns the connection and releases it when the transaction ends (do not release it)`),
+      { retryable: false },
+    );
+  };
+  return new Proxy(tx, {
+    get(target, key) {
+      if (key === 'release') return release;
+      const v: unknown = Reflect.get(target, key, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
   });
 }
 
