@@ -149,5 +149,8 @@ describe('workhorse queues', () => {
     const bad = await cli('queues', 'pause', 'no spaces');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^workhorse queues: "no spaces" is not a queue name/);
+    // The built-in slots' queue is paused (holding retention and alerts) before any slot job exists, as over HTTP.
+    expect(await cli('queues', 'pause', 'sys')).toMatchObject({ code: 0, stdout: 'queue sys: paused\n' });
+    expect(await cli('queues', 'resume', 'sys')).toMatchObject({ code: 0, stdout: 'queue sys: resumed\n' });
   });
 });

@@ -7,6 +7,7 @@ import { databaseUrlSchema } from '../../config.js';
 import { queueDepth } from '../../db/dashboard.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
+import { SYSTEM_QUEUE } from '../../schedules/retention.js';
 import { parseCommandLine } from '../args.js';
 import { columns } from '../columns.js';
 import type { Command } from '../command.js';
@@ -45,7 +46,11 @@ export const queuesCommand: Command = {
     return withOperatorClient(flags['database-url'], env, async (client) => {
       if (action === 'pause' || action === 'resume') {
         // A name no job and no setting uses is most likely a typo: pausing it would pause nothing and leave a row behind.
-        const known = (await client.admin.listQueues()).some((q) => q.name === queue) || (await client.admin.listJobs({ queue, limit: 1 })).jobs.length > 0;
+        // The built-in slots' queue exists whether or not a slot job is there right now (as POST /queues/sys/pause has it).
+        const known =
+          queue === SYSTEM_QUEUE ||
+          (await client.admin.listQueues()).some((q) => q.name === queue) ||
+          (await client.admin.listJobs({ queue, limit: 1 })).jobs.length > 0;
         if (!known) {
           throw new NotFoundError(
             `queue "${queue}" has no jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name: workhorse queues list)`,
