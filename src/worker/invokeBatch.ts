@@ -55,10 +55,14 @@ export async function invokeBatch(
         if (abort.aborted) outcomes[memberIndex] = { ok: false, error: abort.reason };
         else if (threw) outcomes[memberIndex] = { ok: false, error: results.value };
         else if (!valid) {
+          // A handler's mistake, not a fault: failed at once like any other result it cannot have (it was retried to the end).
           outcomes[memberIndex] = {
             ok: false,
-            error: new ValidationError(
-              `the batch handler for "${members[memberIndex]!.job.type}" must return an array of one outcome per job, in order (a result, or an Error to fail that job): it was given ${live.length} job${live.length === 1 ? '' : 's'} and returned ${returnedWhat(results)}`,
+            error: Object.assign(
+              new ValidationError(
+                `the batch handler for "${members[memberIndex]!.job.type}" must return an array of one outcome per job, in order (a result, or an Error to fail that job): it was given ${live.length} job${live.length === 1 ? '' : 's'} and returned ${returnedWhat(results)}`,
+              ),
+              { retryable: false },
             ),
           };
         } else {

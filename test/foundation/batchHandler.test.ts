@@ -56,8 +56,8 @@ describe('handleBatch', () => {
     expect(calls.some((c) => c.length > 1)).toBe(true);
   });
 
-  it('fails every member when the batch returns the wrong number of outcomes', async () => {
-    const { id } = await client.enqueue(Embed, { text: 'x' }, { maxAttempts: 1 });
+  it('fails every member at once, not retried, when the batch returns the wrong number of outcomes', async () => {
+    const { id } = await client.enqueue(Embed, { text: 'x' }, { maxAttempts: 3 });
     const worker = new Worker(client, { concurrency: 4, pollMs: 100 }).handleBatch(Embed, async () => []);
     const run = worker.run();
     const job = await waitFor(() => client.getJob(id), (j) => j!.status === 'failed', { what: 'the job to fail' });
@@ -65,6 +65,8 @@ describe('handleBatch', () => {
     await run;
     expect((job!.lastError as { name: string }).name).toBe('ValidationError');
     expect((job!.lastError as { message: string }).message).toContain('it was given 1 job and returned 0 outcomes');
+    // A mistake of the handler's, deterministic: it was retried to maxAttempts (25 by default).
+    expect(job!.attempt).toBe(1);
   });
 
   it('says what a batch handler returned when it is not an array', async () => {
