@@ -23,7 +23,7 @@ import { pause, retryTransient } from '../db/retryTransient.js';
 import { isTransientDbError } from '../db/transient.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
 import type { ClaimedJob, WaitSpec, WaitState } from '../db/protocol.js';
-import { DatabaseUnavailableError, StaleLeaseError, StepTransactionEndedError, ValidationError, WaitLostError } from '../errors.js';
+import { StaleLeaseError, StepTransactionEndedError, ValidationError, WaitLostError } from '../errors.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
