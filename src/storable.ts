@@ -39,8 +39,16 @@ const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A valid Date PostgreSQL can store: the years 1 to 9999 (UTC). */
+/** Why a value is not a usable Date, naming the usual slip (a string or an epoch number where a Date belongs). */
+function dateProblem(input: unknown): string {
+  if (typeof input === 'string') return 'must be a Date, not a string (pass new Date(text))';
+  if (typeof input === 'number') return 'must be a Date, not a number (pass new Date(ms))';
+  if (input instanceof Date) return 'must be a valid date, not an Invalid Date';
+  return 'must be a Date';
+}
+
 export const storableDateSchema = z
-  .date({ error: (iss) => (typeof iss.input === 'string' ? 'must be a Date, not a string (pass new Date(text))' : 'must be a valid date') })
+  .date({ error: (iss) => dateProblem(iss.input) })
   .refine((d) => d.getTime() >= EARLIEST && d.getTime() <= LATEST, 'must be between the years 0001 and 9999');
 
 const POSITIVE_DIGITS = /^[1-9][0-9]*$/;

@@ -7,22 +7,36 @@ import { parseConfig, quotedField } from '../validation.js';
 
 const backoffKindSchema = z.enum(['exponential', 'linear', 'fixed']);
 const backoffMsSchema = z.number().int().min(0).max(2_147_483_647);
+const DEFAULT_BACKOFF_MAX_MS = 3_600_000;
 
 /** How retries are spaced. Unknown keys are refused, and the base delay may not exceed the cap. */
 export const backoffSchema = z
   .object({
     kind: backoffKindSchema.default('exponential'),
     baseMs: backoffMsSchema.default(1000),
-    maxMs: backoffMsSchema.default(3_600_000),
+    maxMs: backoffMsSchema.default(DEFAULT_BACKOFF_MAX_MS),
   })
   .strict()
-  .refine((b) => b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] });
+  .superRefine((b, ctx) => {
+    if (b.baseMs > b.maxMs) ctx.addIssue({ code: 'custom', path: ['baseMs'], message: baseOverMax(b.baseMs, b.maxMs, DEFAULT_BACKOFF_MAX_MS) });
+  });
+
+/**
+ * The issue of a base delay above the cap, with both values: the cap may be
+ * the default, which the user never wrote.
+ */
+export function baseOverMax(baseMs: number, maxMs: number, defaultMaxMs?: number): string {
+  const dflt = maxMs === defaultMaxMs ? ', its default' : '';
+  return `baseMs (${baseMs}) must not exceed maxMs (${maxMs}${dflt})`;
+}
 
 /** A backoff whose fields are each optional and have no defaults: a per-enqueue override of a definition's. */
 export const backoffOverrideSchema = z
   .object({ kind: backoffKindSchema.optional(), baseMs: backoffMsSchema.optional(), maxMs: backoffMsSchema.optional() })
   .strict()
-  .refine((b) => b.baseMs === undefined || b.maxMs === undefined || b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] });
+  .superRefine((b, ctx) => {
+    if (b.baseMs !== undefined && b.maxMs !== undefined && b.baseMs > b.maxMs) ctx.addIssue({ code: 'custom', path: ['baseMs'], message: baseOverMax(b.baseMs, b.maxMs) });
+  });
 
 export const retrySchema = z
   .object({

@@ -12,6 +12,7 @@ import { LIFECYCLE_EVENTS, type LifecycleEvent } from '../db/protocol/outbox.js'
 import { parseConfig } from '../validation.js';
 import { isSink, type Sink } from './sink.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
+import { baseOverMax } from '../client/defineJob.js';
 
 /**
  * A sink: a builder's value, or a custom one. A custom sink's topics are
@@ -49,7 +50,9 @@ export const outboxOptionsSchema = z
     backoff: z
       .object({ baseMs: z.number().int().min(0).max(3_600_000).default(1000), maxMs: z.number().int().min(0).max(86_400_000).default(300_000) })
       .strict()
-      .refine((b) => b.baseMs <= b.maxMs, { message: 'baseMs must not exceed maxMs', path: ['baseMs'] })
+      .superRefine((b, ctx) => {
+        if (b.baseMs > b.maxMs) ctx.addIssue({ code: 'custom', path: ['baseMs'], message: baseOverMax(b.baseMs, b.maxMs, 300_000) });
+      })
       .default({ baseMs: 1000, maxMs: 300_000 }),
     /**
      * Job lifecycle events the settlements publish through the outbox, in

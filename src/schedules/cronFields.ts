@@ -84,15 +84,16 @@ function fail(message: string): never {
 const isNumber = (s: string) => /^\d+$/.test(s);
 
 // The values one list item of a field allows (`*`, `n`, `a-b`, a step from `*`
-// or from a range), added to `into`.
-function addItem(item: string, d: Domain, into: Set<number>): void {
+// or from a range), added to `into`. `shown` is the item as written (with
+// its month or weekday names), which the messages quote.
+function addItem(item: string, d: Domain, into: Set<number>, shown = item): void {
   const add = (v: number) => {
     if (v < d.min || v > d.max) fail(`${d.name}: ${v} is outside ${d.min}-${d.max}`);
     into.add(d === WEEKDAY && v === 7 ? 0 : v);
   };
   const stepOf = (s: string | undefined) => {
     const step = s !== undefined && isNumber(s) ? Number(s) : NaN;
-    if (!(step >= 1 && step <= d.span)) fail(`${d.name}: "${item}" needs a step from 1 to ${d.span}`);
+    if (!(step >= 1 && step <= d.span)) fail(`${d.name}: "${shown}" needs a step from 1 to ${d.span}`);
     return step;
   };
   if (item === '*') {
@@ -101,7 +102,7 @@ function addItem(item: string, d: Domain, into: Set<number>): void {
   }
   const slash = item.indexOf('/');
   if (slash >= 0 && !item.includes('-')) {
-    if (item.slice(0, slash) !== '*') fail(`${d.name}: "${item}" steps from "*" or a range (*/step, a-b/step)`);
+    if (item.slice(0, slash) !== '*') fail(`${d.name}: "${shown}" steps from "*" or a range (*/step, a-b/step)`);
     const step = stepOf(item.slice(slash + 1));
     for (let v = d.first; v < d.first + d.span; v += step) if (v >= d.min && v <= d.max) add(v);
     return;
@@ -109,20 +110,21 @@ function addItem(item: string, d: Domain, into: Set<number>): void {
   const range = /^(\d+)-(\d+)(?:\/(\d+))?$/.exec(item);
   if (range) {
     const [from, to] = [Number(range[1]), Number(range[2])];
-    if (from > to) fail(`${d.name}: the range "${item}" runs backwards`);
+    if (from > to) fail(`${d.name}: the range "${shown}" runs backwards`);
     const step = range[3] === undefined ? 1 : stepOf(range[3]);
     for (let v = from; v <= to; v += step) add(v);
     return;
   }
-  if (!isNumber(item)) fail(`${d.name}: "${item}" is not a number, range or step`);
+  if (!isNumber(item)) fail(`${d.name}: "${shown}" is not a number, range or step`);
   add(Number(item));
 }
 
-function valuesOf(field: string, d: Domain): number[] {
+function valuesOf(field: string, d: Domain, written = field): number[] {
   const values = new Set<number>();
-  for (const item of field.split(',')) {
-    if (item === '') fail(`${d.name}: an empty value in "${field}"`);
-    addItem(item, d, values);
+  const writtenItems = written.split(',');
+  for (const [i, item] of field.split(',').entries()) {
+    if (item === '') fail(`${d.name}: an empty value in "${written}"`);
+    addItem(item, d, values, writtenItems[i] ?? item);
   }
   return [...values].sort((a, b) => a - b);
 }
@@ -175,26 +177,33 @@ function dayOfMonth(field: string) {
   return { days, last, lastWeekday: false, nearest, any: rest.join(',') === '*' };
 }
 
-/** The day of week: a mask of occurrences per weekday, from `d`, `d#n`, `dL` and their ranges and steps. */
-function dayOfWeek(field: string): number[] {
+/**
+ * The day of week: a mask of occurrences per weekday, from `d`, `d#n`, `dL`
+ * and their ranges and steps. `written` is the field as the user wrote it
+ * (names, not their numbers), which the messages quote item by item.
+ */
+function dayOfWeek(field: string, written: string): number[] {
   const masks = [0, 0, 0, 0, 0, 0, 0];
-  for (const item of field.split(',')) {
+  const writtenItems = written.split(',');
+  for (const [i, item] of field.split(',').entries()) {
+    const shown = writtenItems[i] ?? item;
     let base = item;
     let occurrence = ANY_OCCURRENCE;
     const hash = item.split('#');
-    if (hash.length > 2 || hash[1] === '') fail(`day of week: "${item}" is not day#n`);
+    if (hash.length > 2 || hash[1] === '') fail(`day of week: "${shown}" is not day#n`);
     if (hash.length === 2) {
       base = hash[0]!;
       const n = hash[1]!;
       if (/^l$/i.test(n)) occurrence = LAST_OCCURRENCE;
       else if (isNumber(n) && Number(n) >= 1 && Number(n) <= 5) occurrence = 1 << (Number(n) - 1);
-      else fail(`day of week: the n of "${item}" is 1-5 or L`);
+      else fail(`day of week: the n of "${shown}" is 1-5 or L`);
     } else if (/l$/i.test(item)) {
       base = item.slice(0, -1);
       occurrence = LAST_OCCURRENCE;
     }
-    if (occurrence !== ANY_OCCURRENCE && (base === '*' || base === '')) fail(`day of week: "${item}" needs a weekday before # or L`);
-    for (const day of valuesOf(base, WEEKDAY)) masks[day] = masks[day]! | occurrence;
+    if (occurrence !== ANY_OCCURRENCE && (base === '*' || base === '')) fail(`day of week: "${shown}" needs a weekday before # or L`);
+    const shownBase = hash.length === 2 ? shown.split('#')[0]! : occurrence === LAST_OCCURRENCE ? shown.slice(0, -1) : shown;
+    for (const day of valuesOf(base, WEEKDAY, shownBase)) masks[day] = masks[day]! | occurrence;
   }
   return masks;
 }
@@ -217,7 +226,8 @@ export function parseCron(expression: string): CronFields {
     if (/[a-z#]/i.test(f)) fail(`${d.name}: "${f}" may hold only digits, "*", ",", "-" and "/"`);
   }
   const both = dowField.startsWith('+');
-  const dow = replaceNames(both ? dowField.slice(1) : dowField, WEEKDAYS, WEEKDAY);
+  const dowWritten = both ? dowField.slice(1) : dowField;
+  const dow = replaceNames(dowWritten, WEEKDAYS, WEEKDAY);
   if (dow === '') fail('day of week: nothing after "+"');
   const days = dayOfMonth(dom);
   const [seconds, minutes, hours] = [valuesOf(sec, SECOND), valuesOf(min, MINUTE), valuesOf(hour, HOUR)];
@@ -231,12 +241,12 @@ export function parseCron(expression: string): CronFields {
     minutes,
     hours,
     daysOfMonth: days.days,
-    months: maskOf(valuesOf(replaceNames(month, MONTHS, MONTH), MONTH)),
+    months: maskOf(valuesOf(replaceNames(month, MONTHS, MONTH), MONTH, month)),
     years: anyYear ? null : years,
     lastDayOfMonth: days.last,
     lastWeekdayOfMonth: days.lastWeekday,
     nearestWeekdays: days.nearest,
-    weekdays: dayOfWeek(dow),
+    weekdays: dayOfWeek(dow, dowWritten),
     anyDayOfMonth: days.any,
     anyWeekday: dow === '*',
     bothDays: both,

@@ -158,6 +158,19 @@ describe('the client refuses the same input with ValidationError', () => {
     }
   });
 
+  it('says what a date that is not a Date is, and what to pass instead', async () => {
+    const cases: [unknown, string][] = [
+      [Date.now() + 60_000, 'must be a Date, not a number (pass new Date(ms))'],
+      ['2030-01-01T00:00:00Z', 'must be a Date, not a string (pass new Date(text))'],
+      [new Date('not a date'), 'must be a valid date, not an Invalid Date'],
+      [{}, 'must be a Date'],
+    ];
+    for (const [runAt, message] of cases) {
+      const err = await rejected(h.client.enqueue(SendEmail, ok, { runAt: runAt as Date }));
+      expect(err.issues, String(runAt)).toEqual([{ path: ['runAt'], message }]);
+    }
+  });
+
   it('refuses ids over bigint, unsafe numeric ids, and cursors over bigint', async () => {
     await rejected(h.client.getJob('9223372036854775808'));
     await rejected(h.client.cancel('10000000000000000000'));
@@ -175,8 +188,12 @@ describe('the client refuses the same input with ValidationError', () => {
     const unknownKey = await rejected(h.client.enqueue(SendEmail, ok, { backoff: { kind: 'fixed', jitter: 1 } as never }));
     expect(unknownKey.message).toMatch(/jitter/);
     const inverted = await rejected(h.client.enqueue(SendEmail, ok, { backoff: { baseMs: 10_000, maxMs: 1000 } }));
-    expect(inverted.issues).toContainEqual({ path: ['backoff', 'baseMs'], message: 'baseMs must not exceed maxMs' });
+    expect(inverted.issues).toContainEqual({ path: ['backoff', 'baseMs'], message: 'baseMs (10000) must not exceed maxMs (1000)' });
     expect(() => defineJob({ type: 'x.y', schema: z.object({}), retry: { backoff: { baseMs: 5_000_000 } } })).toThrow(ConfigError);
+    // The cap the user never wrote is named with its value.
+    expect(() => defineJob({ type: 'x.y', schema: z.object({}), retry: { backoff: { baseMs: 5_000_000 } } })).toThrow(
+      'retry.backoff.baseMs: baseMs (5000000) must not exceed maxMs (3600000, its default)',
+    );
     expect(() => defineJob({ type: 'x.y', schema: z.object({}), retry: { backoff: { kind: 'fixed', jitter: true } as never } })).toThrow(/jitter/);
   });
 });

@@ -89,7 +89,11 @@ describe('the syntax', () => {
     ['5/10 * * * *', /steps from "\*" or a range/],
     ['*/0 * * * *', /needs a step from 1 to 60/],
     ['0 0 10-5 * *', /the range "10-5" runs backwards/],
-    ['0 0 * * MON#6', /the n of "1#6" is 1-5 or L/],
+    ['0 0 * * MON#6', /the n of "MON#6" is 1-5 or L/],
+    // Messages quote what was written, not the numbers the names stand for.
+    ['0 0 * * TUE,FRI-MON', /day of week: the range "FRI-MON" runs backwards/],
+    ['0 0 * JUN-JAN *', /month: the range "JUN-JAN" runs backwards/],
+    ['0 0 * * SUN/2', /day of week: "SUN\/2" steps from "\*" or a range/],
     ['0 0 15L * *', /L stands alone/],
     ['0 0 1-5W * *', /W follows a single day/],
     ['0 0 * * MONDAY', /day of week: "MONDAY" is not a number, range or step/],
