@@ -40,6 +40,7 @@ import { LAMBDA_AWS_CA_BUNDLE, databaseConnection, type DatabaseConnection } fro
 import { LAMBDA_HANDLER, lambdaCodeFromEntry } from './lambdaBundle.js';
 import { deepestFittingGeneration } from './fanoutBound.js';
 import { defaultWorkhorseRoot, locateWorkhorse, resolveAppModule, writeEntry, type EntryKind } from './lambdaEntries.js';
+import { bundleBuildId } from './bundleBuild.js';
 import { allowSecretReads } from './secretGrants.js';
 import { retainTriggerProviderLogs } from './triggerProviderLogs.js';
 import { WorkhorseAlarms, type AlarmedFunction } from './workhorseAlarms.js';
@@ -172,7 +173,11 @@ export class WorkhorseTickWorker extends Construct {
       this.functionUrl = this.httpFunction.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     }
 
-    this.migrationFunction.executeBefore(...[this.tickFunction, this.httpFunction].filter((f) => f !== undefined));
+    const workers = [this.tickFunction, this.httpFunction].filter((f) => f !== undefined);
+    this.migrationFunction.executeBefore(...workers);
+    // Both functions register ticks: they carry one build id, which changes with the code they ship.
+    const build = p.environment.WORKHORSE_BUILD === undefined ? bundleBuildId(workers) : undefined;
+    if (build !== undefined) for (const fn of workers) fn.addEnvironment('WORKHORSE_BUILD', build);
 
     this.alarms = p.alarms.enabled ? this.createAlarms() : [];
     this.connectionBudget =

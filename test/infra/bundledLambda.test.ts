@@ -12,6 +12,7 @@
 // the runtime, as on Lambda: a node_modules/@aws-sdk beside the assets
 // stands for the runtime's copy.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -106,6 +107,22 @@ describe('the synthesised, bundled functions', () => {
     expect(synthOutput).not.toMatch(/docker/i);
     const fns = Object.values(template.Resources as Json).filter((r: Json) => r.Type === 'AWS::Lambda::Function');
     expect(fns.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('gives the tick and HTTP functions one build id from their bundles, not `<function>:$LATEST`', () => {
+    const fnEnv = (part: string) => {
+      const id = Object.keys(template.Resources).find((k) => k.includes(part) && template.Resources[k].Type === 'AWS::Lambda::Function')!;
+      return template.Resources[id].Properties.Environment.Variables as Record<string, unknown>;
+    };
+    const assetHash = (part: string) => assetDir(part).replace(/^.*asset\./, '');
+    const build = fnEnv('WorkhorseTick').WORKHORSE_BUILD;
+    expect(build).toMatch(/^[0-9a-f]{12}$/);
+    expect(fnEnv('WorkhorseHttp').WORKHORSE_BUILD).toBe(build);
+    // The migration function registers no worker: it has none.
+    expect(fnEnv('WorkhorseMigrate').WORKHORSE_BUILD).toBeUndefined();
+    // It is the digest of the two bundles' asset hashes, so it changes exactly when their code does.
+    const digest = createHash('sha256').update(`${assetHash('WorkhorseTick')}\n${assetHash('WorkhorseHttp')}`).digest('hex').slice(0, 12);
+    expect(build).toBe(digest);
   });
 
   it('ships each function as one ES module with the migration files beside it and no node_modules', () => {

@@ -93,6 +93,19 @@ describe('the environment prop', () => {
     for (const f of ours) expect(f.Properties.Environment.Variables).toMatchObject({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' });
   }, 60_000);
 
+  it('keeps a WORKHORSE_BUILD given in environment instead of the id of the bundles', () => {
+    const builds = (t: Template) =>
+      (Object.values(t.findResources('AWS::Lambda::Function')) as Json[])
+        .filter((f) => f.Properties.Environment?.Variables?.WORKHORSE_NAMESPACE === 'default')
+        .map((f) => f.Properties.Environment.Variables.WORKHORSE_BUILD);
+    // Without it, the tick and HTTP functions share the bundles' id; the migration has none.
+    const own = builds(Template.fromStack(worker({})));
+    const id = own.find((b) => b !== undefined);
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    expect([...own].sort()).toEqual([id, id, undefined]);
+    expect(builds(Template.fromStack(worker({ WORKHORSE_BUILD: 'v2.3.1' })))).toEqual(['v2.3.1', 'v2.3.1', 'v2.3.1']);
+  }, 60_000);
+
   it("adds NODE_OPTIONS to the construct's --enable-source-maps instead of replacing it", () => {
     const t = Template.fromStack(worker({ NODE_OPTIONS: '--max-old-space-size=100' }));
     const fns = Object.values(t.findResources('AWS::Lambda::Function')) as Json[];
