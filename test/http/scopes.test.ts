@@ -161,6 +161,15 @@ describe('pausing a queue', () => {
     const paused = (await h.client.admin.listQueues()).filter((q) => q.paused).map((q) => q.name);
     expect(paused).toEqual(expect.arrayContaining(['blobs', 'adhoc', 'limited']));
   });
+
+  it('pauses a queue whose jobs have all finished, as `workhorse queues pause` does (it is idle, not gone)', async () => {
+    const { id } = await h.client.enqueue(email.type, email.payload, { queue: 'nightly' });
+    await h.client.cancel(id);
+    expect((await h.client.admin.listQueues()).some((q) => q.name === 'nightly')).toBe(false);
+    const res = await withToken(h.app, 'POST', '/queues/nightly/pause', undefined, ADMIN);
+    expect(res.status).toBe(200);
+    expect((await h.client.admin.listQueues()).find((q) => q.name === 'nightly')?.paused).toBe(true);
+  });
 });
 
 describe('WORKHORSE_API_TOKENS', () => {

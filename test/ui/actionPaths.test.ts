@@ -58,3 +58,16 @@ describe("a dashboard action's address", () => {
     expect((await d.client.getJob(victim))?.status).toBe('ready');
   });
 });
+
+describe('which queues have a Pause button', () => {
+  it('every queue shown that holds jobs, those whose jobs all finished too, as POST /queues/:name/pause accepts', async () => {
+    const { id } = await d.client.enqueue('report.build', { account: 'acme', rows: 1 }, { queue: 'finished-only' });
+    await d.client.cancel(id);
+    expect((await d.client.admin.listQueues()).some((q) => q.name === 'finished-only')).toBe(false);
+    const actions = await actionsOf('/ui/queues');
+    expect(actions).toContain('/ui/queues/finished-only/pause');
+    const res = await post('/ui/queues/finished-only/pause');
+    expect(res.status).toBe(303);
+    expect((await d.client.admin.listQueues()).find((q) => q.name === 'finished-only')?.paused).toBe(true);
+  });
+});

@@ -7,7 +7,7 @@ import { databaseUrlSchema } from '../../config.js';
 import { queueDepth } from '../../db/dashboard.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
-import { SYSTEM_QUEUE } from '../../schedules/retention.js';
+import { isKnownQueue } from '../../client/knownQueue.js';
 import { parseCommandLine } from '../args.js';
 import { columns } from '../columns.js';
 import type { Command } from '../command.js';
@@ -46,12 +46,7 @@ export const queuesCommand: Command = {
     return withOperatorClient(flags['database-url'], env, async (client) => {
       if (action === 'pause' || action === 'resume') {
         // A name no job and no setting uses is most likely a typo: pausing it would pause nothing and leave a row behind.
-        // The built-in slots' queue exists whether or not a slot job is there right now (as POST /queues/sys/pause has it).
-        const known =
-          queue === SYSTEM_QUEUE ||
-          (await client.admin.listQueues()).some((q) => q.name === queue) ||
-          (await client.admin.listJobs({ queue, limit: 1 })).jobs.length > 0;
-        if (!known) {
+        if (!(await isKnownQueue(client, queue!))) {
           throw new NotFoundError(
             `queue "${queue}" has no jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name: workhorse queues list)`,
           );

@@ -1,15 +1,16 @@
 // The queues resource: list with counts and policy (`read`), durable pause /
 // resume (`admin`). Only a queue that exists can be paused or resumed, so a
-// client cannot create policy rows without bound: one that holds jobs or
-// already has a policy row (GET /queues lists exactly these), the queue
-// of a job type the app defines, or `sys` (the built-in slots'). Any other name is 404;
-// `client.admin.setQueueLimits` creates a queue's row explicitly.
+// client cannot create policy rows without bound: one that holds jobs
+// (finished ones too) or has a policy row, the queue of a job type the app
+// defines, or `sys` (the built-in slots'), as the CLI has it
+// (client/knownQueue.ts). Any other name is 404; `client.admin.setQueueLimits`
+// creates a queue's row explicitly.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Client } from '../../client/client.js';
+import { isKnownQueue } from '../../client/knownQueue.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
-import { SYSTEM_QUEUE } from '../../schedules/retention.js';
 import { parseInput } from '../../validation.js';
 import { readNoBody, readQuery } from '../body.js';
 import type { HttpEnv } from '../env.js';
@@ -21,11 +22,8 @@ const nameParams = z.object({ name: queueNameSchema });
 
 export async function existingQueue(client: Client, param: Record<string, string>): Promise<string> {
   const { name } = parseInput(nameParams, param, 'path');
-  // The built-in slots' queue exists whether or not a slot job is there right now.
-  if (name === SYSTEM_QUEUE) return name;
-  if (client.definedTypes.some((t) => client.definition(t).queue === name)) return name;
-  if ((await client.admin.listQueues()).some((q) => q.name === name)) return name;
-  throw new NotFoundError(`queue "${name}" does not exist in namespace "${client.namespace}": it holds no ready, running or waiting job (finished ones do not count), has no policy row, and no job type of this server's app uses it; client.admin.pauseQueue pauses any name in code`);
+  if (await isKnownQueue(client, name)) return name;
+  throw new NotFoundError(`queue "${name}" does not exist in namespace "${client.namespace}": it holds no job, has no policy row, and no job type of this server's app uses it; client.admin.pauseQueue pauses any name in code`);
 }
 
 export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {

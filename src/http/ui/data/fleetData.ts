@@ -36,9 +36,10 @@ export async function loadWorkers(client: Client, query: FleetQuery): Promise<Wo
 export interface QueuesData {
   queues: QueueRecord[];
   /**
-   * The queues POST /queues/:name/pause accepts (and so the dashboard's
-   * buttons): those listQueues lists and those of the app's job types. A
-   * queue whose jobs have all finished shows, without a button.
+   * The queues POST /queues/:name/pause accepts (client/knownQueue.ts), and
+   * so the dashboard's buttons: those listQueues lists, those of the app's
+   * job types, and those holding jobs of any state (the depth's, and those
+   * the last hour's charts name: `sys`, whose slot jobs all succeeded, too).
    */
   pausable: Set<string>;
   depth: Map<string, QueueDepth>;
@@ -54,7 +55,13 @@ export async function loadQueues(client: Client, query: FleetQuery): Promise<Que
     throughput(client.calls, client.namespace, CHART_MINUTES),
     backlog(client.calls, client.namespace, CHART_MINUTES),
   ]);
-  const pausable = new Set([...queues.map((q) => q.name), ...client.definedTypes.map((t) => client.definition(t).queue)]);
+  const pausable = new Set([
+    ...queues.map((q) => q.name),
+    ...client.definedTypes.map((t) => client.definition(t).queue),
+    ...depth.map((x) => x.queue),
+    ...tp.map((p) => p.queue),
+    ...bl.map((p) => p.queue),
+  ]);
   return { queues, pausable, depth: new Map(depth.map((x) => [x.queue, x])), throughput: tp, backlog: bl, query };
 }
 
