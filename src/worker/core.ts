@@ -432,7 +432,6 @@ export class WorkerCore {
     }
   }
 
-  /** Stops the heartbeat and deregisters, handing back the leases never started. */
   /**
    * Stops the heartbeat, waits (bounded) for what is in flight and
    * deregisters. Every caller waits for the one shutdown: a drain turned
