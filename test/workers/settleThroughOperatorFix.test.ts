@@ -50,8 +50,10 @@ describe('a settlement refused until an operator acts', () => {
     try {
       await waitFor(() => count('select count(*)::int n from workhorse.job_runtime'), (n) => n >= 4, { what: 'the settlements to pile up' });
       await new Promise((r) => setTimeout(r, 1_500));
-      // Claims held back at three capacities (2 running + 2 × 2 awaiting settlement), not all 40 claimed.
-      expect(await count('select count(*)::int n from workhorse.job_runtime')).toBeLessThanOrEqual(6);
+      // Claims held back at about three capacities (2 running + 2 × 2 awaiting settlement), not all 40 claimed.
+      // Settlements count against claims only once a write has failed, so claims sent while the first
+      // write is still in flight may take one capacity more (8 was seen once).
+      expect(await count('select count(*)::int n from workhorse.job_runtime')).toBeLessThanOrEqual(8);
       expect(lines.some((l) => l.includes('run `workhorse migrate` to reinstall it') && l.includes('(42883)'))).toBe(true);
       expect(lines.filter((l) => l.includes('gave up writing'))).toEqual([]);
       expect(worker.runtimeState().droppedOutcomes).toBe(0);
