@@ -73,6 +73,13 @@ export interface MigrateResult {
   /** The protocol files changed (a release that changed only them) and every protocol function was installed again. */
   protocolUpdated: boolean;
   /**
+   * No checksum of the protocol files was recorded (the schema was installed
+   * by `psql`, which cannot compute one): they were installed again, the
+   * same files, and their checksum is recorded now, so the next migrate
+   * finds them up to date.
+   */
+  protocolRecorded: boolean;
+  /**
    * WARNINGs PostgreSQL raised while migrating, e.g. that the
    * workhorse_runtime role does not exist and the migrating role may not
    * create it (008_runtime_role.sql): what an operator must act on.
@@ -174,8 +181,9 @@ async function attempt(client: pg.PoolClient, schema: ReturnType<typeof loadSche
       await client.query('select workhorse.grant_runtime_v1()');
     }
     await client.query('commit');
-    const protocolUpdated = !unchanged && applied.length === 0;
-    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)), reinstalled, protocolUpdated, warnings };
+    const protocolRecorded = stored.rows.length === 0 && applied.length === 0;
+    const protocolUpdated = !unchanged && applied.length === 0 && !protocolRecorded;
+    return { applied, version: Math.max(0, ...schema.migrations.map((m) => m.version)), reinstalled, protocolUpdated, protocolRecorded, warnings };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     if (isLockTimeout(err) && !(err instanceof LockNotAvailable) && !(err instanceof MigratorBusy)) throw new LockNotAvailable('bootstrap.sql', { cause: err });

@@ -72,7 +72,7 @@ describe('migrations', () => {
     const db = await emptyDb();
     const pool = poolFor(db.url, 2);
     await migrate({ pool });
-    expect(await migrate({ pool })).toEqual({ applied: [], version: SCHEMA_VERSION, reinstalled: [], protocolUpdated: false, warnings: [] });
+    expect(await migrate({ pool })).toEqual({ applied: [], version: SCHEMA_VERSION, reinstalled: [], protocolUpdated: false, protocolRecorded: false, warnings: [] });
   });
 
   it('refuses a database with no schema, telling the user to migrate', async () => {

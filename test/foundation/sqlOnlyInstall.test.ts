@@ -62,7 +62,14 @@ describe('the SQL alone', () => {
     expect(a.filter((f) => !f.comment || f.comment.length < 40).map((f) => f.name)).toEqual([]);
     // migrate() on the SQL-only database finds no migration left to apply; the SQL alone records no
     // protocol checksum, so it installs the protocol files once more and says so.
-    expect(await migrate({ connectionString: sqlOnly.url })).toEqual({ applied: [], version: SCHEMA_VERSION, reinstalled: [], protocolUpdated: true, warnings: [] });
-    expect(await migrate({ connectionString: sqlOnly.url })).toMatchObject({ protocolUpdated: false });
+    expect(await migrate({ connectionString: sqlOnly.url })).toEqual({
+      applied: [],
+      version: SCHEMA_VERSION,
+      reinstalled: [],
+      protocolUpdated: false,
+      protocolRecorded: true,
+      warnings: [],
+    });
+    expect(await migrate({ connectionString: sqlOnly.url })).toMatchObject({ protocolUpdated: false, protocolRecorded: false });
   });
 });

@@ -35,7 +35,9 @@ export const migrateCommand: Command = {
           ? `schema version ${r.version}`
           : r.protocolUpdated
             ? `installed the changed protocol functions; schema version ${r.version}`
-            : `schema is up to date (version ${r.version})`,
+            : r.protocolRecorded
+              ? `recorded the protocol files' checksum (the install did not record it, so they were installed once more, unchanged); schema version ${r.version}`
+              : `schema is up to date (version ${r.version})`,
     );
     return 0;
   },
