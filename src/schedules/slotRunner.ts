@@ -13,6 +13,7 @@ import type { Client } from '../client/client.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { defaultWorkerId, workerIdSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
+import { ConfigError } from '../errors.js';
 import { scheduleNamespaceSchema, type ScheduleDefinition } from './defineSchedule.js';
 import { fireClaimedSlots } from './fireSlots.js';
 import { checkScheduleJobs, jobAsType, refuseNameTwinsIssue } from './appSchedules.js';
@@ -24,13 +25,16 @@ import { Backoff } from '../db/retryTransient.js';
 import { faultReporter, type FaultReport, type FaultReporter } from '../faultSpell.js';
 import { systemSchedules, type SystemSlotConfig } from './systemSchedules.js';
 
+/** The shortest pass interval a runner takes. */
+export const MIN_RUNNER_INTERVAL_MS = 100;
+
 const runnerOptionsSchema = z
   .object({
     /** The schedule namespaces whose slots this runner fires (`sys` = the built-in slots). */
     scheduleNamespaces: z.array(scheduleNamespaceSchema).min(1),
     /** At most this many missed cadences of one slot fire at once (the most recent). */
     scheduleCatchupLimit: z.number().int().min(1).max(1000).default(1),
-    intervalMs: z.number().int().min(100).max(3_600_000).default(5000),
+    intervalMs: z.number().int().min(MIN_RUNNER_INTERVAL_MS).max(3_600_000).default(5000),
     /** Slots one pass leases at most. */
     slotLimit: z.number().int().min(1).max(1000).default(100),
     /** Schedules to create or update at start (e.g. the app's). */
@@ -57,6 +61,8 @@ const runnerOptionsSchema = z
  * time and each cadence's dedupe key.
  */
 const CALL_TIMEOUT_MS = 10_000;
+
+const STOPPED_RUNNER = 'this ScheduleRunner was stopped, and a runner runs once: create another (new ScheduleRunner(client, options)) to run again';
 /** A failed pass is tried again after the interval, doubled per failure up to this (or the interval, if longer). */
 const PASS_BACKOFF_MAX_MS = 10_000;
 
@@ -82,6 +88,7 @@ export class SlotRunner {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> | undefined;
   private stopped = false;
+  private startedOnce = false;
   /** The slots this runner stored at start: of the declared slots, the only ones it fires. */
   private declared: string[] = [];
   private systemWorker: { stop(hard?: boolean): Promise<void> } | undefined;
@@ -112,8 +119,14 @@ export class SlotRunner {
     return this.o.scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
   }
 
-  /** Stores the configured schedules, starts the loop (and the system worker). */
+  /**
+   * Stores the configured schedules, starts the loop (and the system
+   * worker). Once: a second start would run a second loop, and one after
+   * stop() stored the schedules and never fired them.
+   */
   async start(): Promise<void> {
+    if (this.startedOnce) throw new ConfigError(this.stopped ? STOPPED_RUNNER : 'this ScheduleRunner was started already: start() runs it until stop()');
+    this.startedOnce = true;
     await this.client.ready();
     const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
     // A cron slot's first run comes from the database's clock, not this machine's (which may run ahead).

@@ -18,6 +18,9 @@ export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number 
 /** The longest retry delay the settlement can store (an integer column of milliseconds, about 24.8 days). */
 export const MAX_RETRY_DELAY_MS = 2_147_483_647;
 
+/** The longest poll interval a worker takes (a system worker polls at its runner's interval, capped here). */
+export const MAX_POLL_MS = 600_000;
+
 export const workerOptionsSchema = z
   .object({
     /** Queues this worker claims from, rotated so none starves. */
@@ -48,7 +51,7 @@ export const workerOptionsSchema = z
     /** Build id of this deployment, stored in the registry. */
     build: storableText(z.string().max(200)).default('unversioned'),
     /** Safety poll under the wake hints. */
-    pollMs: z.number().int().min(10).max(600_000).default(1000),
+    pollMs: z.number().int().min(10).max(MAX_POLL_MS).default(1000),
     /** Without an active listener, empty polls back off up to this. Default 5 s (at least pollMs). */
     maxPollMs: z.number().int().min(10).max(600_000).optional(),
     /** LISTEN for wake hints on a dedicated connection (turn off behind transaction poolers). */

@@ -4,7 +4,7 @@
 // builds it from the worker's resolved options.
 import type { Client } from '../client/client.js';
 import type { FaultReporter } from '../faultSpell.js';
-import { SlotRunner, type SystemWorkerStarter } from '../schedules/slotRunner.js';
+import { MIN_RUNNER_INTERVAL_MS, SlotRunner, type SystemWorkerStarter } from '../schedules/slotRunner.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import type { Companion } from './runLoop.js';
 
@@ -23,7 +23,8 @@ export async function startScheduleCompanion(
       scheduleCatchupLimit: options.scheduleCatchupLimit,
       schedules: options.schedules,
       retention: options.retention,
-      intervalMs: Math.min(5000, options.pollMs * 5),
+      // Five polls, within a runner's bounds: at most 5 s, and at least its least interval (a 10 ms poll would give 50 ms).
+      intervalMs: Math.max(MIN_RUNNER_INTERVAL_MS, Math.min(5000, options.pollMs * 5)),
       workerId: `${options.workerId}:schedules`,
       system: options.system,
     },

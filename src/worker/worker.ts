@@ -15,6 +15,7 @@ import { startScheduleCompanion } from './scheduleCompanion.js';
 import { unclaimedHandlerLines } from './unclaimedHandlers.js';
 import { addSystemHandlers } from './systemHandlers.js';
 import { STOPPED_WORKER, WorkerBase } from './workerBase.js';
+import { MAX_POLL_MS } from './options.js';
 import { workerFaultReporter } from './reportError.js';
 
 export type { Handler } from './invokeHandler.js';
@@ -87,7 +88,8 @@ export class Worker extends WorkerBase {
       queue: SYSTEM_QUEUE,
       concurrency: 1,
       workerId,
-      pollMs,
+      // A runner's interval may be longer than a worker's longest poll (an hour against 10 minutes).
+      pollMs: Math.min(pollMs, MAX_POLL_MS),
       ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
       ...(build === undefined ? {} : { build }),
     });

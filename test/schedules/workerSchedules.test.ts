@@ -118,3 +118,40 @@ describe('a Worker given schedules', () => {
     expect(() => new ScheduleRunner({} as never, { scheduleNamespaces: ['default'] })).toThrow(/a ScheduleRunner needs a workhorse Client/);
   });
 });
+
+describe('intervals and lifetimes that other parts bound', () => {
+  it('runs the slots of a worker polling every 10 ms (its companion took 50 ms, under a runner\'s least, and run() failed naming intervalMs)', async () => {
+    const w = new Worker(client, { scheduleNamespaces: ['default'], schedules: [digest], pollMs: 10, workerId: 'polls-10ms' });
+    w.handle(Digest, async () => undefined);
+    const run = w.run();
+    const schedules = new Schedules(client);
+    await waitFor(async () => (await schedules.list()).find((s) => s.name === 'worker.digest')?.declared, (d) => d === true, { what: 'the slot stored' });
+    expect(w.runtimeState().running).toBe(true);
+    await w.stop();
+    await expect(run).resolves.toBeUndefined();
+  });
+
+  it("starts a runner with sys at an interval past a worker's longest poll (its system worker was refused, naming pollMs)", async () => {
+    const runner = new ScheduleRunner(client, { scheduleNamespaces: ['sys'], intervalMs: 700_000, workerId: 'slow-runner' });
+    try {
+      await runner.start();
+      const row = await waitFor(
+        async () => (await client.admin.listWorkers()).find((x) => x.id === 'slow-runner:sys'),
+        (r) => r !== undefined,
+        { what: 'the system worker to register' },
+      );
+      expect(row!.queues).toEqual(['sys']);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('refuses a second start, and a start after stop, instead of a second loop or none', async () => {
+    const runner = new ScheduleRunner(client, { scheduleNamespaces: ['default'], intervalMs: 200 });
+    await runner.start();
+    await expect(runner.start()).rejects.toThrow(/was started already/);
+    await runner.stop();
+    await expect(runner.start()).rejects.toThrow(ConfigError);
+    await expect(runner.start()).rejects.toThrow(/was stopped, and a runner runs once: create another/);
+  });
+});
