@@ -15,7 +15,12 @@ export interface CadenceSpec {
 /** A date PostgreSQL and JavaScript both accept, for a cron that never fires again. */
 const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
-const at = (ms: number | null) => (ms === null ? NEVER : new Date(ms));
+/**
+ * A run at or after NEVER is stored as NEVER: one in year 10000 (a run late
+ * on 9999-12-31 in a zone behind UTC) is past what PostgreSQL parses from
+ * JavaScript's ISO string ("+010000-01-01..."), and the slot failed to store.
+ */
+const at = (ms: number | null) => (ms === null || ms >= NEVER.getTime() ? NEVER : new Date(ms));
 
 /** The first cadence strictly after `from` (cron), or `from` + interval. */
 export function firstRunAfter(spec: CadenceSpec, from: Date): Date {

@@ -48,13 +48,30 @@ function runsAtGap(f: CronFields, change: number, before: number, after: number)
   return w !== null && w < change + after && sameDay(w, change + after);
 }
 
+/** Where wall time `w`, at instant `x` under offset `o`, first happened, if the clocks went back over it; else null. */
+function firstOccurrence(clock: ZoneClock, x: number, w: number, o: number): number | null {
+  const change = changeBefore(clock, x, x - DAY_MS);
+  if (change === null) return null;
+  const before = clock.offset(change - SECOND_MS);
+  return before > o && w < change + before ? w - before : null;
+}
+
 /** Whether wall time `w`, at instant `x` under offset `o`, already happened earlier (clocks went back). */
 function isRepeat(clock: ZoneClock, x: number, w: number, o: number): boolean {
-  const change = changeBefore(clock, x, x - DAY_MS);
-  if (change === null) return false;
-  const before = clock.offset(change - SECOND_MS);
-  return before > o && w < change + before;
+  return firstOccurrence(clock, x, w, o) !== null;
 }
+
+/**
+ * How far ahead (or back) a run may be before the search leaps to it rather
+ * than walking the zone's offset changes day by day to it (a cron of one
+ * year, read from year 1 or in 9999, walked millions of days: seconds).
+ * Every instant more than NEAR_MS from both `t` and the run has a wall time
+ * after `from` and before the run's (offsets differ by less than a day and
+ * a half), where no wall time matches: so no run is skipped, provided no
+ * offset change lies within NEAR_MS of `t` (the repeated or skipped wall
+ * times around one are handled by the walk).
+ */
+const NEAR_MS = 2 * DAY_MS;
 
 function next(f: CronFields, clock: ZoneClock, after: number): number | null {
   let t = Math.floor(after / SECOND_MS) * SECOND_MS + SECOND_MS;
@@ -63,8 +80,18 @@ function next(f: CronFields, clock: ZoneClock, after: number): number | null {
   let from = t + o;
   for (;;) {
     const w = nextWallTime(f, from);
-    if (w === null) return null;
+    if (w === null) {
+      // No later wall time matches, but clocks going back within the day bring earlier ones round again.
+      const back = clock.constant ? null : changeAfter(clock, t, t + DAY_MS);
+      if (back === null || clock.offset(back) >= o) return null;
+      [t, o] = [back, clock.offset(back)];
+      from = t + o;
+      continue;
+    }
     const x = w - o;
+    if (!clock.constant && x - t > 2 * NEAR_MS && changeAfter(clock, t, t + NEAR_MS) === null) {
+      return next(f, clock, x - NEAR_MS - SECOND_MS);
+    }
     const change = changeAfter(clock, t, x);
     if (change === null) {
       if (!f.fixedTime || !isRepeat(clock, x, w, o)) return x;
@@ -83,14 +110,22 @@ function previous(f: CronFields, clock: ZoneClock, before: number): number | nul
   let from = t + o;
   for (;;) {
     const w = previousWallTime(f, from);
-    if (w === null) return null;
-    const x = w - o;
-    const change = changeBefore(clock, t, x);
-    if (change === null) {
-      if (!f.fixedTime || !isRepeat(clock, x, w, o)) return x;
-      [t, from] = [x, w - SECOND_MS];
+    if (w === null) {
+      // No earlier wall time matches, but before clocks went back within the day the later ones came first.
+      const back = clock.constant ? null : changeBefore(clock, t, t - DAY_MS);
+      if (back === null || clock.offset(back - SECOND_MS) <= o) return null;
+      [t, o] = [back - SECOND_MS, clock.offset(back - SECOND_MS)];
+      from = t + o;
       continue;
     }
+    const x = w - o;
+    if (!clock.constant && t - x > 2 * NEAR_MS && changeBefore(clock, t, t - NEAR_MS) === null) {
+      return previous(f, clock, x + NEAR_MS + SECOND_MS);
+    }
+    const change = changeBefore(clock, t, x);
+    // A fixed-time job runs at the first occurrence of a repeated wall time: looking back from the second,
+    // that is its run (it skipped to the day before, and a slot claimed past the second lost the run).
+    if (change === null) return f.fixedTime ? (firstOccurrence(clock, x, w, o) ?? x) : x;
     const o1 = clock.offset(change - SECOND_MS);
     if (runsAtGap(f, change, o1, o)) return change;
     [t, o, from] = [change - SECOND_MS, o1, change - SECOND_MS + o1];

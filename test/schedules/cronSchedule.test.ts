@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defineSchedule } from '../../src/index.js';
 import { parseCron } from '../../src/schedules/cronFields.js';
 import { cronSchedule } from '../../src/schedules/cronSchedule.js';
+import { firstRunAfter } from '../../src/schedules/cadence.js';
 
 /** The next `n` runs strictly after `from` (ISO strings, seconds precision). */
 function next(expression: string, zone: string | null, from: string, n = 3): string[] {
@@ -108,6 +109,32 @@ describe('the syntax', () => {
 
   it.each(['0 0 30 2 *', '0 0 31 4,6,9,11 *', '0 0 0 29 2 * 2025-2027'])('refuses %j at definition: no date in any year matches it (it was stored to fire in 9999)', (expression) => {
     expect(() => defineSchedule({ name: 'never', job: 'x', cron: expression })).toThrow(`cron expression "${expression}" never fires: no date in any year matches it`);
+  });
+
+  it('finds a run years away in a zone without walking every day to it, the clock changes near it included', () => {
+    // Each once walked the zone's offsets a day at a time from `from`: seconds per call, for a
+    // defineSchedule (which looks from year 1) and for every start of a tick storing the slot.
+    expect(next('0 0 9 15 6 * 2027', 'Europe/Paris', '0001-01-01T00:00:00Z')).toEqual(['2027-06-15T07:00:00Z']);
+    expect(next('0 0 0 1 1 * 9999', 'Europe/Paris', '2026-12-07T00:00:00Z')).toEqual(['9998-12-31T23:00:00Z']);
+    expect(previous('0 0 12 1 7 * 2020', 'America/New_York', '2026-12-07T00:00:00Z')).toEqual(['2020-07-01T16:00:00Z']);
+    // Spring forward on 2026-03-29 (02:00 -> 03:00): a fixed 02:30 runs at 03:00; fall back on 2026-10-25: once, the first time.
+    expect(next('0 30 2 29 3 * 2026', 'Europe/Paris', '2020-01-01T00:00:00Z')).toEqual(['2026-03-29T01:00:00Z']);
+    expect(next('0 30 2 25 10 * 2026', 'Europe/Paris', '2020-01-01T00:00:00Z')).toEqual(['2026-10-25T00:30:00Z']);
+    expect(previous('0 30 2 25 10 * 2026', 'Europe/Paris', '2030-01-01T00:00:00Z')).toEqual(['2026-10-25T00:30:00Z']);
+    expect(next('0 */30 2 25 10 * 2026', 'Europe/Paris', '2020-01-01T00:00:00Z', 5)).toEqual([
+      '2026-10-25T00:00:00Z',
+      '2026-10-25T00:30:00Z',
+      '2026-10-25T01:00:00Z',
+      '2026-10-25T01:30:00Z',
+    ]);
+    // Looking back from between the two passes: the run is before the clocks went back (it found none).
+    expect(previous('0 45 2 25 10 * 2026', 'Europe/Paris', '2026-10-25T01:10:00Z')).toEqual(['2026-10-25T00:45:00Z']);
+  });
+
+  it('stores a run past 9999-12-31 UTC (late on that day in a zone behind UTC) as never, not as a year PostgreSQL cannot read', () => {
+    const spec = { cron: '0 0 23 31 12 * 9999', timezone: 'Pacific/Pago_Pago', intervalMs: null };
+    expect(cronSchedule(spec.cron, spec.timezone).next(Date.parse('2026-12-07T00:00:00Z'))).toBe(Date.parse('+010000-01-01T10:00:00Z'));
+    expect(firstRunAfter(spec, new Date('2026-12-07T00:00:00Z')).toISOString()).toBe('9999-12-31T00:00:00.000Z');
   });
 
   it('accepts one whose years are past (a deployed app must not fail at start-up once its year ends)', () => {

@@ -63,3 +63,8 @@ it('a job racing a decision with no timeout against a sleep: when the sleep wake
   await waitFor(async () => (await client.getJob(id))?.status, (s) => s === 'waiting', { what: 'the race to wait' });
   expect(await runAtText(id)).toMatch(/UTC \(in (9|10) min/);
 });
+
+it('a job due late in 9999 (runAt allows up to 9999-12-31): that time, not "when what it waits for arrives"', async () => {
+  const { id } = await client.enqueue(Later, {}, { runAt: new Date('9999-12-31T23:59:59.999Z') });
+  expect(await runAtText(id)).toMatch(/^9999-12-31 23:59:59 UTC \(in \d+ d/);
+});

@@ -141,11 +141,11 @@ export const JOB_SECTIONS: readonly Section[] = [
   },
 ];
 
-/** The year a job is stored as due in when nothing will wake it on its own (never_v1). */
-const NEVER_YEAR = 9999;
+/** The run_at a job waiting with nothing to wake it on its own is stored with (never_v1). */
+const NEVER_AT = Date.parse('9999-01-01T00:00:00Z');
 
 /**
- * When the job runs: a waiting job stored as due in 9999 (none of its waits
+ * When the job runs: a waiting job stored as due at 9999-01-01 (none of its waits
  * has a wake time or timeout) runs when what it waits for arrives, else at
  * the soonest of them (its run_at, whichever wait is newest); an ended job
  * runs no more, so its due time gets no "in ..." (a cancelled scheduled job
@@ -153,7 +153,8 @@ const NEVER_YEAR = 9999;
  */
 function runAt(d: JobData): Html {
   const j = d.job;
-  const never = j.runAt.getUTCFullYear() >= NEVER_YEAR;
+  // That instant exactly, and not on a ready job (whose runAt a client may set to any time up to 9999-12-31).
+  const never = j.runAt.getTime() === NEVER_AT && j.status !== 'ready';
   if (j.status === 'succeeded' || j.status === 'failed' || j.status === 'cancelled') {
     return never ? html`·` : html`${time(j.runAt)} <span class="muted small">(it ended: it runs again only if retried)</span>`;
   }
