@@ -40,7 +40,7 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A valid Date PostgreSQL can store: the years 1 to 9999 (UTC). */
 /** Why a value is not a usable Date, naming the usual slip (a string or an epoch number where a Date belongs). */
-function dateProblem(input: unknown): string {
+export function dateProblem(input: unknown): string {
   if (typeof input === 'string') return 'must be a Date, not a string (pass new Date(text))';
   if (typeof input === 'number') return 'must be a Date, not a number (pass new Date(ms))';
   if (input instanceof Date) return 'must be a valid date, not an Invalid Date';

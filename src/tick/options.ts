@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
 import { connectionStringSchema } from '../db/connectionString.js';
 import { lambdaFunctionNameSchema, namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
-import { storableText } from '../storable.js';
+import { dateProblem, storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
 
@@ -36,7 +36,7 @@ export const tickOptionsSchema = z
     pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
     /** When the tick must have returned (Lambda: now + getRemainingTimeInMillis()). */
-    deadline: z.date(),
+    deadline: z.date({ error: (iss) => dateProblem(iss.input) }),
     /**
      * Heartbeat of the tick's leases; when set it must be shorter than the
      * tick's time limit. Default 5 s, or a quarter of a shorter time limit.

@@ -54,6 +54,17 @@ describe('bad tick configuration', () => {
     expect(await registryRows()).toBe(0);
   });
 
+  it('says what a deadline that is not a valid Date is (it said "expected date, received Date")', async () => {
+    for (const [deadline, message] of [
+      [new Date('x'), 'must be a valid date, not an Invalid Date'],
+      [Date.now() + 5000, 'must be a Date, not a number (pass new Date(ms))'],
+    ] as const) {
+      const err = expectConfigError(await runTick({ app, connectionString: db.url, deadline: deadline as Date }).catch((e: unknown) => e));
+      expect(err.issues).toContainEqual({ path: ['deadline'], message });
+    }
+    expect(await registryRows()).toBe(0);
+  });
+
   it('rejects a malformed cron expression at definition', () => {
     const err = expectConfigError(
       (() => {
