@@ -59,7 +59,7 @@ function refuseDuplicates(what: string, field: string, entries: [name: string, v
 type NoExtraKeys<A> = { [K in Exclude<keyof A, keyof WorkhorseApp>]: never };
 
 /** Checks the app (a ConfigError naming the field) and returns it unchanged. */
-export function defineApp<A extends WorkhorseApp>(app: A & NoExtraKeys<A>): A {
+export function defineApp<A extends WorkhorseApp>(app: A & NoExtraKeys<A>): A & Pick<WorkhorseApp, 'schedules' | 'outbox' | 'alerts'> {
   const parsed = parseConfig(appSchema, app, 'app');
   refuseAsyncConfigure(app.configure, 'app');
   refuseDuplicates('job definition', 'jobs', parsed.jobs.map((j) => [j.type, j]));

@@ -114,6 +114,10 @@ export const spec = appWorker(app, { concurrency: 4 });
 defineApp({ jobs: [SendEmail], configure: () => undefined, schedule: [] });
 const client = createClient({ connectionString: 'postgres://localhost/app', jobs: [SendEmail] });
 const worker = new Worker(client, { concurrency: 2 });
+// As the docs write it, for an app defined without schedules too (its type had no such property).
+const bare = defineApp({ jobs: [SendEmail], configure: () => undefined });
+export const withSchedules = new Worker(client, { scheduleNamespaces: ['default'], schedules: bare.schedules });
+export const sinks = bare.outbox?.sinks;
 worker.handle(SendEmail, async (payload, ctx) => {
   await ctx.txStep('record', async (tx) => {
     const r = await tx.query<{ n: number }>('select 1 as n');
