@@ -175,9 +175,11 @@ begin
    where q.namespace = p_namespace and q.name = p_queue
   returning q.*;
   if p_paused = false then perform workhorse.notify_wake_v1(p_namespace, p_queue, 0); end if;
+  -- The sys queue's pause held outbox delivery too (outbox_lease_v1): its resume wakes the deliverers.
+  if p_paused = false and p_queue = 'sys' then perform pg_notify(workhorse.outbox_channel_v1(p_namespace), '0'); end if;
 end $$;
 comment on function workhorse.set_queue_v1(text, text, boolean, integer, integer, integer) is
-  'Creates or changes a queue''s policy row: paused, concurrency_limit (running jobs fleet-wide), rate_limit starts per rate_period_ms (a token bucket). A null argument leaves the field as it is; a negative limit clears it. Resuming wakes the queue (notify_wake_v1). Returns the row.';
+  'Creates or changes a queue''s policy row: paused, concurrency_limit (running jobs fleet-wide), rate_limit starts per rate_period_ms (a token bucket). A null argument leaves the field as it is; a negative limit clears it. Resuming wakes the queue (notify_wake_v1), and resuming sys, whose pause holds outbox delivery, the outbox''s deliverers too. Returns the row.';
 
 create function workhorse.set_worker_paused_v1(p_namespace text, p_worker_id text, p_paused boolean)
 returns boolean language plpgsql as $$

@@ -80,6 +80,11 @@ begin
   -- application's), never a row another lease is taking: that skip left out
   -- the rest of its key, and a lease came back empty while events were due.
   perform pg_advisory_xact_lock(workhorse.outbox_lease_lock_v1(), hashtext(p_namespace));
+  -- The outbox is one of the sys slots' duties: pausing the sys queue holds
+  -- delivery, the deliverers' after-commit passes too (resuming it wakes them).
+  if exists (select 1 from workhorse.queues q where q.namespace = p_namespace and q.name = 'sys' and q.paused) then
+    return;
+  end if;
   -- Keys with a publish in flight now (their mark held: publish_v1) are
   -- left out before the batch is cut, as are events whose key has an
   -- earlier event that cannot go yet (its backoff or delay runs, another
@@ -140,7 +145,7 @@ begin
   returning e.id, e.topic, e.key, e.payload, e.attempts, e.created_at;
 end $$;
 comment on function workhorse.outbox_lease_v1(text, text, integer, integer) is
-  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first, one deliverer of the namespace at a time (outbox_lease_lock_v1), skipping rows other sessions lock, passing over events others hold, leaving out the keys another session is publishing on (its publish_v1 mark is held), events whose key has an earlier event that cannot go yet (backoff, delay, leased), and an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
+  'Leases to p_owner for p_lease_ms (at least 1 s) up to p_limit due pending events, oldest first (none while the namespace''s sys queue is paused), one deliverer of the namespace at a time (outbox_lease_lock_v1), skipping rows other sessions lock, passing over events others hold, leaving out the keys another session is publishing on (its publish_v1 mark is held), events whose key has an earlier event that cannot go yet (backoff, delay, leased), and an event while an earlier pending event of its key is not in the batch. Returns them (the caller sorts by id to keep per-key order).';
 
 -- When a deliverer that found nothing to lease should look again: the
 -- soonest pending event that is not leasable yet (its backoff or delay runs,
