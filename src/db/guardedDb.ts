@@ -64,10 +64,40 @@ function release(h: Held): void {
 }
 
 export class GuardedDb implements Queryable {
+  /** Calls under way (waiting for a connection or holding one), and who waits for there to be none (idle()). */
+  private active = 0;
+  private idleWaiters: (() => void)[] = [];
+  /** The checkouts still waiting for a connection: each fails with ClientClosedError when called. */
+  private readonly waiting = new Set<() => void>();
+
   constructor(
     readonly pool: pg.Pool,
     private readonly options: GuardedDbOptions,
   ) {}
+
+  /**
+   * Settles once no call is under way, or after `ms`: a closing client lets
+   * the calls it already started finish before it ends its pool. A call
+   * waiting for a connection when the pool ended was never served (pg-pool
+   * leaves it queued), and failed only at the connect timeout, 10 s later,
+   * as "database unavailable".
+   */
+  idle(ms: number): Promise<void> {
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Fails every checkout still waiting for a connection with ClientClosedError (its owner closed; the pool ends). */
+  failWaiting(): void {
+    for (const fail of [...this.waiting]) fail();
+  }
 
   /** How long a call starting now may take: the timeout, or what is left before `endBy` (at least 1 ms). */
   private boundMs(): number {
@@ -94,12 +124,20 @@ export class GuardedDb implements Queryable {
     return new Promise((resolve, reject) => {
       let late = false;
       const ms = this.boundMs();
-      const timer = setTimeout(() => {
+      const giveUp = (err: Error) => {
         late = true;
-        reject(new DatabaseUnavailableError(`no database connection ${this.boundText(ms)}`));
-      }, ms);
+        this.waiting.delete(closed);
+        reject(err);
+      };
+      const timer = setTimeout(() => giveUp(new DatabaseUnavailableError(`no database connection ${this.boundText(ms)}`)), ms);
+      const closed = () => {
+        clearTimeout(timer);
+        giveUp(new ClientClosedError());
+      };
+      this.waiting.add(closed);
       const connected = (err: Error | undefined, client: pg.PoolClient | undefined) => {
         clearTimeout(timer);
+        this.waiting.delete(closed);
         if (err || !client) {
           if (!late) reject(err ? this.connectFailure(err) : new DatabaseUnavailableError('no database connection'));
           return;
@@ -140,11 +178,16 @@ export class GuardedDb implements Queryable {
   async withClient<T>(
     fn: (client: pg.PoolClient, broken: () => Error | undefined, discard: (err: Error) => void) => Promise<T>,
   ): Promise<T> {
-    const held = await this.connect();
+    this.active++;
     try {
-      return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
+      const held = await this.connect();
+      try {
+        return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
+      } finally {
+        release(held);
+      }
     } finally {
-      release(held);
+      if (--this.active === 0) for (const done of this.idleWaiters.splice(0)) done();
     }
   }
 

@@ -209,6 +209,24 @@ describe('close', () => {
     expect(await countJobs(db.pool)).toBe(before);
   });
 
+  it('ends calls under way at close() as written or as closed: an enqueue started just before it waited 10 s for a connection the ended pool never gave, and failed as "database unavailable"', async () => {
+    const c = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 1 });
+    const before = await countJobs(db.pool);
+    // Each call checks the schema first (not yet checked): that check's connection is being asked for when close() runs.
+    const started = [c.enqueue(Ping, { n: 1 }), c.enqueue(Ping, { n: 2 }), c.getJob('1')].map((p) =>
+      p.then(
+        () => 'written',
+        (e: unknown) => (e instanceof ClientClosedError ? 'closed' : e),
+      ),
+    );
+    await c.close();
+    const outcomes = await Promise.all(started);
+    for (const o of outcomes) expect(['written', 'closed']).toContain(o);
+    expect(await countJobs(db.pool)).toBe(before + outcomes.slice(0, 2).filter((o) => o === 'written').length);
+    // And the next call is refused as closed.
+    await expect(c.getJob('1')).rejects.toBeInstanceOf(ClientClosedError);
+  });
+
   async function closedRefusal(p: Promise<unknown>): Promise<void> {
     const err = await p.then(
       () => new Error('expected a ClientClosedError, the call succeeded'),
