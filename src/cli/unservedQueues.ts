@@ -21,7 +21,7 @@ export function unservedQueuesWarning(
   const unknown = [...new Set(requested)].filter((q) => !known.includes(q));
   if (unknown.length === 0) return undefined;
   const list = (qs: string[]) => qs.map((q) => JSON.stringify(q)).join(', ');
-  const which = unknown.length === 1 ? `queue ${list(unknown)} holds` : `queues ${list(unknown)} hold`;
+  const which = unknown.length === 1 ? `queue ${list(unknown)} is the queue` : `queues ${list(unknown)} are the queues`;
   const uses = known.length > 0 ? `the app's jobs and schedules use ${list(known)}` : 'the app defines no job types';
-  return `warning: ${which} no job type of this app, so the tick claims nothing there (${uses})`;
+  return `warning: ${which} of no job type of this app: the tick claims there only jobs enqueued with that queue given (options.queue) (${uses})`;
 }

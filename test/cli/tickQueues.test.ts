@@ -25,7 +25,7 @@ describe('workhorse tick on a queue the app does not use', () => {
     const r = await tick(['--queue', 'nope']);
     expect(r.code).toBe(0);
     expect(r.stderr.trim()).toBe(
-      'workhorse tick: warning: queue "nope" holds no job type of this app, so the tick claims nothing there (the app\'s jobs and schedules use "default", "sys")',
+      'workhorse tick: warning: queue "nope" is the queue of no job type of this app: the tick claims there only jobs enqueued with that queue given (options.queue) (the app\'s jobs and schedules use "default", "sys")',
     );
     expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({ claimed: 0 });
   });
@@ -33,10 +33,10 @@ describe('workhorse tick on a queue the app does not use', () => {
   it('names only the unknown ones of several, from WORKHORSE_QUEUES too', async () => {
     const r = await tick(['--queue', 'default', '--queue', 'nope', '--queue', 'emails']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: queues "nope", "emails" hold no job type of this app, .*"default", "sys"/);
+    expect(r.stderr).toMatch(/warning: queues "nope", "emails" are the queues of no job type of this app: .*"default", "sys"/);
     const fromEnv = await tick([], { WORKHORSE_QUEUES: 'nope' });
     expect(fromEnv.code).toBe(0);
-    expect(fromEnv.stderr).toMatch(/warning: queue "nope" holds no job type/);
+    expect(fromEnv.stderr).toMatch(/warning: queue "nope" is the queue of no job type/);
   });
 
   it('says nothing for the app queues, sys, or no --queue at all', async () => {

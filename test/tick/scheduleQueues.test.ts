@@ -62,7 +62,7 @@ describe("an app's schedule on a queue of its own", () => {
 
   it('is no unserved queue for `workhorse tick --queue`', () => {
     expect(unservedQueuesWarning(['reports'], app)).toBeUndefined();
-    expect(unservedQueuesWarning(['nope'], app)).toMatch(/queue "nope" holds no job type of this app, .*"default", "reports", "sys"/);
+    expect(unservedQueuesWarning(['nope'], app)).toMatch(/queue "nope" is the queue of no job type of this app: .*"default", "reports", "sys"/);
   });
 
   it('is fired and run by one tick of the app', async () => {
