@@ -58,7 +58,7 @@ export class ValidationError extends WorkhorseError {
 export class UnknownJobTypeError extends WorkhorseError {
   readonly type: string;
   /** `fix` says what to do about it; by default, how to register a definition with the client. */
-  constructor(type: string, fix = 'define it with defineJob() and pass it to createClient({ jobs })') {
+  constructor(type: string, fix = 'define it with defineJob() and pass it to createClient({ jobs }) (in a worker process, createWorkhorseAdapter({ jobs }))') {
     super('unknown_job_type', `unknown job type "${type}": ${fix}`);
     this.type = type;
   }

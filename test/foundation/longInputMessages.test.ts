@@ -22,7 +22,7 @@ describe('error messages of long inputs', () => {
       expect(message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
       expect(message).toMatch(/^unknown job type "head-x+ …\(\d+ characters left out\)… x+-tail": define it/);
       const left = Number(/\((\d+) characters left out\)/.exec(message)![1]);
-      expect(message.length - `…( characters left out)… `.length - String(left).length - 1 + left).toBe(`unknown job type "${type}": define it with defineJob() and pass it to createClient({ jobs })`.length);
+      expect(message.length - `…( characters left out)… `.length - String(left).length - 1 + left).toBe(`unknown job type "${type}": define it with defineJob() and pass it to createClient({ jobs }) (in a worker process, createWorkhorseAdapter({ jobs }))`.length);
       expect((err as UnknownJobTypeError).type).toBe(type);
     } finally {
       await client.close();
