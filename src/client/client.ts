@@ -58,9 +58,10 @@ export type EnqueueManyItems<J extends readonly (JobDefinition | string)[]> = { 
 /** How long the client's own pool waits for a connection (a free one or a new one). */
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
- * close() takes at most this long: half of it for the client's calls under
- * way to finish, then a quarter for the connections lent out to come back,
- * and a quarter once their sockets are destroyed (poolEnd.ts).
+ * close() takes at most this long: up to a quarter of it for what the
+ * client's calls under way wait for, then half of what is left for the
+ * connections lent out to come back, and the other half once their sockets
+ * are destroyed (poolEnd.ts).
  */
 export const CLOSE_BOUND_MS = 10_000;
 
@@ -392,7 +393,7 @@ export class Client {
    * Closes the pool if the client created it; calling it again is harmless.
    * Either way the client is closed: a later call is a ClientClosedError.
    * What the client's calls are waiting for when it closes (a connection,
-   * an answer) comes first, within half of CLOSE_BOUND_MS; a connection any
+   * an answer) comes first, within a quarter of CLOSE_BOUND_MS; a connection any
    * call asks for afterwards is refused, so such a call fails at once with
    * ClientClosedError. (A call whose connection was being made when the
    * pool ended waited for pg's 10 s connect timeout and failed as "database
@@ -405,9 +406,11 @@ export class Client {
   }
 
   private async endOwnPool(): Promise<void> {
-    await this.db.idle(CLOSE_BOUND_MS / 2);
+    const start = Date.now();
+    await this.db.idle(CLOSE_BOUND_MS / 4);
     this.db.failWaiting();
-    await endPool(this.pool, this.connections, CLOSE_BOUND_MS / 4);
+    // What is left of the bound: half of it to end gracefully, half once the sockets are destroyed.
+    await endPool(this.pool, this.connections, (CLOSE_BOUND_MS - (Date.now() - start)) / 2);
   }
 }
 
