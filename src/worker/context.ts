@@ -36,6 +36,7 @@ import { assertStorableStepResult, refusedRecord } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
 import { assertStorableProgress } from './progressValue.js';
 import { refusedForNow, runStepTransaction, stepClient } from './stepTransaction.js';
+import { RefusalWindow } from './refusalWindow.js';
 
 /** What every handler's context has, a batch handler's included. */
 export interface BatchContext {
@@ -374,10 +375,26 @@ export class JobContext implements HandlerContext {
       return await fn();
     } catch (err) {
       if (!(isTransientDbError(err) || isOperatorFixable(err)) || this.abort.aborted) throw err;
+      // A refusal an operator ends is waited out for one lease window, each failure reported (refusalWindow.ts).
+      const window = new RefusalWindow(this.deps.refusalWindowMs, this.deps.writeFaults, this.job.id);
+      if (isOperatorFixable(err)) window.allows(err);
+      window.failed(err);
       const signal = this.abort.signal;
       await pause(CONTEXT_RETRY_FIRST_MS, signal);
       if (signal.aborted) throw err;
-      return retryTransient(fn, { baseMs: CONTEXT_RETRY_FIRST_MS * 2, maxMs: CONTEXT_RETRY_MAX_MS, signal, alsoRetry: isOperatorFixable });
+      try {
+        const r = await retryTransient(fn, {
+          baseMs: CONTEXT_RETRY_FIRST_MS * 2,
+          maxMs: CONTEXT_RETRY_MAX_MS,
+          signal,
+          alsoRetry: (e) => window.allows(e),
+          onRetry: (e) => window.failed(e),
+        });
+        window.ok();
+        return r;
+      } catch (e) {
+        throw window.giveUp(e);
+      }
     }
   }
 

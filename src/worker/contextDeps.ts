@@ -6,6 +6,7 @@ import type { EnqueueOptions } from '../client/enqueueInput.js';
 import type { JobDefinition } from '../client/defineJob.js';
 import type { GuardedDb } from '../db/guardedDb.js';
 import type { JobInsert, Protocol } from '../db/protocol.js';
+import type { FaultReport } from '../faultSpell.js';
 
 export interface ContextDeps {
   db: GuardedDb;
@@ -17,6 +18,10 @@ export interface ContextDeps {
   txIdleTimeoutMs: number;
   /** One statement inside a transactional step may run this long. */
   txStatementTimeoutMs: number;
+  /** How long a handler's fenced write waits out a refusal an operator ends (the lease): refusalWindow.ts. */
+  refusalWindowMs: number;
+  /** Where the handlers' fenced writes report the faults they wait out (the worker's `handler writes` line). */
+  writeFaults: FaultReport;
   /** The largest progress value, in bytes of JSON: the client's maxPayloadBytes. */
   maxProgressBytes: number;
   /** The row a spawned child is enqueued with (validated like an enqueue). */

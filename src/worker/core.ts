@@ -186,6 +186,8 @@ export class WorkerCore {
         deadline: s.deadline,
         txIdleTimeoutMs: 2 * options.heartbeatMs,
         txStatementTimeoutMs: this.leaseMs,
+        refusalWindowMs: this.leaseMs,
+        writeFaults: faults('handler writes'),
         maxProgressBytes: client.maxPayloadBytes,
         childRow: (job, payload, opts) => {
           const row = buildJobInsert(typeof job === 'string' ? client.definition(job) : job, payload, opts, client.maxPayloadBytes);

@@ -48,6 +48,7 @@ import { isReadOnlySession, isSessionEnded, sqlStateOf } from '../db/sqlState.js
 import { isTransientDbError } from '../db/transient.js';
 import { DatabaseUnavailableError, StaleLeaseError, StepIdleTimeoutError, ValidationError } from '../errors.js';
 import type { ContextDeps } from './contextDeps.js';
+import { RefusalWindow } from './refusalWindow.js';
 import type { JobAbort } from './jobAbort.js';
 
 /** A failed checkout is tried again after this long, then with backoff up to the cap. */
@@ -116,12 +117,15 @@ export async function runStepTransaction<T>(
 ): Promise<T> {
   const { db, txIdleTimeoutMs, txStatementTimeoutMs } = deps;
   const backoff = new Backoff({ baseMs: CHECKOUT_RETRY_FIRST_MS, maxMs: CHECKOUT_RETRY_MAX_MS });
+  // A refusal an operator ends is run again for one lease window, each reported (refusalWindow.ts).
+  const window = new RefusalWindow(deps.refusalWindowMs, deps.writeFaults, jobId);
+  let failures = 0;
   let bodyReruns = 0;
   for (;;) {
     let began = false;
     let inBody = false;
     try {
-      return await db.withClient(async (tx, broken, discard) => {
+      const value = await db.withClient(async (tx, broken, discard) => {
         began = true;
         const disarm = giveUpOnAbort(tx, abort, discard);
         try {
@@ -162,13 +166,20 @@ export async function runStepTransaction<T>(
           disarm();
         }
       });
+      if (failures > 0) window.ok();
+      return value;
     } catch (err) {
       if (err instanceof StepStatementRefused) {
+        if (isOperatorFixable(err.refusal) && !window.allows(err.refusal)) throw window.giveUp(err.refusal);
+        window.failed(err.refusal);
+        failures++;
         if (!abort.aborted) await pause(backoff.next(), abort.signal);
         if (abort.aborted) throw err.refusal;
         continue;
       }
       if (began || !isTransientDbError(err)) throw err;
+      window.failed(err);
+      failures++;
       if (!abort.aborted) await pause(backoff.next(), abort.signal);
       if (abort.aborted) {
         throw new DatabaseUnavailableError(

@@ -79,3 +79,27 @@ describe('the runtime role revoked for less than a lease', () => {
     }
   }, 60_000);
 });
+
+describe('a write refused for longer than a lease', () => {
+  it('fails the attempt once one lease window has passed, naming the refusal and what to do, and says so meanwhile (it waited without a word for as long as the heartbeats held the lease)', async () => {
+    const errors: unknown[] = [];
+    const worker = new Worker(client, { concurrency: 1, pollMs: 50, heartbeatMs: 1_000 });
+    worker.events.on('error', (e) => errors.push(e));
+    worker.handle(Once, async ({ n }, ctx) => ctx.step('record', () => n));
+    // Only the steps' table: heartbeats and settlements go on, so the lease holds.
+    await db.pool.query('revoke insert on workhorse.job_steps from workhorse_runtime');
+    const { id } = await client.enqueue(Once, { n: 7 });
+    const run = worker.run();
+    try {
+      const job = await waitFor(() => client.getJob(id), (j) => j?.status === 'failed', { what: 'the attempt to fail', timeoutMs: 30_000 });
+      expect(job!.lastError).toMatchObject({ name: 'DatabaseUnavailableError' });
+      expect(job!.lastError!.message).toMatch(/the database refused a write of its handler for 4000 ms \(.*42501.*\)/);
+      // The fault was reported while it was waited out, with what to do.
+      expect(errors.some((e) => /42501|permission denied/.test(String((e as Error).message)))).toBe(true);
+    } finally {
+      await db.pool.query('select workhorse.grant_runtime_v1()').catch(() => undefined);
+      await worker.stop();
+      await run;
+    }
+  }, 60_000);
+});
