@@ -112,6 +112,8 @@ export class JobContext implements HandlerContext {
   readonly spawning = new Map<string, Promise<string>>();
   /** Steps started and not yet recorded, by name: a suspension waits for them, a second call of a name gets the first's (stepsInFlight.ts). */
   readonly steps = new StepsInFlight();
+  /** Calls of this context waiting on the database now (its fenced writes and transactions): a handler still in one after its attempt ended is not said to ignore ctx.signal. */
+  databaseCalls = 0;
 
   constructor(
     readonly job: ClaimedJob,
@@ -355,8 +357,13 @@ export class JobContext implements HandlerContext {
   }
 
   /** Runs `fn` in a transaction of its own (stepTransaction.ts): a connection that cannot be had is waited for while the lease holds. */
-  transaction<T>(what: string, fn: (tx: pg.PoolClient, txid: string, enterBody: () => void) => Promise<{ commit: boolean; value: T }>): Promise<T> {
-    return runStepTransaction(this.deps, this.job.id, this.abort, what, fn);
+  async transaction<T>(what: string, fn: (tx: pg.PoolClient, txid: string, enterBody: () => void) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+    this.databaseCalls++;
+    try {
+      return await runStepTransaction(this.deps, this.job.id, this.abort, what, fn);
+    } finally {
+      this.databaseCalls--;
+    }
   }
 
   /**
@@ -371,6 +378,15 @@ export class JobContext implements HandlerContext {
    * costs a controller per job).
    */
   async retried<T>(fn: () => Promise<T>): Promise<T> {
+    this.databaseCalls++;
+    try {
+      return await this.retriedCall(fn);
+    } finally {
+      this.databaseCalls--;
+    }
+  }
+
+  private async retriedCall<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {

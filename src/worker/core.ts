@@ -209,7 +209,7 @@ export class WorkerCore {
       },
       onSlotFree: () => s.wake('slot'),
       onExpiredDrop: () => this.expiredOutcomes++,
-      onLinger: (job, reason) => reportLingering(s.options.workerId, job, reason, s.log),
+      onLinger: (job, reason, waitingOnDatabase) => reportLingering(s.options.workerId, job, reason, waitingOnDatabase, s.log),
     });
   }
 

@@ -28,7 +28,7 @@ export interface ExecutorDeps {
   /** A settlement in flight when its lease ran out unreached was refused by the fence: its outcome is dropped. */
   onExpiredDrop(): void;
   /** An attempt ended while its handler still runs LINGER_GRACE_MS later: it ignored its signal (core.ts logs it). */
-  onLinger?(job: ClaimedJob, reason: unknown): void;
+  onLinger?(job: ClaimedJob, reason: unknown, waitingOnDatabase: boolean): void;
 }
 
 export class Executor {
@@ -50,7 +50,7 @@ export class Executor {
       this.fill();
       this.d.onSlotFree();
     },
-    report: (job, reason) => this.d.onLinger?.(job, reason),
+    report: (job, reason, waitingOnDatabase) => this.d.onLinger?.(job, reason, waitingOnDatabase),
   };
 
   constructor(private readonly d: ExecutorDeps) {}

@@ -46,7 +46,8 @@ const RESOLVED = Promise.resolve();
 export interface Lingering {
   start(job: ClaimedJob): void;
   end(job: ClaimedJob): void;
-  report(job: ClaimedJob, reason: unknown): void;
+  /** `waitingOnDatabase`: a call of its context (a step, progress, a wait, a spawn) was still waiting for the database. */
+  report(job: ClaimedJob, reason: unknown, waitingOnDatabase: boolean): void;
 }
 
 /**
@@ -169,7 +170,7 @@ class HandlerRun {
       this.linger.start(this.job);
       const { linger, job } = this;
       const reason = outcome.ok ? undefined : outcome.error;
-      this.lingerReport = setTimeout(() => linger.report(job, reason), LINGER_GRACE_MS);
+      this.lingerReport = setTimeout(() => linger.report(job, reason, (this.ctx?.databaseCalls ?? 0) > 0), LINGER_GRACE_MS);
       this.lingerReport.unref();
     }
     this.abort.onAbort(undefined);

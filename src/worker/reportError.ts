@@ -78,10 +78,17 @@ export function staleLine(workerId: string, err: StaleLeaseError, job: ClaimedJo
  * LINGER_GRACE_MS after the abort, invokeHandler.ts): one line, as it
  * holds a handler slot until it returns and may still have effects.
  */
-export function reportLingering(workerId: string, job: ClaimedJob, reason: unknown, log: (line: string) => void = console.error): void {
+export function reportLingering(
+  workerId: string,
+  job: ClaimedJob,
+  reason: unknown,
+  waitingOnDatabase: boolean,
+  log: (line: string) => void = console.error,
+): void {
   const why = reason instanceof Error ? reason.message : 'its attempt ended';
-  log(
-    `[workhorse] worker ${workerId}: job ${job.id} (${job.type}) ended (${why}) but its handler is still running: it ignored ctx.signal; ` +
-      'its handler slot stays taken until it returns',
-  );
+  // A handler awaiting its own context's call on a database that does not answer ignored nothing: that call ends within its bound.
+  const because = waitingOnDatabase
+    ? 'it waits on a call of its context (a step, progress, a wait or a spawn) the database has not answered yet, which fails within its bound'
+    : 'it ignored ctx.signal';
+  log(`[workhorse] worker ${workerId}: job ${job.id} (${job.type}) ended (${why}) but its handler is still running: ${because}; its handler slot stays taken until it returns`);
 }
