@@ -9,10 +9,11 @@ import { readSchemaVersion } from '../db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { sqlStateOf } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
+import { isOperatorFixable } from '../db/operatorFixable.js';
 
 export type HealthStatus =
   | { ok: true; schemaVersion: number }
-  | { ok: false; code: 'database_unreachable' | 'schema_version'; message: string };
+  | { ok: false; code: 'database_unreachable' | 'database_needs_operator' | 'schema_version'; message: string };
 
 export interface HealthCheck {
   check(): Promise<HealthStatus>;
@@ -66,7 +67,23 @@ function probePool(config: pg.PoolConfig, timeoutMs: number): pg.Pool {
 function refusedOrUnreachable(err: unknown): HealthStatus {
   const code = sqlStateOf(err);
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return isTransientDbError(err) ? UNREACHABLE : UNUSABLE_SETTINGS;
+  // A refusal only an operator ends (grants revoked, the schema gone) is named as every route names it.
+  if (isOperatorFixable(err)) {
+    return { ok: false, code: 'database_needs_operator', message: `the database refused the probe (SQLSTATE ${code}): an operator must act; the server log says which` };
+  }
   return { ok: false, code: 'database_unreachable', message: `the database answered with an error (SQLSTATE ${code}): the server log says which` };
+}
+
+/** A database that answers but takes no writes (a standby, default_transaction_read_only): every write route answers 503, as /readyz of a worker does. */
+const READ_ONLY: HealthStatus = {
+  ok: false,
+  code: 'database_unreachable',
+  message: 'the database is read-only (a standby, or default_transaction_read_only is on): writes are refused',
+};
+
+async function readOnly(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ read_only: boolean }>("select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only");
+  return rows[0]?.read_only === true;
 }
 
 async function probe(pool: pg.Pool, timeoutMs: number): Promise<HealthStatus> {
@@ -76,12 +93,11 @@ async function probe(pool: pg.Pool, timeoutMs: number): Promise<HealthStatus> {
     timer = setTimeout(() => resolve(UNREACHABLE), 2 * timeoutMs);
   });
   const read = readSchemaVersion(pool).then(
-    (version): HealthStatus =>
-      version === SCHEMA_VERSION
-        ? { ok: true, schemaVersion: version }
-        : { ok: false, code: 'schema_version', message: `schema version is ${version ?? 'missing'}; this code expects ${SCHEMA_VERSION}` },
-    (err: unknown) => refusedOrUnreachable(err),
-  );
+    async (version): Promise<HealthStatus> => {
+      if (version !== SCHEMA_VERSION) return { ok: false, code: 'schema_version', message: `schema version is ${version ?? 'missing'}; this code expects ${SCHEMA_VERSION}` };
+      return (await readOnly(pool)) ? READ_ONLY : { ok: true, schemaVersion: version };
+    },
+  ).catch((err: unknown) => refusedOrUnreachable(err));
   try {
     return await Promise.race([read, late]);
   } finally {

@@ -78,12 +78,39 @@ describe('createHealthCheck', () => {
       const answers = await Promise.all(Array.from({ length: 100 }, () => health.check()));
       expect(answers.every((a) => a.ok)).toBe(true);
       const perProbe = queries;
-      // readSchemaVersion checks the migrations table exists, then reads it.
-      expect(perProbe).toBe(2);
+      // readSchemaVersion checks the migrations table exists, then reads it; then whether the database takes writes.
+      expect(perProbe).toBe(3);
       await Promise.all(Array.from({ length: 100 }, () => health.check()));
       expect(queries).toBe(perProbe);
     } finally {
       await pool.end();
+    }
+  });
+
+  it('answers 503 for a database that takes no writes, as a worker\'s /readyz does (it answered 200 while every write route answered 503)', async () => {
+    const url = new URL(db.url);
+    url.searchParams.set('options', '-c default_transaction_read_only=on');
+    const health = createHealthCheck({ poolConfig: { connectionString: url.toString() }, cacheMs: 0 });
+    try {
+      expect(await health.check()).toEqual({ ok: false, code: 'database_unreachable', message: expect.stringMatching(/the database is read-only/) });
+    } finally {
+      await health.close();
+    }
+  });
+
+  it('names a refusal only an operator ends database_needs_operator, as every route does (it said the database was unreachable)', async () => {
+    const role = `wh_noperm_${process.pid}`;
+    await db.pool.query(`drop role if exists ${role}`);
+    await db.pool.query(`create role ${role} login`);
+    await db.pool.query(`revoke all on schema workhorse from ${role}`);
+    const url = new URL(db.url);
+    url.username = role;
+    const health = createHealthCheck({ poolConfig: { connectionString: url.toString() }, cacheMs: 0 });
+    try {
+      expect(await health.check()).toEqual({ ok: false, code: 'database_needs_operator', message: expect.stringMatching(/SQLSTATE 42501.*an operator must act/) });
+    } finally {
+      await health.close();
+      await db.pool.query(`drop role if exists ${role}`);
     }
   });
 
