@@ -23,6 +23,9 @@ function notDotSegment(schema: z.ZodString): z.ZodString {
   return schema.refine((s) => s !== '.' && s !== '..', 'must not be "." or "..": a URL path cannot carry it (it resolves away)');
 }
 
+/** The queue built-in slots (sys.*) enqueue on. */
+export const SYSTEM_QUEUE = 'sys';
+
 export const queueNameSchema = notDotSegment(
   z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'a queue name is 1-100 characters of letters, digits, "_", ".", ":" or "-"'),
 );

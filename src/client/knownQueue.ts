@@ -4,7 +4,7 @@
 // all succeeded, the HTTP API refused it). A pause writes a policy row, so
 // a name nothing uses is refused rather than leaving a row behind: most
 // likely it is a typo. `client.admin.pauseQueue` itself pauses any name.
-import { SYSTEM_QUEUE } from '../schedules/retention.js';
+import { SYSTEM_QUEUE } from '../names.js';
 import type { Client } from './client.js';
 
 /**

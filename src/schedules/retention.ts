@@ -11,8 +11,8 @@ import { parseInput } from '../validation.js';
 import { defineSystemSchedule, type ScheduleDefinition } from './defineSchedule.js';
 
 export const SYS_RETENTION = 'sys.retention';
-/** The queue built-in slots enqueue on. */
-export const SYSTEM_QUEUE = 'sys';
+import { SYSTEM_QUEUE } from '../names.js';
+export { SYSTEM_QUEUE };
 /** The schedule namespace of the built-in slots. */
 export const SYSTEM_SCHEDULE_NAMESPACE = 'sys';
 
