@@ -8,10 +8,10 @@ import * as z from 'zod';
 import type { Client } from '../client/client.js';
 import { defineJob } from '../client/defineJob.js';
 import { parseInput } from '../validation.js';
+import { SYSTEM_QUEUE } from '../names.js';
 import { defineSystemSchedule, type ScheduleDefinition } from './defineSchedule.js';
 
 export const SYS_RETENTION = 'sys.retention';
-import { SYSTEM_QUEUE } from '../names.js';
 export { SYSTEM_QUEUE };
 /** The schedule namespace of the built-in slots. */
 export const SYSTEM_SCHEDULE_NAMESPACE = 'sys';
