@@ -183,6 +183,11 @@ export class GuardedDb implements Queryable {
       const held = await this.connect();
       try {
         return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
+      } catch (err) {
+        // Its owner closed meanwhile and cut the connection (close() past its wait): the call was
+        // closed, not the database lost, whose error (retryable, blaming the server) it would be.
+        if (this.options.isClosed?.() && isTransientDbError(err)) throw new ClientClosedError({ cause: err });
+        throw err;
       } finally {
         release(held);
       }

@@ -69,9 +69,9 @@ function refusedOrUnreachable(err: unknown): HealthStatus {
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return isTransientDbError(err) ? UNREACHABLE : UNUSABLE_SETTINGS;
   // A refusal only an operator ends (grants revoked, the schema gone) is named as every route names it.
   if (isOperatorFixable(err)) {
-    return { ok: false, code: 'database_needs_operator', message: `the database refused the probe (SQLSTATE ${code}): an operator must act; the server log says which` };
+    return { ok: false, code: 'database_needs_operator', message: `the database refused the probe (SQLSTATE ${code}): an operator must act; PostgreSQL's log says which` };
   }
-  return { ok: false, code: 'database_unreachable', message: `the database answered with an error (SQLSTATE ${code}): the server log says which` };
+  return { ok: false, code: 'database_unreachable', message: `the database answered with an error (SQLSTATE ${code}): PostgreSQL's log says which` };
 }
 
 /** A database that answers but takes no writes (a standby, default_transaction_read_only): every write route answers 503, as /readyz of a worker does. */
@@ -81,9 +81,17 @@ const READ_ONLY: HealthStatus = {
   message: 'the database is read-only (a standby, or default_transaction_read_only is on): writes are refused',
 };
 
+/** Whether the database takes no writes; a read-only session is not kept (it stays read-only for its life, after the database takes writes again). */
 async function readOnly(pool: pg.Pool): Promise<boolean> {
-  const { rows } = await pool.query<{ read_only: boolean }>("select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only");
-  return rows[0]?.read_only === true;
+  const c = await pool.connect();
+  let ro = false;
+  try {
+    const { rows } = await c.query<{ read_only: boolean }>("select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only");
+    ro = rows[0]?.read_only === true;
+    return ro;
+  } finally {
+    c.release(ro ? new Error('a read-only session: not reused') : undefined);
+  }
 }
 
 async function probe(pool: pg.Pool, timeoutMs: number): Promise<HealthStatus> {

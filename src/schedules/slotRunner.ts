@@ -89,6 +89,7 @@ export class SlotRunner {
   private pass: Promise<unknown> | undefined;
   private stopped = false;
   private startedOnce = false;
+  private starting: Promise<void> | undefined;
   /** The slots this runner stored at start: of the declared slots, the only ones it fires. */
   private declared: string[] = [];
   private systemWorker: { stop(hard?: boolean): Promise<void> } | undefined;
@@ -124,9 +125,14 @@ export class SlotRunner {
    * worker). Once: a second start would run a second loop, and one after
    * stop() stored the schedules and never fired them.
    */
-  async start(): Promise<void> {
-    if (this.startedOnce) throw new ConfigError(this.stopped ? STOPPED_RUNNER : 'this ScheduleRunner was started already: start() runs it until stop()');
+  start(): Promise<void> {
+    if (this.startedOnce) return Promise.reject(new ConfigError(this.stopped ? STOPPED_RUNNER : 'this ScheduleRunner was started already: start() runs it until stop()'));
     this.startedOnce = true;
+    this.starting = this.startOnce();
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
     await this.client.ready();
     const defs = [...this.o.schedules, ...(this.withSystem ? systemSchedules(this.o.retention, this.o.system) : [])];
     // A cron slot's first run comes from the database's clock, not this machine's (which may run ahead).
@@ -136,6 +142,8 @@ export class SlotRunner {
     this.declared = rows.map((r) => r.name);
     const lifecycle = this.withSystem ? this.o.system.lifecycle : undefined;
     if (lifecycle) await this.client.protocol.setOutboxLifecycle(this.db, this.client.namespace, lifecycle);
+    // Stopped while it stored them (a SIGTERM during start-up): nothing more starts.
+    if (this.stopped) return;
     if (this.withSystem) {
       this.systemWorker = this.startSystemWorker(`${this.workerId}:sys`, this.o.intervalMs, { worker: this.faults.systemWorker, outbox: this.faults.outbox }, this.o.system);
     }
@@ -162,6 +170,8 @@ export class SlotRunner {
   /** Stops the loop; waits for a pass in flight (bounded by its calls') while the system worker drains (`hard`: stops hard). */
   async stop(hard = false): Promise<void> {
     this.stopped = true;
+    // A start still under way ends first (it starts nothing more once stopped), so what it started is stopped here.
+    await this.starting?.catch(() => undefined);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await Promise.all([this.pass, this.systemWorker?.stop(hard)]);

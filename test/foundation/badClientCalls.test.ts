@@ -227,6 +227,28 @@ describe('close', () => {
     await expect(c.getJob('1')).rejects.toBeInstanceOf(ClientClosedError);
   });
 
+  it('fails a call close() had to cut (a statement waiting on a lock past its wait) with ClientClosedError, not as the database lost', async () => {
+    const c = createClient({ connectionString: db.url, jobs: [Ping], poolMax: 1 });
+    await c.getJob('1');
+    const locker = await db.pool.connect();
+    try {
+      await locker.query('begin; lock table workhorse.jobs in access exclusive mode');
+      const stuck = c.enqueue(Ping, { n: 9 }).then(
+        () => 'written',
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      await c.close();
+      const err = await stuck;
+      expect(err).toBeInstanceOf(ClientClosedError);
+      expect(err).toMatchObject({ code: 'closed_client' });
+      expect((err as { retryable?: boolean }).retryable).not.toBe(true);
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+  }, 30_000);
+
   async function closedRefusal(p: Promise<unknown>): Promise<void> {
     const err = await p.then(
       () => new Error('expected a ClientClosedError, the call succeeded'),

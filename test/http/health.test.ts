@@ -59,7 +59,7 @@ describe('createHealthCheck', () => {
     const down = createHealthCheck({ poolConfig: { connectionString: 'postgres://nobody@127.0.0.1:1/none' }, cacheMs: 0 });
     try {
       const refused = await missing.check();
-      expect(refused).toEqual({ ok: false, code: 'database_unreachable', message: 'the database answered with an error (SQLSTATE 3D000): the server log says which' });
+      expect(refused).toEqual({ ok: false, code: 'database_unreachable', message: "the database answered with an error (SQLSTATE 3D000): PostgreSQL's log says which" });
       // The answer names no database or role: the probe is open to anyone.
       expect(JSON.stringify(refused)).not.toContain('no_such_database_here');
       expect(await down.check()).toEqual({ ok: false, code: 'database_unreachable', message: 'the database did not answer' });
@@ -95,6 +95,21 @@ describe('createHealthCheck', () => {
       expect(await health.check()).toEqual({ ok: false, code: 'database_unreachable', message: expect.stringMatching(/the database is read-only/) });
     } finally {
       await health.close();
+    }
+  });
+
+  it('answers 200 again once the database takes writes, however often it is probed (its read-only session was kept, and stayed read-only)', async () => {
+    const other = await createTestDatabase();
+    const health = createHealthCheck({ poolConfig: { connectionString: other.url }, cacheMs: 0 });
+    try {
+      await db.pool.query(`alter database ${other.name} set default_transaction_read_only = on`);
+      expect(await health.check()).toMatchObject({ ok: false, message: expect.stringMatching(/read-only/) });
+      await db.pool.query(`alter database ${other.name} reset default_transaction_read_only`);
+      // Probed at once, as a load balancer would within seconds.
+      expect(await health.check()).toMatchObject({ ok: true });
+    } finally {
+      await health.close();
+      await other.drop();
     }
   });
 

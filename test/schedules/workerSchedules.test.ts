@@ -146,6 +146,17 @@ describe('intervals and lifetimes that other parts bound', () => {
     }
   });
 
+  it('stops what a start still under way starts: stop() during start() leaves no system worker running (it was left active, and crashed the process once the client closed)', async () => {
+    const runner = new ScheduleRunner(client, { scheduleNamespaces: ['sys'], workerId: 'stopped-starting' });
+    const started = runner.start();
+    await runner.stop();
+    await started;
+    // Its system worker registers within a poll of starting: give it that long to show if it was started.
+    await sleep(1_500);
+    const rows = (await client.admin.listWorkers()).filter((w) => w.id.startsWith('stopped-starting'));
+    expect(rows.filter((w) => w.state === 'active')).toEqual([]);
+  });
+
   it('refuses a second start, and a start after stop, instead of a second loop or none', async () => {
     const runner = new ScheduleRunner(client, { scheduleNamespaces: ['default'], intervalMs: 200 });
     await runner.start();
