@@ -94,10 +94,19 @@ export class GuardedDb implements Queryable {
     });
   }
 
-  /** Fails every checkout still waiting for a connection with ClientClosedError (its owner closed; the pool ends). */
+  /**
+   * Its owner closed and ends the pool now: every checkout still waiting
+   * for a connection fails with ClientClosedError, and so does every call
+   * whose connection the ending cuts from here on (its error would blame the
+   * database, and say retry).
+   */
   failWaiting(): void {
+    this.cutting = true;
     for (const fail of [...this.waiting]) fail();
   }
+
+  /** Set by failWaiting(): a connection lost from here on was cut by the owner's close. */
+  private cutting = false;
 
   /** How long a call starting now may take: the timeout, or what is left before `endBy` (at least 1 ms). */
   private boundMs(): number {
@@ -184,9 +193,9 @@ export class GuardedDb implements Queryable {
       try {
         return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
       } catch (err) {
-        // Its owner closed meanwhile and cut the connection (close() past its wait): the call was
-        // closed, not the database lost, whose error (retryable, blaming the server) it would be.
-        if (this.options.isClosed?.() && isTransientDbError(err)) throw new ClientClosedError({ cause: err });
+        // Its owner's close cut the connection (close() past its wait): the call was closed, not the
+        // database lost, whose error (retryable, blaming the server) it would be.
+        if (this.cutting && isTransientDbError(err)) throw new ClientClosedError({ cause: err });
         throw err;
       } finally {
         release(held);
