@@ -62,11 +62,11 @@ describe('whether the alert rules are evaluated', () => {
     const worker = new Worker(d.client, { queues: ['default'], scheduleNamespaces: ['sys'], alerts: { everyMs: 1000 }, pollMs: 100 });
     const run = worker.run();
     try {
-      // It keeps firing: jobs pile up on the paused queue.
+      // It keeps firing; its one job waits on the paused queue (a built-in slot enqueues no other meanwhile).
       await waitFor(
         async () => (await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = 'sys.alerts' and status = 'ready'")).rows[0]!.n,
-        (n) => n >= 2,
-        { what: 'sys.alerts jobs to pile up', timeoutMs: 20_000 },
+        (n) => n >= 1,
+        { what: 'a sys.alerts job to wait', timeoutMs: 20_000 },
       );
       // Its oldest job due for longer than three cadences and three minutes (the time moved back rather than waited for).
       await db.pool.query(
@@ -75,7 +75,7 @@ describe('whether the alert rules are evaluated', () => {
       const e = await evaluation();
       expect(e).toMatchObject({ state: 'stalled' });
       expect(await rendered()).toMatch(/The rules have not been evaluated since .*: the <code>sys\.alerts<\/code> job due then, <a href="\/ui\/jobs\/\d+">#\d+<\/a>, has not run/);
-      // Resumed: the piled-up jobs run, and the page says when the rules last ran.
+      // Resumed: the job runs, and the page says when the rules last ran.
       await d.client.admin.resumeQueue('sys');
       await waitFor(evaluation, (x) => x.state === 'ok' && x.ranAt !== null, { what: 'the rules to run again', timeoutMs: 20_000 });
     } finally {
