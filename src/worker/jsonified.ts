@@ -1,9 +1,8 @@
 // The type of a step's result as the handler gets it back. A step records
 // its result as JSON and answers the recorded JSON on every run, the first
 // included, so the value is what JSON.stringify and JSON.parse make of it: a
-// Date is its ISO string, a Map or Set is {}, an Error only its subclass's
-// own fields ({} for a plain one), an undefined field or a method is gone,
-// undefined alone is null. Typing the answer as the callback's own
+// Date is its ISO string, a Map or Set is {}, an undefined field or a method
+// is gone, undefined alone is null. Typing the answer as the callback's own
 // type promised a Date where the handler gets a string.
 
 /** What JSON.stringify leaves out of an object, writes as null in an array, and (alone) is recorded as null. */
@@ -18,9 +17,6 @@ type JsonValue<T> = T extends { toJSON(...args: never[]): infer J }
     ? T
     : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>
       ? Record<string, never>
-      : // An Error's name, message and stack are not own enumerable fields: JSON keeps only a subclass's own fields ({} for a plain Error).
-        T extends Error
-        ? Flat<Kept<Omit<T, keyof Error>> & MaybeKept<Omit<T, keyof Error>>>
       : T extends readonly unknown[]
         ? { -readonly [K in keyof T]: Jsonified<T[K]> }
         : T extends object
