@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { readSchemaVersion } from '../db/schemaCheck.js';
 import { SCHEMA_VERSION } from '../db/schemaVersion.js';
-import { sqlStateOf } from '../db/sqlState.js';
+import { loginRefusal, sqlStateOf } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
 
@@ -67,8 +67,9 @@ function probePool(config: pg.PoolConfig, timeoutMs: number): pg.Pool {
 function refusedOrUnreachable(err: unknown): HealthStatus {
   const code = sqlStateOf(err);
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return isTransientDbError(err) ? UNREACHABLE : UNUSABLE_SETTINGS;
-  // A refusal only an operator ends (grants revoked, the schema gone) is named as every route names it.
-  if (isOperatorFixable(err)) {
+  // A refusal only an operator ends (grants revoked, the schema gone) is named as every route names it;
+  // a login refused is database_unreachable there too (errorHandler.ts asks it first).
+  if (isOperatorFixable(err) && loginRefusal(err) === undefined) {
     return { ok: false, code: 'database_needs_operator', message: `the database refused the probe (SQLSTATE ${code}): an operator must act; PostgreSQL's log says which` };
   }
   return { ok: false, code: 'database_unreachable', message: `the database answered with an error (SQLSTATE ${code}): PostgreSQL's log says which` };

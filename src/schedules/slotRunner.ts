@@ -128,7 +128,11 @@ export class SlotRunner {
   start(): Promise<void> {
     if (this.startedOnce) return Promise.reject(new ConfigError(this.stopped ? STOPPED_RUNNER : 'this ScheduleRunner was started already: start() runs it until stop()'));
     this.startedOnce = true;
-    this.starting = this.startOnce();
+    // A start that failed (the database not up yet) may be tried again; one that worked may not.
+    this.starting = this.startOnce().catch((err: unknown) => {
+      if (!this.stopped) this.startedOnce = false;
+      throw err;
+    });
     return this.starting;
   }
 

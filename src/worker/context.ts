@@ -388,7 +388,10 @@ export class JobContext implements HandlerContext {
 
   private async retriedCall<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const r = await fn();
+      // Any handler write that goes through ends the worker's `handler writes` fault (a no-op when none is open).
+      this.deps.writeFaults.ok();
+      return r;
     } catch (err) {
       if (!(isTransientDbError(err) || isOperatorFixable(err)) || this.abort.aborted) throw err;
       // A refusal an operator ends is waited out for one lease window, each failure reported (refusalWindow.ts).
@@ -406,7 +409,7 @@ export class JobContext implements HandlerContext {
           alsoRetry: (e) => window.allows(e),
           onRetry: (e) => window.failed(e),
         });
-        window.ok();
+        this.deps.writeFaults.ok();
         return r;
       } catch (e) {
         throw window.giveUp(e);

@@ -40,11 +40,6 @@ export class RefusalWindow {
     this.faults.failed(err, begins);
   }
 
-  /** A try that worked after failures: ends the fault line. */
-  ok(): void {
-    this.faults.ok();
-  }
-
   /** What the write fails with once a refusal outlasted the window: the refusal, how long it was waited out, and what to do. */
   giveUp(err: unknown): unknown {
     if (!isOperatorFixable(err) || this.until === undefined) return err;

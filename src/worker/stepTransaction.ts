@@ -119,7 +119,6 @@ export async function runStepTransaction<T>(
   const backoff = new Backoff({ baseMs: CHECKOUT_RETRY_FIRST_MS, maxMs: CHECKOUT_RETRY_MAX_MS });
   // A refusal an operator ends is run again for one lease window, each reported (refusalWindow.ts).
   const window = new RefusalWindow(deps.refusalWindowMs, deps.writeFaults, jobId);
-  let failures = 0;
   let bodyReruns = 0;
   for (;;) {
     let began = false;
@@ -166,20 +165,19 @@ export async function runStepTransaction<T>(
           disarm();
         }
       });
-      if (failures > 0) window.ok();
+      // Any handler write that goes through ends the worker's `handler writes` fault (a no-op when none is open).
+      deps.writeFaults.ok();
       return value;
     } catch (err) {
       if (err instanceof StepStatementRefused) {
         if (isOperatorFixable(err.refusal) && !window.allows(err.refusal)) throw window.giveUp(err.refusal);
         window.failed(err.refusal);
-        failures++;
         if (!abort.aborted) await pause(backoff.next(), abort.signal);
         if (abort.aborted) throw err.refusal;
         continue;
       }
       if (began || !isTransientDbError(err)) throw err;
       window.failed(err);
-      failures++;
       if (!abort.aborted) await pause(backoff.next(), abort.signal);
       if (abort.aborted) {
         throw new DatabaseUnavailableError(

@@ -113,6 +113,17 @@ describe('createHealthCheck', () => {
     }
   });
 
+  it('answers a login refused database_unreachable, as every route does', async () => {
+    const url = new URL(db.url);
+    url.username = 'no_such_role_for_health';
+    const health = createHealthCheck({ poolConfig: { connectionString: url.toString() }, cacheMs: 0 });
+    try {
+      expect(await health.check()).toEqual({ ok: false, code: 'database_unreachable', message: expect.stringMatching(/SQLSTATE 28000/) });
+    } finally {
+      await health.close();
+    }
+  });
+
   it('names a refusal only an operator ends database_needs_operator, as every route does (it said the database was unreachable)', async () => {
     const role = `wh_noperm_${process.pid}`;
     await db.pool.query(`drop role if exists ${role}`);

@@ -157,6 +157,20 @@ describe('intervals and lifetimes that other parts bound', () => {
     expect(rows.filter((w) => w.state === 'active')).toEqual([]);
   });
 
+  it('lets a start that failed be tried again (it said the runner was started already)', async () => {
+    const down = createClient({ connectionString: 'postgres://nobody@127.0.0.1:1/none', callTimeoutMs: 1_000 });
+    try {
+      const runner = new ScheduleRunner(down, { scheduleNamespaces: ['default'] });
+      const first = await runner.start().catch((e: unknown) => e);
+      expect(first).not.toBeInstanceOf(ConfigError);
+      const again = await runner.start().catch((e: unknown) => e);
+      expect(again).not.toBeInstanceOf(ConfigError);
+      expect((again as Error).constructor).toBe((first as Error).constructor);
+    } finally {
+      await down.close();
+    }
+  });
+
   it('refuses a second start, and a start after stop, instead of a second loop or none', async () => {
     const runner = new ScheduleRunner(client, { scheduleNamespaces: ['default'], intervalMs: 200 });
     await runner.start();
