@@ -10,6 +10,7 @@ import { backlog, queueDepth, throughput, workerAges, type BacklogPoint, type Qu
 import type { QueueRecord, WorkerRecord } from '../../../db/protocol.js';
 import { Schedules, type ScheduleRecord } from '../../../schedules/schedules.js';
 import { parseInput } from '../../../validation.js';
+import { SYSTEM_QUEUE } from '../../../names.js';
 import { noticeQuery } from '../views/common.js';
 
 /** The charts' span. */
@@ -38,8 +39,9 @@ export interface QueuesData {
   /**
    * The queues POST /queues/:name/pause accepts (client/knownQueue.ts), and
    * so the dashboard's buttons: those listQueues lists, those of the app's
-   * job types, and those holding jobs of any state (the depth's, and those
-   * the last hour's charts name: `sys`, whose slot jobs all succeeded, too).
+   * job types, and `sys` when the page shows it (its slot jobs all
+   * succeeded: it had no button). A queue whose jobs have all finished
+   * shows, without a button.
    */
   pausable: Set<string>;
   depth: Map<string, QueueDepth>;
@@ -55,12 +57,11 @@ export async function loadQueues(client: Client, query: FleetQuery): Promise<Que
     throughput(client.calls, client.namespace, CHART_MINUTES),
     backlog(client.calls, client.namespace, CHART_MINUTES),
   ]);
+  const shown = new Set([...depth.map((x) => x.queue), ...tp.map((p) => p.queue), ...bl.map((p) => p.queue)]);
   const pausable = new Set([
     ...queues.map((q) => q.name),
     ...client.definedTypes.map((t) => client.definition(t).queue),
-    ...depth.map((x) => x.queue),
-    ...tp.map((p) => p.queue),
-    ...bl.map((p) => p.queue),
+    ...(shown.has(SYSTEM_QUEUE) ? [SYSTEM_QUEUE] : []),
   ]);
   return { queues, pausable, depth: new Map(depth.map((x) => [x.queue, x])), throughput: tp, backlog: bl, query };
 }
