@@ -24,7 +24,7 @@ export const queuesCommand: Command = {
   usage: 'workhorse queues list [--json] | pause <queue> | resume <queue>',
   help: [
     'list                 the queues with jobs ready, running, waiting, failed or cancelled, paused or not, and their limits; --json for the same as JSON',
-    'pause <queue>        no worker or tick claims from it until it is resumed (running jobs finish); a queue no job uses is refused',
+    'pause <queue>        no worker or tick claims from it until it is resumed (running jobs finish); a queue with no unfinished job and no settings is refused',
     'resume <queue>       claims from it again',
     '--database-url URL   the database (default: DATABASE_URL); the namespace is WORKHORSE_NAMESPACE (default "default")',
   ],
@@ -48,7 +48,7 @@ export const queuesCommand: Command = {
         // A name no job and no setting uses is most likely a typo: pausing it would pause nothing and leave a row behind.
         if (!(await isKnownQueue(client, queue!))) {
           throw new NotFoundError(
-            `queue "${queue}" has no jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name: workhorse queues list)`,
+            `queue "${queue}" has no unfinished jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name: workhorse queues list)`,
           );
         }
         await (action === 'pause' ? client.admin.pauseQueue(queue!) : client.admin.resumeQueue(queue!));
