@@ -106,6 +106,7 @@ export function faultReporter(prefix: string, listener: () => ((err: unknown) =>
         if (quiet && step !== 'begins' && step !== 'not a fault' && now() - spell.openedAt! >= LONG_FAULT_MS) {
           // A fault counted as one of many short ones that is lasting after all: logged as any fault.
           quiet = false;
+          flaps = 0;
           logCarriedOn(prefix, err, `${component}: ${begins} (for ${Math.round((now() - spell.openedAt!) / 1000)} s now), logged again when it is over`);
           return;
         }

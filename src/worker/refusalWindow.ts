@@ -17,6 +17,7 @@ import type { FaultReport } from '../faultSpell.js';
 
 export class RefusalWindow {
   private until: number | undefined;
+  private first: number | undefined;
 
   constructor(
     private readonly ms: number,
@@ -28,6 +29,7 @@ export class RefusalWindow {
   allows(err: unknown): boolean {
     if (!isOperatorFixable(err)) return false;
     const now = Date.now();
+    this.first ??= now;
     this.until ??= now + this.ms;
     return now < this.until;
   }
@@ -42,10 +44,12 @@ export class RefusalWindow {
 
   /** What the write fails with once a refusal outlasted the window: the refusal, how long it was waited out, and what to do. */
   giveUp(err: unknown): unknown {
-    if (!isOperatorFixable(err) || this.until === undefined) return err;
+    if (!isOperatorFixable(err) || this.first === undefined) return err;
     const hint = operatorHint(err);
+    // How long it was refused: the window, or less when the job was stopped first (its timeout, a cancel).
+    const ms = Math.min(this.ms, Date.now() - this.first);
     return new DatabaseUnavailableError(
-      `job ${this.jobId}: the database refused a write of its handler for ${this.ms} ms (${describeDbError(err)})${hint ? `; ${hint}` : ''}`,
+      `job ${this.jobId}: the database refused a write of its handler for ${ms} ms (${describeDbError(err)})${hint ? `; ${hint}` : ''}`,
       { cause: err },
     );
   }
