@@ -367,15 +367,16 @@ export class JobContext implements HandlerContext {
   }
 
   /**
-   * Retries an idempotent fenced write on a database fault, or a refusal an
-   * operator ends (operatorFixable.ts), for as long as
-   * the job holds its lease: an outage (a restart, a failover, a read-only
-   * spell, no free connection, revoked grants) is waited out, as settlements are, instead of
-   * failing the attempt (which used up an attempt, and failed a job of
-   * maxAttempts 1 for good). The wait ends when the job is aborted (its lease
-   * lost, its timeout, a hard stop, a tick's abort instant). A stale lease is
-   * never retried. The signal is taken only once a fault happened (making it
-   * costs a controller per job).
+   * Retries an idempotent fenced write on a database fault for as long as
+   * the job holds its lease, and on a refusal an operator ends
+   * (operatorFixable.ts: revoked grants, a dropped function) for one lease
+   * window (refusalWindow.ts): an outage (a restart, a failover, a read-only
+   * spell, no free connection) is waited out, as settlements wait it out,
+   * instead of failing the attempt (which used up an attempt, and failed a
+   * job of maxAttempts 1 for good). The wait ends when the job is aborted
+   * (its lease lost, its timeout, a hard stop, a tick's abort instant). A
+   * stale lease is never retried. The signal is taken only once a fault
+   * happened (making it costs a controller per job).
    */
   async retried<T>(fn: () => Promise<T>): Promise<T> {
     this.databaseCalls++;
