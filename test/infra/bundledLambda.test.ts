@@ -137,7 +137,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 392,000 bytes and the HTTP one (API and dashboard) under 530,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 392,000 bytes and the HTTP one (API and dashboard) under 540,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -195,9 +195,13 @@ describe('the synthesised, bundled functions', () => {
     // replication refusal and the batch item named in a 413: its limit moved to 530,000.
     // 385,339 for the tick later still (the bounded error messages, a tick's refusal an operator ends with its
     // hint, the fan-out's one-line error, the lost-lease lines to the tick's log): its limit moved to 392,000.
+    // 531,030 for the HTTP one on 2026-12-07 (afternoon), after /healthz's read-only and operator answers,
+    // the one queue rule of pause, the client's close that lets calls under way end, the bounded handler
+    // writes under an operator's refusal, the counted fault lines and the cron search that leaps to a
+    // far run: its limit moved to 540,000.
     expect(tickBytes, `the tick bundle is ${tickBytes} bytes`).toBeLessThan(392_000);
     const httpBytes = statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size;
-    expect(httpBytes, `the HTTP bundle is ${httpBytes} bytes`).toBeLessThan(530_000);
+    expect(httpBytes, `the HTTP bundle is ${httpBytes} bytes`).toBeLessThan(540_000);
   });
 
   it('the bundled migration function migrates an empty database to this code’s schema version', async () => {
