@@ -14,6 +14,9 @@ import { isSink, type Sink } from './sink.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
 import { baseOverMax } from '../client/defineJob.js';
 
+/** A failed delivery's longest backoff unless configured. */
+const DEFAULT_BACKOFF_MAX_MS = 300_000;
+
 /**
  * A sink: a builder's value, or a custom one. A custom sink's topics are
  * held to the builders' grammar: an event no sink takes counts as
@@ -48,12 +51,12 @@ export const outboxOptionsSchema = z
     /** After this many failed deliveries an event is dead (kept, not retried, listed for an operator). */
     maxAttempts: z.number().int().min(1).max(1000).default(10),
     backoff: z
-      .object({ baseMs: z.number().int().min(0).max(3_600_000).default(1000), maxMs: z.number().int().min(0).max(86_400_000).default(300_000) })
+      .object({ baseMs: z.number().int().min(0).max(3_600_000).default(1000), maxMs: z.number().int().min(0).max(86_400_000).default(DEFAULT_BACKOFF_MAX_MS) })
       .strict()
       .superRefine((b, ctx) => {
-        if (b.baseMs > b.maxMs) ctx.addIssue({ code: 'custom', path: ['baseMs'], message: baseOverMax(b.baseMs, b.maxMs, 300_000) });
+        if (b.baseMs > b.maxMs) ctx.addIssue({ code: 'custom', path: ['baseMs'], message: baseOverMax(b.baseMs, b.maxMs, DEFAULT_BACKOFF_MAX_MS) });
       })
-      .default({ baseMs: 1000, maxMs: 300_000 }),
+      .default({ baseMs: 1000, maxMs: DEFAULT_BACKOFF_MAX_MS }),
     /**
      * Job lifecycle events the settlements publish through the outbox, in
      * the settlement's own statement: `succeeded` (topic workhorse.job.succeeded),

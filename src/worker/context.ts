@@ -397,7 +397,7 @@ export class JobContext implements HandlerContext {
       if (!(isTransientDbError(err) || isOperatorFixable(err)) || this.abort.aborted) throw err;
       // A refusal an operator ends is waited out for one lease window, each failure reported (refusalWindow.ts).
       const window = new RefusalWindow(this.deps.refusalWindowMs, this.deps.writeFaults, this.job.id);
-      if (isOperatorFixable(err)) window.allows(err);
+      window.allows(err); // a refusal starts the window
       window.failed(err);
       const signal = this.abort.signal;
       await pause(CONTEXT_RETRY_FIRST_MS, signal);

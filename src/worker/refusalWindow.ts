@@ -16,7 +16,7 @@ import { DatabaseUnavailableError } from '../errors.js';
 import type { FaultReport } from '../faultSpell.js';
 
 export class RefusalWindow {
-  private until: number | undefined;
+  /** When the first refusal came: the window runs from it. */
   private first: number | undefined;
 
   constructor(
@@ -30,8 +30,7 @@ export class RefusalWindow {
     if (!isOperatorFixable(err)) return false;
     const now = Date.now();
     this.first ??= now;
-    this.until ??= now + this.ms;
-    return now < this.until;
+    return now < this.first + this.ms;
   }
 
   /** A failed try that will be tried again, for the worker's fault line. */
