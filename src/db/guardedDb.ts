@@ -239,7 +239,9 @@ export class GuardedDb implements Queryable {
  * session's own, taken from the database or role when it connected and kept
  * for its life, so a pool that lent it out again failed every call long
  * after the setting was reset; a fresh connection takes the setting as it is
- * now (after a pg_cancel_backend, the cost is one reconnect).
+ * now (after a pg_cancel_backend, the cost is one reconnect). With typed
+ * faults (the client's) a read-only refusal is a DatabaseUnavailableError
+ * whose cause is pg's error.
  */
 async function boundedQuery(
   client: pg.PoolClient,
@@ -267,6 +269,9 @@ async function boundedQuery(
     const cause = broken();
     if (cause && cause !== err) throw new DatabaseUnavailableError(`the database connection broke: ${cause.message}`, { cause });
     if (isReadOnlySession(err) || isQueryCanceled(err)) discard(err as Error);
+    // A write a read-only session refused (a standby after a failover, a database set read-only) is a
+    // fault to retry, as a lost connection is: the client's callers get the error they catch for those.
+    if (typedFaults && isReadOnlySession(err)) throw new DatabaseUnavailableError(READ_ONLY_REFUSAL, { cause: err });
     if (typedFaults && lostConnection(err)) {
       discard(err as Error);
       throw new DatabaseUnavailableError(`the database connection broke: ${describeDbError(err)}`, { cause: err });
@@ -276,6 +281,10 @@ async function boundedQuery(
     clearTimeout(timer);
   }
 }
+
+/** What a write a read-only session refused fails with, for callers that get typed faults (the client's). */
+export const READ_ONLY_REFUSAL =
+  'the database refused the write: it is read-only (a standby after a failover, or default_transaction_read_only is on); retry shortly';
 
 /** A fault that means the connection itself is gone (not an error PostgreSQL answered about the statement). */
 function lostConnection(err: unknown): boolean {

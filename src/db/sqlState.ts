@@ -5,6 +5,7 @@
 // classifies).
 import {
   ClientClosedError,
+  DatabaseUnavailableError,
   SchemaVersionError,
   StaleLeaseError,
   ValidationError,
@@ -50,12 +51,6 @@ export function isQueryCanceled(err: unknown): boolean {
 }
 
 /**
- * A write refused because the session is read-only (25006). The session
- * stays so for its life (it reached a standby, or began while the database
- * said default_transaction_read_only), whatever the server becomes: its
- * connection is to be replaced, not reused.
- */
-/**
  * The server refused the login itself: no such database (3D000), a role
  * that does not exist or may not connect (28000), a wrong password (28P01).
  * Only a new connection meets it, and nothing the request sent caused it.
@@ -71,8 +66,16 @@ export function isSessionEnded(err: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03');
 }
 
+/**
+ * A write refused because the session is read-only (25006). The session
+ * stays so for its life (it reached a standby, or began while the database
+ * said default_transaction_read_only), whatever the server becomes: its
+ * connection is to be replaced, not reused. The client's calls wrap it in
+ * a DatabaseUnavailableError (guardedDb.ts): its cause is read too.
+ */
 export function isReadOnlySession(err: unknown): boolean {
-  return sqlStateOf(err) === SQLSTATE.readOnly;
+  if (sqlStateOf(err) === SQLSTATE.readOnly) return true;
+  return err instanceof DatabaseUnavailableError && sqlStateOf(err.cause) === SQLSTATE.readOnly;
 }
 
 /** A statement a lock_timeout ended while it waited for a lock another session holds (55P03): the lock may end, the connection stays usable. */
