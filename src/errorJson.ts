@@ -5,6 +5,7 @@
 // PostgreSQL's jsonb refuses (NUL, a lone surrogate), so every field is read
 // guarded and cleaned: storing an error never throws and never poisons the
 // settlement batch it is written in.
+import { WorkhorseError } from './errors.js';
 import { textProblem } from './storable.js';
 
 export interface StoredError {
@@ -102,11 +103,10 @@ export function readableThrown(err: unknown): unknown {
  * An error that must not be retried: throw it (or any error with
  * `retryable === false`) from a handler to end the job `failed` at once.
  */
-export class PermanentJobError extends Error {
+export class PermanentJobError extends WorkhorseError {
   readonly retryable = false;
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'PermanentJobError';
+    super('permanent_failure', message, options);
   }
 }
 

@@ -8,7 +8,7 @@ import { defineJob } from '../../src/client/defineJob.js';
 import { PermanentJobError } from '../../src/errorJson.js';
 import { Worker } from '../../src/worker/worker.js';
 import type { WorkerOptions } from '../../src/worker/options.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError, WorkhorseError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { attemptsOf, jobRow } from './support/rows.js';
 
@@ -183,7 +183,9 @@ describe('retries', () => {
     const { id } = await client.enqueue(Flaky, { failTimes: -1 });
     await flakyWorker('permanent').runOnce();
     expect(await jobRow(db.pool, id)).toMatchObject({ status: 'failed', attempt: 1, max_attempts: 3 });
-    expect((await jobRow(db.pool, id)).last_error).toMatchObject({ name: 'PermanentJobError', message: 'this will never work' });
+    // A WorkhorseError like every error workhorse defines: its code is recorded with it.
+    expect((await jobRow(db.pool, id)).last_error).toMatchObject({ name: 'PermanentJobError', code: 'permanent_failure', message: 'this will never work' });
+    expect(new PermanentJobError('x')).toBeInstanceOf(WorkhorseError);
     expect((await attemptsOf(db.pool, id)).map((a) => a.outcome)).toEqual(['failed']);
   });
 });
