@@ -12,6 +12,7 @@ import type { WorkerSpec } from '../worker/process.js';
 import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
 import { ConfigError } from '../errors.js';
 import { appQueues } from './appQueues.js';
+import { refuseHandlersOutsideApp } from './handlersOutsideApp.js';
 import { isWorkhorseApp, type WorkhorseApp } from './defineApp.js';
 
 /**
@@ -36,7 +37,12 @@ export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): Worke
       ...(system && app.alerts ? { alerts: app.alerts } : {}),
       ...options,
     },
-    configure: (worker) => app.configure(worker),
+    configure: (worker) => {
+      const r: unknown = app.configure(worker);
+      // One that returned a promise is refused as such by the process (configureWorker.ts).
+      if (!(r instanceof Promise)) refuseHandlersOutsideApp(app, worker.types);
+      return r as void;
+    },
   };
 }
 

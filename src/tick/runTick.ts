@@ -32,6 +32,7 @@ import { parseConfig } from '../validation.js';
 import { defaultWorkerId } from '../names.js';
 import { settledWithin } from '../boundedWait.js';
 import { addSystemHandlers } from '../worker/systemHandlers.js';
+import { refuseHandlersOutsideApp } from '../app/handlersOutsideApp.js';
 import { configureWorker } from '../worker/configureWorker.js';
 import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
@@ -166,6 +167,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       recoverLimit: o.recoverLimit,
     });
     configureWorker((w: WorkerBase) => o.app.configure(w), worker, 'app');
+    refuseHandlersOutsideApp(o.app, worker.types);
     if (withSystem) addSystemHandlers(worker.handlers, client, system);
     worker.events.on('error', (err) => log('[workhorse] tick worker error:', err));
     const summary = emptySummary();
