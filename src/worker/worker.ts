@@ -44,7 +44,8 @@ export class Worker extends WorkerBase {
     if (this.stopping) {
       return Promise.reject(new ConfigError(STOPPED_WORKER));
     }
-    if (signal?.aborted) return Promise.resolve();
+    // Aborted already: the worker is stopped as an abort during run() stops it (it runs once), not left usable.
+    if (signal?.aborted) return this.stop();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const { core, client, options, waiter, events } = this;
     for (const line of unclaimedHandlerLines(this.handlers, options.queues, options.workerId, options.scheduleNamespaces)) console.warn(line);

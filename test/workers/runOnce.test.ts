@@ -44,6 +44,20 @@ describe('Worker.run', () => {
     await expect(worker.run()).rejects.toBeInstanceOf(ConfigError);
     expect(await registered()).toBe(0);
   });
+
+  it('stops the worker when given a signal aborted already: run() and runOnce() after it are ConfigErrors, and the job stays ready', async () => {
+    const worker = new Worker(client, { pollMs: 50 });
+    worker.handle(Ping, () => 'pong');
+    const ac = new AbortController();
+    ac.abort();
+    await worker.run(ac.signal);
+    const { id } = await client.enqueue(Ping, {});
+    await expect(worker.runOnce()).rejects.toThrow(/a Worker runs once: create another/);
+    await expect(worker.run()).rejects.toBeInstanceOf(ConfigError);
+    expect(await registered()).toBe(0);
+    expect((await client.getJob(id))?.status).toBe('ready');
+    await client.cancel(id);
+  });
 });
 
 describe('Worker.runOnce', () => {
