@@ -13,7 +13,7 @@ import { tickScheduleNamespaces } from '../schedules/firedNamespaces.js';
 import { ConfigError } from '../errors.js';
 import { appQueues } from './appQueues.js';
 import { refuseHandlersOutsideApp } from './handlersOutsideApp.js';
-import { isWorkhorseApp, type WorkhorseApp } from './defineApp.js';
+import { appProblem, type WorkhorseApp } from './defineApp.js';
 
 /**
  * `workers: [appWorker(app, { concurrency: 20 })]` in defineWorkerProcess.
@@ -46,17 +46,14 @@ export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): Worke
   };
 }
 
-/** A plain JavaScript caller's `appWorker(null)` or `appWorker(app, 42)` is a ConfigError at once, not a TypeError when the process starts. */
+/**
+ * A plain JavaScript caller's `appWorker(null)` or `appWorker(app, 42)`,
+ * or an app defineApp would refuse, is a ConfigError at once, not a
+ * TypeError when the process starts.
+ */
 function checkArguments(app: unknown, options: unknown): void {
-  let isApp: boolean;
-  try {
-    isApp = isWorkhorseApp(app);
-  } catch (err) {
-    throw new ConfigError('appWorker: reading the app threw; pass the value defineApp() returned', [{ path: ['app'], message: String(err) }], { cause: err });
-  }
-  if (!isApp) {
-    throw new ConfigError('appWorker: the app must be a defineApp({ jobs, configure }) value', [{ path: ['app'], message: 'expected a defineApp() value' }]);
-  }
+  const problem = appProblem(app);
+  if (problem) throw new ConfigError(`appWorker: ${problem}`, [{ path: ['app'], message: problem }]);
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new ConfigError('appWorker: the options must be an object of Worker options, e.g. { concurrency: 20 }', [{ path: ['options'], message: 'expected an object' }]);
   }

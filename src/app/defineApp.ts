@@ -58,13 +58,41 @@ function refuseDuplicates(what: string, field: string, entries: [name: string, v
 /** Keys of `A` that an app does not have: each typed `never`, so a typo (`schedule:` for `schedules:`) fails to compile, not only at load. */
 type NoExtraKeys<A> = { [K in Exclude<keyof A, keyof WorkhorseApp>]: never };
 
-/** Checks the app (a ConfigError naming the field) and returns it unchanged. */
-export function defineApp<A extends WorkhorseApp>(app: A & NoExtraKeys<A>): A & Pick<WorkhorseApp, 'schedules' | 'outbox' | 'alerts'> {
+/** Apps that passed defineApp's checks: a tick, an appWorker or the HTTP app given one checks it no more. */
+const checked = new WeakSet<object>();
+
+/** defineApp's checks: a ConfigError naming the field. */
+function checkApp(app: WorkhorseApp): void {
   const parsed = parseConfig(appSchema, app, 'app');
   refuseAsyncConfigure(app.configure, 'app');
   refuseDuplicates('job definition', 'jobs', parsed.jobs.map((j) => [j.type, j]));
   checkAppSchedules(parsed.schedules ?? [], parsed.jobs);
+  checked.add(app);
+}
+
+/** Checks the app (a ConfigError naming the field) and returns it unchanged. */
+export function defineApp<A extends WorkhorseApp>(app: A & NoExtraKeys<A>): A & Pick<WorkhorseApp, 'schedules' | 'outbox' | 'alerts'> {
+  checkApp(app);
   return app;
+}
+
+/**
+ * What is wrong with a value given where an app is expected (a tick's,
+ * an appWorker's or the HTTP app's `app`): not an app at all, or an app
+ * defineApp would refuse (its message without "invalid app: "). The type
+ * `WorkhorseApp` is exported, so a hand-made object compiles; its bad
+ * schedule or job failed later as a bare TypeError. Undefined for a valid app.
+ */
+export function appProblem(v: unknown): string | undefined {
+  if (typeof v === 'object' && v !== null && checked.has(v)) return undefined;
+  try {
+    if (!isWorkhorseApp(v)) return 'the app must be a defineApp({ jobs, configure }) value';
+    checkApp(v);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message.replace(/^invalid app: /, '');
+    return `reading the app threw (${err instanceof Error ? err.message : String(err)}); pass the value defineApp() returned`;
+  }
 }
 
 /** The one check that a value is an app: jobs to define and a configure function. */

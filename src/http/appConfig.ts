@@ -2,7 +2,7 @@
 // the job definitions enqueues are checked against), the credentials, the
 // limits, the tick runner and the dashboard's session secret.
 import * as z from 'zod';
-import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
+import { appProblem, type WorkhorseApp } from '../app/defineApp.js';
 import type { Client } from '../client/client.js';
 import { notAClient } from '../client/notAClient.js';
 import { DEFAULT_HTTP_TICK_BUDGET_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_READS, MIN_TICK_BUDGET_MS } from '../config.js';
@@ -24,7 +24,11 @@ const httpAppConfigSchema = z
     }),
     /** Its job definitions are registered on the client: POST /jobs accepts exactly these types. */
     app: z
-      .custom<WorkhorseApp>(isWorkhorseApp, 'app must be a defineApp() value')
+      .custom<WorkhorseApp>()
+      .superRefine((v, ctx) => {
+        const problem = appProblem(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .optional(),
     /** Accepted HMAC secrets: [current] or [current, next] during a rotation. */
     signingSecrets: z.array(secret).max(2).default([]),

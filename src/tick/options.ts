@@ -5,7 +5,7 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
 import * as z from 'zod';
-import { isWorkhorseApp, type WorkhorseApp } from '../app/defineApp.js';
+import { appProblem, type WorkhorseApp } from '../app/defineApp.js';
 import { connectionStringSchema } from '../db/connectionString.js';
 import { lambdaFunctionNameSchema, namespaceSchema, queueNameSchema, workerIdSchema } from '../names.js';
 import { dateProblem, storableText } from '../storable.js';
@@ -29,7 +29,10 @@ const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${w
 export const tickOptionsSchema = z
   .object({
     /** The user's app: job definitions, handlers, schedules. */
-    app: z.custom<WorkhorseApp>(isWorkhorseApp, 'app must be a defineApp({ jobs, configure }) value'),
+    app: z.custom<WorkhorseApp>().superRefine((v, ctx) => {
+      const problem = appProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
     /** The database (DATABASE_URL). The tick opens at most 2 connections and closes them before returning. */
     connectionString: connectionStringSchema.optional(),
     /** Or a pool the caller owns (and closes); the tick uses at most 2 of its connections at once. */

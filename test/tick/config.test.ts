@@ -90,7 +90,7 @@ describe('bad tick configuration', () => {
   it('fails at start, registering nothing, when a schedule of an app not made by defineApp names a type the app lacks', async () => {
     const plain = { ...app, schedules: [defineSchedule({ name: 'plain.typo', job: 'tick.sleeep', everyMs: 60_000 })] };
     const err = expectConfigError(await runTick({ app: plain, connectionString: db.url, deadline: new Date(Date.now() + 5000) }).catch((e: unknown) => e));
-    expect(err.message).toMatch(/^invalid schedule "plain.typo": job: unknown job type "tick.sleeep"/);
+    expect(err.message).toMatch(/^invalid tick options: app: schedule "plain.typo": schedules.0.job: unknown job type "tick.sleeep": it is not among the app.s jobs/);
     expect(await registryRows()).toBe(0);
   });
 
