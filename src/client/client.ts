@@ -26,6 +26,7 @@ import { clientOptionsSchema, type ClientOptions } from './clientOptions.js';
 import { enqueueChunked } from './enqueueChunks.js';
 import { buildJobInsert, type EnqueueOptions } from './enqueueInput.js';
 import { hintsFor, type WakeHints } from './wakeHints.js';
+import { isPgClient, isPgPool } from '../db/pgShape.js';
 
 export type { ClientOptions };
 
@@ -426,5 +427,5 @@ export function createClient(options: ClientOptions): Client {
  * the check's own statements are not to be trusted to mean "no schema".
  */
 function schemaCheckVia(tx: Queryable | undefined): Queryable | undefined {
-  return tx instanceof pg.Client || tx instanceof pg.Pool ? tx : undefined;
+  return isPgClient(tx) || isPgPool(tx) ? tx : undefined;
 }

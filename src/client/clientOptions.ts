@@ -1,7 +1,7 @@
 // createClient's options, parsed once when the client is built: where the
 // database is (a URL or a pool of the caller's), the namespace, the job
 // definitions, payload and pool limits, and optional wake hints.
-import pg from 'pg';
+import type pg from 'pg';
 import * as z from 'zod';
 import { connectionStringSchema } from '../db/connectionString.js';
 import { oneConnectionTarget } from '../db/oneConnectionTarget.js';
@@ -9,6 +9,7 @@ import { namespaceSchema } from '../names.js';
 import { isJobDefinition, type JobDefinition } from './defineJob.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './enqueueInput.js';
 import type { WakeHints } from './wakeHints.js';
+import { isPgPool } from '../db/pgShape.js';
 
 /** The default bound on each of the client's own calls (`callTimeoutMs`). */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
@@ -16,7 +17,7 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 export const clientOptionsSchema = z
   .object({
     connectionString: connectionStringSchema.optional(),
-    pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
+    pool: z.custom<pg.Pool>(isPgPool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
     jobs: z.array(z.custom<JobDefinition>(isJobDefinition, 'a job must be a defineJob() value')).default([]),
     maxPayloadBytes: z.number().int().positive().max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),

@@ -10,11 +10,11 @@
 // job exists or none does. Dedupe is unchanged: a later statement of the
 // same transaction sees the rows of the earlier ones, so a key repeated
 // across two chunks returns the first job exactly as within one statement.
-import pg from 'pg';
 import type { Enqueued, Protocol, Queryable } from '../db/protocol.js';
 import { inOwnTransaction } from '../db/ownTransaction.js';
 import { GuardedDb } from '../db/guardedDb.js';
 import { PAYLOAD_BYTES, type SizedJobInsert } from './enqueueInput.js';
+import { isPgPool } from '../db/pgShape.js';
 
 /**
  * Most items in one statement. Measured with 200,000 small items (33 MB of
@@ -75,7 +75,7 @@ export async function enqueueChunked(protocol: Protocol, db: Queryable, ns: stri
     // The client's own calls: one connection for the transaction, each statement bounded.
     return db.withBoundedClient((conn, discard) => inOwnTransaction(conn, run, (e) => discard(e instanceof Error ? e : new Error(String(e)))));
   }
-  if (!(db instanceof pg.Pool)) {
+  if (!isPgPool(db)) {
     if (await inTransaction(db)) return run(db);
     return inOwnTransaction(db, run);
   }

@@ -7,10 +7,10 @@
 // ValidationError at `tx` saying what to do (the driver's or PostgreSQL's
 // error as its cause), rather than the raw error of a statement the caller
 // never wrote. Anything else is passed on as it is.
-import pg from 'pg';
 import { ValidationError, WorkhorseError } from '../errors.js';
 import { sqlStateOf } from '../db/sqlState.js';
 import type { Queryable } from '../db/queryable.js';
+import { isPgClient, isPgPool } from '../db/pgShape.js';
 
 /** Errors already about `tx` (checkedTx's): txRefusal passes them on. */
 const aboutTx = new WeakSet<Error>();
@@ -22,7 +22,7 @@ const aboutTx = new WeakSet<Error>();
  */
 export function checkedTx(tx: Queryable, call: string): Queryable {
   // node-postgres's own (a pool too: a batch of several chunks opens its transaction on one of its connections).
-  if (tx instanceof pg.Pool || tx instanceof pg.Client) return tx;
+  if (isPgPool(tx) || isPgClient(tx)) return tx;
   const query = (...args: unknown[]): Promise<unknown> => {
     let answer: unknown;
     try {

@@ -3,7 +3,7 @@
 // as the queue is empty, run the `default` and `sys` schedule namespaces, no
 // fan-out unless a maximum and a function name are configured.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import pg from 'pg';
+import type pg from 'pg';
 import * as z from 'zod';
 import { appProblem, type WorkhorseApp } from '../app/defineApp.js';
 import { connectionStringSchema } from '../db/connectionString.js';
@@ -11,6 +11,7 @@ import { lambdaFunctionNameSchema, namespaceSchema, queueNameSchema, workerIdSch
 import { dateProblem, storableText } from '../storable.js';
 import { scheduleNamespaceSchema } from '../schedules/defineSchedule.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
+import { isPgPool } from '../db/pgShape.js';
 
 export const DEFAULT_TICK_HEARTBEAT_MS = 5000;
 export const DEFAULT_SAFETY_MARGIN_MS = 1000;
@@ -36,7 +37,7 @@ export const tickOptionsSchema = z
     /** The database (DATABASE_URL). The tick opens at most 2 connections and closes them before returning. */
     connectionString: connectionStringSchema.optional(),
     /** Or a pool the caller owns (and closes); the tick uses at most 2 of its connections at once. */
-    pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
+    pool: z.custom<pg.Pool>(isPgPool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
     /** When the tick must have returned (Lambda: now + getRemainingTimeInMillis()). */
     deadline: z.date({ error: (iss) => dateProblem(iss.input) }),

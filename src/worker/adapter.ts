@@ -3,7 +3,7 @@
 // one the caller gives), the namespace, the job definitions and, with a
 // Redis URL, the Redis wake hints. defineWorkerProcess builds its workers
 // on the adapter's client and closes the adapter when they have stopped.
-import pg from 'pg';
+import type pg from 'pg';
 import * as z from 'zod';
 import { Client } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
@@ -14,13 +14,14 @@ import { namespaceSchema } from '../names.js';
 import { parseConfig } from '../validation.js';
 import { redisUrlSchema } from './redisUrl.js';
 import { redisWakeHints, type RedisWakeHints } from './redisWakeHints.js';
+import { isPgPool } from '../db/pgShape.js';
 
 const adapterOptionsSchema = z
   .object({
     /** postgres://… (exactly one of connectionString or pool). */
     connectionString: connectionStringSchema.optional(),
     /** A pool the caller owns (it is not closed with the adapter). */
-    pool: z.custom<pg.Pool>((v) => v instanceof pg.Pool, 'pool must be a pg.Pool').optional(),
+    pool: z.custom<pg.Pool>(isPgPool, 'pool must be a pg.Pool').optional(),
     namespace: namespaceSchema.default('default'),
     /** Connections in the pool the adapter makes (ignored with `pool`). */
     poolSize: z.number().int().min(1).max(1000).default(10),
