@@ -5,6 +5,7 @@
 // migrated, a handler module throws while loading).
 import { faultHint } from '../db/faultHint.js';
 import { ConfigError, DatabaseUnavailableError, SchemaVersionError, ValidationError } from '../errors.js';
+import { terminalSafe } from '../terminalText.js';
 import { UsageError } from './usageError.js';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -22,6 +23,8 @@ function firstLine(err: unknown): string {
   // An AggregateError (every address of a host refused) has no message of its own.
   if (err instanceof AggregateError && !err.message) return [...new Set(err.errors.map(firstLine))].join('; ') || 'several errors';
   const message = err instanceof Error ? err.message : String(err);
+  // A usage error is one line of the CLI's own, but for the argument it quotes: a line feed there is escaped, not the end of the reason.
+  if (err instanceof UsageError) return terminalSafe(message).trim() || 'unknown error';
   return (message.split('\n')[0] ?? '').trim() || codeOf(err) || 'unknown error';
 }
 

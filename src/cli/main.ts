@@ -19,6 +19,7 @@ import { workerCommand } from './commands/worker.js';
 import { exitCodeFor, failureLine } from './failure.js';
 import { UsageError } from './usageError.js';
 import { packageVersion, VERSION_FLAGS } from './version.js';
+import { terminalLines } from '../terminalText.js';
 
 export const commands: Command[] = [migrateCommand, workerCommand, tickCommand, serveCommand, jobsCommand, queuesCommand, demoCommand];
 
@@ -55,7 +56,10 @@ function unexpected(flag: string, takes: string, extra: string[], io: CliIo): nu
   return 2;
 }
 
-export async function main(argv: string[], io: CliIo = { out: console.log, err: console.error }): Promise<number> {
+export async function main(argv: string[], given: CliIo = { out: console.log, err: console.error }): Promise<number> {
+  // Every line goes out with its control characters escaped: a job's error or payload, a handler's log
+  // line through a worker's log, an argument echoed in a usage error (terminalText.ts).
+  const io: CliIo = { out: (line) => given.out(terminalLines(line)), err: (line) => given.err(terminalLines(line)) };
   const end = optionsEnd(argv);
   const verbose = options(argv).includes('--verbose');
   const args = argv.filter((a, i) => a !== '--verbose' || i > end);

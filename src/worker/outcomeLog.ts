@@ -4,6 +4,7 @@
 // the job is now a dead letter and how to run it again. Successes and
 // durable suspensions are not logged (a fleet runs many of them).
 import { errorToJson } from '../errorJson.js';
+import { terminalSafe } from '../terminalText.js';
 import type { JobOutcome } from './settleJob.js';
 
 /** The line for an outcome, or undefined when it is not logged. */
@@ -16,8 +17,8 @@ export function outcomeLine(workerId: string, o: JobOutcome): string | undefined
     : `${head}; the job failed for good (a dead letter: client.retry(id) or the dashboard's Retry runs it again)`;
 }
 
-/** A message on one line, at most 500 characters. */
+/** A message on one line, at most 500 characters, its control characters escaped (the handler's text: it may hold ESC or CR). */
 function oneLine(message: string): string {
-  const flat = message.replace(/\s*\n\s*/g, ' ');
+  const flat = terminalSafe(message.replace(/\s*\n\s*/g, ' '));
   return flat.length > 500 ? `${flat.slice(0, 500)}…` : flat;
 }
