@@ -14,15 +14,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as z from 'zod';
-import type { WorkhorseApp } from '../app/defineApp.js';
+import { appProblem, type WorkhorseApp } from '../app/defineApp.js';
 import { loadTickEnv } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { readyBacklogEmfLine } from '../metrics/readyBacklogMetric.js';
 import { DATABASE_URL_VARIABLE, isDatabaseAuthFailure } from '../secrets/authFailure.js';
 import { lambdaEnvironment, secretReadBoundMs } from '../secrets/lambdaEnvironment.js';
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
-import { parseField, parseInput } from '../validation.js';
-import type { TickOptions } from './options.js';
+import { parseConfig, parseField, parseInput } from '../validation.js';
+import { tickOptionsShape, type TickOptions } from './options.js';
 import { runTick } from './runTick.js';
 import type { TickSummary } from './summary.js';
 
@@ -37,6 +37,9 @@ export interface TickContext {
 export type TickHandler = (event: unknown, context: TickContext) => Promise<TickSummary>;
 
 export type TickHandlerOptions = Partial<Omit<TickOptions, 'app' | 'deadline' | 'generation'>>;
+
+/** The options a handler is made with: the tick's, none required, and no app, deadline or generation (each invocation's own). */
+const handlerOptionsSchema = tickOptionsShape.omit({ app: true, deadline: true, generation: true }).partial();
 
 /** A scheduled event carries anything; a fan-out invocation carries its generation. */
 const tickEventSchema = z.looseObject({ generation: z.number().int().min(0).max(1000).optional() });
@@ -68,6 +71,10 @@ export function createTickHandler(app: WorkhorseApp, options: TickHandlerOptions
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigError('createTickHandler: the options must be an object, e.g. { namespace }', [{ path: ['options'], message: 'expected an object' }]);
   }
+  // Checked when the module loads, as defineApp checks the app: not at every invocation, after a deploy.
+  const problem = appProblem(app);
+  if (problem) throw new ConfigError(`createTickHandler: ${problem}`, [{ path: ['app'], message: problem }]);
+  parseConfig(handlerOptionsSchema, options, 'createTickHandler options');
   let environment: SecretEnvironment | undefined;
   let settings: { version: number; options: TickHandlerOptions } | undefined;
   const fromEnv = async (boundMs: number | undefined): Promise<TickHandlerOptions> => {

@@ -27,7 +27,8 @@ export const BACKLOG_METRIC_CAP = 100_000;
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
 
-export const tickOptionsSchema = z
+/** The tick's options field by field (createTickHandler checks its own against these); tickOptionsSchema adds the database rule. */
+export const tickOptionsShape = z
   .object({
     /** The user's app: job definitions, handlers, schedules. */
     app: z.custom<WorkhorseApp>().superRefine((v, ctx) => {
@@ -109,8 +110,9 @@ export const tickOptionsSchema = z
      */
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'signal must be an AbortSignal').optional(),
   })
-  .strict()
-  .superRefine((o, ctx) => {
+  .strict();
+
+export const tickOptionsSchema = tickOptionsShape.superRefine((o, ctx) => {
     // An empty string is not missing: the string's own schema says it is empty.
     if (o.connectionString === undefined && !o.pool) {
       ctx.addIssue({
