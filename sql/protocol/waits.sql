@@ -34,6 +34,8 @@ declare
   w workhorse.job_waits;
   v_signal bigint;
   v_payload jsonb;
+  v_sent timestamptz;
+  v_done timestamptz;
   v_total integer;
   v_ended integer;
   v_ok integer;
@@ -44,29 +46,36 @@ begin
   if w.kind = 'signal' then
     -- Only a signal sent before the timeout: one that came later belongs to
     -- no wait that timed out, even if no worker resumed the job meanwhile.
-    select s.id, s.payload into v_signal, v_payload from workhorse.job_signals s
+    select s.id, s.payload, s.sent_at into v_signal, v_payload, v_sent from workhorse.job_signals s
      where s.job_id = p_job_id and s.name = p_name and s.consumed_at is null
        and (w.wake_at is null or s.sent_at < w.wake_at)
      for update skip locked;
     if v_signal is null and w.key is not null then
-      select s.id, s.payload into v_signal, v_payload from workhorse.job_signals s
+      select s.id, s.payload, s.sent_at into v_signal, v_payload, v_sent from workhorse.job_signals s
        where s.namespace = w.namespace and s.key = w.key and s.name = p_name and s.consumed_at is null
          and (w.wake_at is null or s.sent_at < w.wake_at)
        for update skip locked;
     end if;
     if v_signal is not null then
       update workhorse.job_signals set consumed_by = p_job_id, consumed_at = now() where id = v_signal;
-      update workhorse.job_waits set resolved_at = now(), outcome = 'done', value = v_payload
+      -- Resolved when the signal came (or when the wait opened, for one kept from before):
+      -- the time of the event, not of this call, so a race's winner does not depend on
+      -- which of two concurrent calls commits first.
+      update workhorse.job_waits set resolved_at = greatest(v_sent, w.started_at), outcome = 'done', value = v_payload
        where job_id = p_job_id and name = p_name;
       return true;
     end if;
   elsif w.kind = 'join' then
+    -- v_done: when the join was satisfied (its last child ended; for mode any, its first success).
     select count(*), count(*) filter (where j.status in ('succeeded', 'failed', 'cancelled')),
-           count(*) filter (where j.status = 'succeeded')
-      into v_total, v_ended, v_ok
+           count(*) filter (where j.status = 'succeeded'),
+           case when w.mode = 'any' and count(*) filter (where j.status = 'succeeded') > 0
+                then min(j.finished_at) filter (where j.status = 'succeeded')
+                else max(j.finished_at) end
+      into v_total, v_ended, v_ok, v_done
       from workhorse.jobs j where j.id = any(w.children);
     if v_ended = v_total or (w.mode = 'any' and v_ok > 0) then
-      update workhorse.job_waits set resolved_at = now(), outcome = 'done', value = (
+      update workhorse.job_waits set resolved_at = least(now(), greatest(coalesce(v_done, now()), w.started_at)), outcome = 'done', value = (
         select coalesce(jsonb_agg(jsonb_build_object(
                  'id', c.id::text,
                  'status', case when j.status in ('succeeded', 'failed', 'cancelled') then j.status else 'unfinished' end,
@@ -79,16 +88,16 @@ begin
       return true;
     end if;
   end if;
-  -- A sleep ends, and any other wait times out, at its wake time.
+  -- A sleep ends, and any other wait times out, at its wake time (its resolved_at, whenever this runs).
   if w.wake_at is not null and w.wake_at <= now() then
-    update workhorse.job_waits set resolved_at = now(), outcome = case when w.kind = 'sleep' then 'done' else 'timeout' end
+    update workhorse.job_waits set resolved_at = w.wake_at, outcome = case when w.kind = 'sleep' then 'done' else 'timeout' end
      where job_id = p_job_id and name = p_name;
     return true;
   end if;
   return false;
 end $$;
 comment on function workhorse.resolve_wait_v1(bigint, text) is
-  'Resolves the open wait p_name of the job if it can be: a sleep whose wake time passed (outcome done); a signal kept for it and sent before its timeout, addressed to the job first, then to the wait''s key (consumed; value = its payload); a join whose children ended (all of them, or for mode any one that succeeded; value = each child''s id, status, result and error, in order); any other wait whose wake time passed (outcome timeout). Returns true when the wait is resolved, now or before; false when it still waits or does not exist.';
+  'Resolves the open wait p_name of the job if it can be, its resolved_at the time of the event that satisfied it (a sleep''s or a timeout''s wake time, the signal''s sending or the wait''s opening if later, its children''s ending), not of this call: a sleep whose wake time passed (outcome done); a signal kept for it and sent before its timeout, addressed to the job first, then to the wait''s key (consumed; value = its payload); a join whose children ended (all of them, or for mode any one that succeeded; value = each child''s id, status, result and error, in order); any other wait whose wake time passed (outcome timeout). Returns true when the wait is resolved, now or before; false when it still waits or does not exist.';
 
 create function workhorse.begin_wait_v1(
   p_namespace text, p_job_id bigint, p_execution bigint, p_name text, p_kind text,
