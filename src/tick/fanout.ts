@@ -55,7 +55,9 @@ export interface InvokeTicks {
 export async function invokeTicks(o: InvokeTicks): Promise<{ accepted: number; errors: unknown[] }> {
   if (o.count <= 0) return { accepted: 0, errors: [] };
   const { LambdaClient: Client, InvokeCommand } = await import('@aws-sdk/client-lambda');
-  const lambda = o.lambda ?? new Client(o.endpoint ? { endpoint: o.endpoint } : {});
+  // One try per invocation: a throttled or failed fan-out is not worth the tick's time (the SDK's backoff for a
+  // throttle held the tick up to its abort instant), and the next tick fans out again if the backlog is still there.
+  const lambda = o.lambda ?? new Client({ maxAttempts: 1, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   try {
     const payload = new TextEncoder().encode(JSON.stringify({ generation: o.generation }));
     const results = await Promise.allSettled(
