@@ -38,6 +38,7 @@ import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick } from './plan.js';
 import { countSkips, countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
+import { TickErrors } from './tickErrors.js';
 import { defaultTickLog } from './tickLog.js';
 import { TickPass } from './tickPass.js';
 
@@ -169,7 +170,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     configureWorker((w: WorkerBase) => o.app.configure(w), worker, 'app');
     refuseHandlersOutsideApp(o.app, worker.types);
     if (withSystem) addSystemHandlers(worker.handlers, client, system);
-    worker.events.on('error', (err) => log('[workhorse] tick worker error:', err));
+    const errors = new TickErrors(log);
+    worker.events.on('error', errors.error);
     const summary = emptySummary();
     countWorkerEvents(worker, summary);
     // Every database call of the tick ends by callsEndBy: a server that hangs
@@ -224,6 +226,7 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       await pass.stop(failed, failed ? failure : undefined);
       clearTimeout(hardTimer);
       await pass.fanout;
+      errors.flush();
     }
     // The database stopped answering while handlers ran (a hung server), or
     // the safety margin left too little time after the abort to write the

@@ -51,7 +51,8 @@ it('lets its handlers finish and writes their outcomes once the grants are back,
   const lines: string[] = [];
   const deadline = Date.now() + 15_000;
   // Four handlers take the first claim; the claim for the fifth job is sent once they are done, while the grants are revoked.
-  const tick = runTick({ app, connectionString: login.url, deadline: new Date(deadline), concurrency: 4, heartbeatMs: 1_000, scheduleNamespaces: [], log: (l) => lines.push(l) }).then(
+  const log = (l: string, e?: unknown) => lines.push(e === undefined ? l : `${l} ${e instanceof Error ? e.message : String(e)}`);
+  const tick = runTick({ app, connectionString: login.url, deadline: new Date(deadline), concurrency: 4, heartbeatMs: 1_000, scheduleNamespaces: [], log }).then(
     () => new Error('the tick should have failed'),
     (e: unknown) => e,
   );
@@ -70,6 +71,14 @@ it('lets its handlers finish and writes their outcomes once the grants are back,
   expect(jobs.rows.map((j) => [j.status, j.attempt])).toEqual([...ids.slice(0, 4).map(() => ['succeeded', 1]), ['ready', 0]]);
   expect((await db.pool.query('select count(*)::int n from workhorse.job_runtime')).rows[0].n).toBe(0);
   expect((await db.pool.query('select count(*)::int n from workhorse.worker_registry')).rows[0].n).toBe(0);
+  // Each distinct error once, and the repeats counted in one line as the tick ends: every failed try of the
+  // heartbeat and the settlement was a line of its own.
+  const first = lines.filter((l) => l.startsWith('[workhorse] tick worker error: '));
+  expect(first.length).toBeGreaterThan(0);
+  expect(new Set(first).size).toBe(first.length);
+  const again = lines.filter((l) => /^\[workhorse\] tick worker error, \d+ more times? in this tick: /.test(l));
+  expect(again.length).toBeGreaterThan(0);
+  expect(again.length).toBeLessThanOrEqual(first.length);
 }, 60_000);
 
 it('fails by its deadline saying the database refused the work, and what to do, when the grants stay revoked', async () => {
