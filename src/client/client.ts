@@ -122,7 +122,7 @@ export class Client {
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
     this.connections = this.ownsPool ? trackConnections(this.pool) : new Set();
-    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, isClosed: () => this.closed });
+    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, typedRefusals: true, isClosed: () => this.closed });
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.db, this.namespace);
     this.outbox = new OutboxAdmin(this.protocol, this.db, this.namespace);

@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import { ClientClosedError, DatabaseUnavailableError } from '../errors.js';
 import type { Queryable } from './queryable.js';
-import { isLockTimeout, isQueryCanceled, isReadOnlySession, isSessionEnded, POOL_ENDED } from './sqlState.js';
+import { isLockTimeout, isQueryCanceled, isReadOnlySession, isSessionEnded, POOL_ENDED, SQLSTATE, sqlStateOf } from './sqlState.js';
+import { operatorHint } from './operatorFixable.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 import { markConnectRefusal } from './connectRefusal.js';
 
@@ -28,6 +29,15 @@ export interface GuardedDbOptions {
    * own.
    */
   typedConnectFaults?: boolean;
+  /**
+   * A statement PostgreSQL cancelled (57014: a statement_timeout of the
+   * role or database) or refused for a privilege the login lacks (42501:
+   * grants revoked) fails with DatabaseUnavailableError, pg's error as its
+   * cause and what to do in its message: the client's callers catch one
+   * typed fault (isQueryCanceled and operatorHint read the cause). Not for
+   * the migrator, which tells a runtime login's 42501 apart itself.
+   */
+  typedRefusals?: boolean;
   /**
    * True once the owner was closed: every checkout then fails with
    * ClientClosedError, whether or not the pool itself was ended (a pool
@@ -209,7 +219,7 @@ export class GuardedDb implements Queryable {
   query<R extends unknown[] = unknown[]>(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
   query(textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]): Promise<unknown> {
     return this.withClient((client, broken, discard) =>
-      boundedQuery(client, broken, discard, this.boundMs(), this.options.typedConnectFaults === true, textOrConfig, values),
+      boundedQuery(client, broken, discard, this.boundMs(), this.options, textOrConfig, values),
     );
   }
 
@@ -221,7 +231,7 @@ export class GuardedDb implements Queryable {
     return this.withClient((client, broken, discard) => {
       const q = {
         query: (textOrConfig: string | pg.QueryArrayConfig, values?: unknown[]) =>
-          boundedQuery(client, broken, discard, this.boundMs(), this.options.typedConnectFaults === true, textOrConfig, values),
+          boundedQuery(client, broken, discard, this.boundMs(), this.options, textOrConfig, values),
       } as Queryable;
       return fn(q, discard);
     });
@@ -248,7 +258,7 @@ async function boundedQuery(
   broken: () => Error | undefined,
   discard: (err: Error) => void,
   timeoutMs: number,
-  typedFaults: boolean,
+  typed: Pick<GuardedDbOptions, 'typedConnectFaults' | 'typedRefusals'>,
   textOrConfig: string | pg.QueryArrayConfig,
   values?: unknown[],
 ): Promise<unknown> {
@@ -271,8 +281,14 @@ async function boundedQuery(
     if (isReadOnlySession(err) || isQueryCanceled(err)) discard(err as Error);
     // A write a read-only session refused (a standby after a failover, a database set read-only) is a
     // fault to retry, as a lost connection is: the client's callers get the error they catch for those.
-    if (typedFaults && isReadOnlySession(err)) throw new DatabaseUnavailableError(READ_ONLY_REFUSAL, { cause: err });
-    if (typedFaults && lostConnection(err)) {
+    if (typed.typedConnectFaults && isReadOnlySession(err)) throw new DatabaseUnavailableError(READ_ONLY_REFUSAL, { cause: err });
+    if (typed.typedRefusals) {
+      if (isQueryCanceled(err)) throw new DatabaseUnavailableError(`${QUERY_CANCELED}: ${describeDbError(err)}`, { cause: err });
+      if (sqlStateOf(err) === SQLSTATE.insufficientPrivilege) {
+        throw new DatabaseUnavailableError(`the database refused the call: ${describeDbError(err)}; ${operatorHint(err)}`, { cause: err });
+      }
+    }
+    if (typed.typedConnectFaults && lostConnection(err)) {
       discard(err as Error);
       throw new DatabaseUnavailableError(`the database connection broke: ${describeDbError(err)}`, { cause: err });
     }
@@ -281,6 +297,10 @@ async function boundedQuery(
     clearTimeout(timer);
   }
 }
+
+/** What a statement PostgreSQL cancelled fails with, for callers that get typed refusals (the client's). */
+export const QUERY_CANCELED =
+  'the database cancelled the statement (a statement_timeout set on the role or the database, or pg_cancel_backend); it took no effect: retry, or raise the timeout';
 
 /** What a write a read-only session refused fails with, for callers that get typed faults (the client's). */
 export const READ_ONLY_REFUSAL =

@@ -60,7 +60,7 @@ function entryFor(err: unknown): { code: string; hint: string } | undefined {
  * code change: a write safe to repeat is worth repeating while its lease holds.
  */
 export function isOperatorFixable(err: unknown): boolean {
-  return err instanceof SchemaVersionError || entryFor(err) !== undefined;
+  return err instanceof SchemaVersionError || operatorHint(err) !== undefined;
 }
 
 /** What the operator should do about `err`, or undefined when it is not operator-fixable. */

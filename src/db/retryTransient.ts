@@ -59,6 +59,8 @@ export interface RetryOptions extends BackoffOptions {
   attempts?: number;
   /** Retries these errors too, besides database faults (asked once per failure that is not a fault). */
   alsoRetry?: (err: unknown) => boolean;
+  /** Ends the retries on these errors, database faults among them (the client's refusals an operator must end, at start-up). */
+  stopOn?: (err: unknown) => boolean;
   /** Called after each failure that will be retried, with the delay. */
   onRetry?: (err: unknown, delayMs: number, attempt: number) => void;
 }
@@ -69,7 +71,7 @@ export async function retryTransient<T>(fn: () => Promise<T>, o: RetryOptions = 
     try {
       return await fn();
     } catch (err) {
-      if (!(isTransientDbError(err) || o.alsoRetry?.(err)) || o.signal?.aborted) throw err;
+      if (!(isTransientDbError(err) || o.alsoRetry?.(err)) || o.stopOn?.(err) || o.signal?.aborted) throw err;
       if (o.attempts !== undefined && backoff.attempts + 1 >= o.attempts) throw err;
       const delay = backoff.next();
       o.onRetry?.(err, delay, backoff.attempts);

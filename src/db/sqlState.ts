@@ -45,9 +45,15 @@ export function sqlStateOf(err: unknown): string | undefined {
  * A statement PostgreSQL cancelled (57014): a statement_timeout or a
  * pg_cancel_backend. The connection still works, but a statement_timeout
  * of its session stays what it was when it connected: guardedDb.ts replaces it.
+ * The client's calls wrap it in a DatabaseUnavailableError: its cause is read too.
  */
 export function isQueryCanceled(err: unknown): boolean {
-  return sqlStateOf(err) === SQLSTATE.queryCanceled;
+  return sqlStateOf(err) === SQLSTATE.queryCanceled || causeState(err) === SQLSTATE.queryCanceled;
+}
+
+/** The SQLSTATE of the pg error a client call's DatabaseUnavailableError wraps (guardedDb.ts), if it wraps one. */
+export function causeState(err: unknown): string | undefined {
+  return err instanceof DatabaseUnavailableError ? sqlStateOf(err.cause) : undefined;
 }
 
 /**
@@ -74,8 +80,7 @@ export function isSessionEnded(err: unknown): boolean {
  * a DatabaseUnavailableError (guardedDb.ts): its cause is read too.
  */
 export function isReadOnlySession(err: unknown): boolean {
-  if (sqlStateOf(err) === SQLSTATE.readOnly) return true;
-  return err instanceof DatabaseUnavailableError && sqlStateOf(err.cause) === SQLSTATE.readOnly;
+  return sqlStateOf(err) === SQLSTATE.readOnly || causeState(err) === SQLSTATE.readOnly;
 }
 
 /** A statement a lock_timeout ended while it waited for a lock another session holds (55P03): the lock may end, the connection stays usable. */

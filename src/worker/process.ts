@@ -11,6 +11,7 @@ import type { Client } from '../client/client.js';
 import { pingDatabase, READ_ONLY_REASON } from '../db/ping.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { describeDbError } from '../db/transient.js';
+import { operatorHint } from '../db/operatorFixable.js';
 import { ConfigError } from '../errors.js';
 import { parseConfig } from '../validation.js';
 import type { WorkhorseAdapter } from './adapter.js';
@@ -182,10 +183,12 @@ async function startProcess(
     opened(probes);
     log(`[workhorse] probes on ${d.probes.host ?? '0.0.0.0'}:${probes.port} (${d.probes.livenessPath ?? '/livez'}, ${d.probes.readinessPath ?? '/readyz'})`);
   }
-  // A database that is down at start-up is waited for (one line per try); a schema mismatch fails at once.
+  // A database that is down at start-up is waited for (one line per try), a statement its statement_timeout
+  // cancelled too; a schema mismatch, and a privilege the login lacks, fail at once (a deploy's configuration).
   await retryTransient(() => adapter.client.ready(), {
     baseMs: 250,
     maxMs: 10_000,
+    stopOn: (err) => operatorHint(err) !== undefined,
     onRetry: (err, ms) => log(`[workhorse] cannot reach the database (${describeDbError(err)}); retrying in ${ms} ms`),
   });
   const vacuum = await autovacuumWarning(adapter.client.calls);

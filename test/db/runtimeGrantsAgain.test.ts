@@ -41,7 +41,7 @@ const runtimeReads = async (): Promise<unknown> => {
 describe('workhorse migrate with nothing to install', () => {
   it('gives the runtime role its grants again', async () => {
     await db.pool.query('revoke all on all tables in schema workhorse from workhorse_runtime; revoke usage on schema workhorse from workhorse_runtime');
-    expect(await runtimeReads()).toMatchObject({ code: '42501' });
+    expect(await runtimeReads()).toMatchObject({ code: 'database_unavailable', cause: { code: '42501' } });
     const r = await runCli(['migrate'], cliEnv({ DATABASE_URL: db.url }));
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^schema is up to date \(version \d+\)\n$/);

@@ -55,7 +55,7 @@ describe('migrating as an owner without CREATEROLE', () => {
     const app = createClient({ connectionString: cluster.url('app', 'wh_app', 'app-password'), jobs: [Note] });
     try {
       // Not granted yet: the schema is closed to the member.
-      await expect(app.enqueue(Note, { text: 'too early' })).rejects.toMatchObject({ code: '42501' });
+      await expect(app.enqueue(Note, { text: 'too early' })).rejects.toMatchObject({ code: 'database_unavailable', cause: { code: '42501' } });
       const owner = new pg.Client({ connectionString: cluster.url('app', 'wh_owner', 'owner-password') });
       await owner.connect();
       try {

@@ -41,6 +41,7 @@ it("a new session's set-up statement cancelled by a statement_timeout or a lock 
     const err = await new GuardedDb(pool, { timeoutMs: 1_000 }).query('select 1').catch((e: unknown) => e);
     expect(err).toBe(failing);
     expect(isConnectRefusal(err)).toBe(false);
-    expect(describeError(err)).toMatchObject({ status: 503, body: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } });
+    const message = code === '57014' ? 'the database cancelled the statement (a statement_timeout, or pg_cancel_backend); retry shortly' : 'the database did not answer; retry shortly';
+    expect(describeError(err)).toMatchObject({ status: 503, body: { code: 'database_unreachable', message } });
   }
 });

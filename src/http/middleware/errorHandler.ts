@@ -89,7 +89,9 @@ export function describeError(thrown: unknown): { status: ContentfulStatusCode; 
     // A read-only session answered, and refused: say so (a failover in progress, a database set read-only).
     const message = isReadOnlySession(err)
       ? 'the database refused the write: it is read-only (a standby, or set read-only); retry shortly'
-      : 'the database did not answer; retry shortly';
+      : isQueryCanceled(err)
+        ? 'the database cancelled the statement (a statement_timeout, or pg_cancel_backend); retry shortly'
+        : 'the database did not answer; retry shortly';
     return { status: 503, body: { code: 'database_unreachable', message } };
   }
   if (err instanceof ClientGoneError) return { status: CLIENT_CLOSED, body: { code: 'client_closed', message: err.message } };
@@ -123,7 +125,9 @@ export function noteDatabaseUnreachable(c: Context, err: unknown, log: (message:
       ? CONNECT_REFUSED
       : isReadOnlySession(err)
         ? 'the database refused the write: it is read-only'
-        : 'the database did not answer';
+        : isQueryCanceled(err)
+          ? 'the database cancelled the statement'
+          : 'the database did not answer';
   log(`[workhorse ${source}] ${c.req.method} ${c.req.path}: ${what}:`, describeDbError(err));
   c.header('Retry-After', UNREACHABLE_RETRY_AFTER);
 }
