@@ -4,7 +4,8 @@
 // slot it took, one per probe, until the worker has none left. A server that
 // answers but takes no writes (a standby after a failover, or
 // default_transaction_read_only) is not ready either: no claim, heartbeat or
-// settlement can go through it.
+// settlement can go through it; nor is one that refuses the login the
+// workhorse schema (its grants revoked).
 import type pg from 'pg';
 import { DatabaseUnavailableError } from '../errors.js';
 import { GuardedDb } from './guardedDb.js';
@@ -14,8 +15,10 @@ export const READ_ONLY_REASON = 'the database is read-only (a standby, or defaul
 
 /** One query within `timeoutMs` (checkout included); a DatabaseUnavailableError when it fails or the server takes no writes. */
 export async function pingDatabase(pool: pg.Pool, timeoutMs: number): Promise<void> {
+  // It reads the registry too: a login whose grants on the workhorse schema were revoked is refused here
+  // (42501), as every claim and heartbeat of its worker is, though the server answers.
   const { rows } = await new GuardedDb(pool, { timeoutMs }).query<{ read_only: boolean }>(
-    "select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only",
+    "select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only, exists (select 1 from workhorse.worker_registry limit 1) as reads",
   );
   if (rows[0]?.read_only) throw new DatabaseUnavailableError(READ_ONLY_REASON);
 }

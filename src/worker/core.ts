@@ -91,6 +91,11 @@ export class WorkerCore {
   }
   private readonly deregisterDb: GuardedDb;
   private readonly heartbeat: Heartbeat;
+
+  /** How long the heartbeats have been failing, or 0 (the readiness probe reads it). */
+  get heartbeatFailingMs(): number {
+    return this.heartbeat.failingMs;
+  }
   private readonly settler: Settler;
   private readonly executor: Executor;
   private registering: Promise<void> | undefined;

@@ -96,6 +96,11 @@ export class Heartbeat {
     return this.started;
   }
 
+  /** How long the beats have been failing (since the last one that went through was sent), or 0 when the last went through. */
+  get failingMs(): number {
+    return this.started && this.lastFailed ? Math.round(performance.now() - this.lastOk) : 0;
+  }
+
   start(): void {
     if (this.started) return;
     this.started = true;

@@ -170,12 +170,25 @@ async function startProcess(
         if (phase !== 'running') return { ok: false, reason: phase };
         const unregistered = workers.filter((w) => !w.runtimeState().registered);
         if (unregistered.length > 0) return { ok: false, reason: `not registered: ${unregistered.map((w) => w.workerId).join(', ')}` };
+        // A database that answers a ping but refuses or cancels the worker's own calls (grants revoked, a
+        // statement_timeout they cannot beat) keeps no lease: not ready once a heartbeat interval has failed.
+        const failing = workers.filter((w) => w.runtimeState().heartbeatFailingMs >= w.options.heartbeatMs);
+        if (failing.length > 0) {
+          const ms = Math.max(...failing.map((w) => w.runtimeState().heartbeatFailingMs));
+          return { ok: false, reason: `heartbeats failing for ${(ms / 1000).toFixed(1)} s: ${failing.map((w) => w.workerId).join(', ')} (the worker's log says why)` };
+        }
         return adapter.ping(timeoutMs).then(
           () => ({ ok: true }),
-          (err: unknown) => ({
-            ok: false,
-            reason: err instanceof Error && err.message === READ_ONLY_REASON ? READ_ONLY_REASON : `the database does not answer: ${describeDbError(err)}`,
-          }),
+          (err: unknown) => {
+            const hint = operatorHint(err);
+            const reason =
+              err instanceof Error && err.message === READ_ONLY_REASON
+                ? READ_ONLY_REASON
+                : hint !== undefined
+                  ? `the database refuses the worker's calls: ${describeDbError(err)}; ${hint}`
+                  : `the database does not answer: ${describeDbError(err)}`;
+            return { ok: false, reason };
+          },
         );
       },
       workers: () => workers.map((w) => ({ id: w.workerId, ...pick(w.runtimeState()) })),

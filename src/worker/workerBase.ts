@@ -111,6 +111,7 @@ export class WorkerBase {
       concurrency: this.options.concurrency,
       activeJobIds: core.table.ids(),
       droppedOutcomes: core.droppedOutcomes,
+      heartbeatFailingMs: core.heartbeatFailingMs,
     };
   }
 

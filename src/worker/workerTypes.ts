@@ -27,4 +27,6 @@ export interface RuntimeState {
   activeJobIds: string[];
   /** Handlers' outcomes this worker gave up writing since it was made (their jobs run again after recovery, an attempt counted). */
   droppedOutcomes: number;
+  /** How long its heartbeats have been failing (refused, cancelled or unanswered), in ms; 0 when the last one went through. */
+  heartbeatFailingMs: number;
 }
