@@ -113,6 +113,13 @@ describe('signing in', () => {
     expect(edge.headers.get('set-cookie')).toBeNull();
   });
 
+  it('refuses a malformed percent-escape in the form as such (it said the form was not UTF-8), with 400 and no cookie', async () => {
+    const res = await fetch(`${d.url}/ui/sign-in`, { method: 'POST', redirect: 'manual', headers: { ...FORM, origin: d.url }, body: 'token=%ZZ' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(await res.text()).toContain('the form is not validly percent-encoded UTF-8');
+  });
+
   it('refuses a query parameter on sign-in and sign-out, as every action does (400, no cookie)', async () => {
     const res = await post('/ui/sign-in?x=1', {}, { token: ADMIN_TOKEN });
     expect(res.status).toBe(400);
@@ -230,7 +237,7 @@ describe('acting', () => {
       body: `csrf=${encodeURIComponent(csrf)}&comment=%ff%fe`,
     });
     expect(res.status).toBe(400);
-    expect(await res.text()).toContain('not valid UTF-8');
+    expect(await res.text()).toContain('not validly percent-encoded UTF-8');
     expect(await paused('reports')).toBe(false);
   });
 

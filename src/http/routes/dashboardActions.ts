@@ -49,7 +49,7 @@ function action(guard: MiddlewareHandler<UiEnv>): MiddlewareHandler<UiEnv> {
  * the Discard button a dead-letter triage had just used).
  */
 function outboxBack(form: URLSearchParams): string {
-  const page = parseInput(outboxPageFields, { state: form.get('state') ?? '', topic: form.get('topic') ?? '', before: form.get('before') ?? '' }, 'the page fields');
+  const page = parseInput(outboxPageFields, { state: form.get('state') ?? '', topic: form.get('topic') ?? '', before: form.get('before') ?? '' }, 'page fields');
   return outboxPageUrl(page, page.before);
 }
 

@@ -92,7 +92,8 @@ export async function readForm(c: Context<UiEnv>, s: UiSettings): Promise<Respon
     try {
       decodeURIComponent(part.replace(/\+/g, ' '));
     } catch {
-      throw new ValidationError('the form is not valid UTF-8', [{ path: [], message: `a percent-escape in "${part.slice(0, 40)}" is not UTF-8` }]);
+      // A malformed escape (`%ZZ`, a lone `%`) or one that is not UTF-8 (`%ff`): both are the form's encoding.
+      throw new ValidationError('the form is not validly percent-encoded UTF-8', [{ path: [], message: `a percent-escape in "${part.slice(0, 40)}" is malformed or not UTF-8` }]);
     }
   }
   const form = new URLSearchParams(text);
