@@ -95,6 +95,21 @@ describe('workhorse jobs', () => {
     expect(listed.stdout).toContain('Error: \\u001b]0;PWNED\\u0007\\u001b[2J\\u001b[31mRED\\u202egnp.exe');
   });
 
+  it("lists a job waiting for a signal without timeout as run at `never`, not the 9999 date it is stored with", async () => {
+    const Waits = defineJob({ type: 'ops.waits', schema: z.object({}), queue: 'waits' });
+    client.define(Waits);
+    const { id } = await client.enqueue(Waits, {});
+    const worker = new Worker(client, { listen: false, queue: 'waits' }).handle(Waits, async (_p, ctx) => ctx.waitForSignal('go'));
+    await worker.runOnce();
+    await worker.stop();
+    expect(await status(id)).toBe('waiting');
+    const listed = await cli('jobs', 'list', '--queue', 'waits');
+    expect(listed.code).toBe(0);
+    const row = listed.stdout.trimEnd().split('\n')[1]!;
+    expect(row.split(/\s{2,}/).slice(0, 6)).toEqual([id, 'ops.waits', 'waits', 'waiting', '1/25', 'never']);
+    await client.cancel(id);
+  });
+
   it('refuses bad input before it does anything (exit 2)', async () => {
     const { id } = await client.enqueue(Mail, { n: 3 });
     for (const args of [

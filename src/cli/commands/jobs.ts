@@ -17,6 +17,7 @@ import type { CliIo, Command } from '../command.js';
 import { withOperatorClient } from '../operatorClient.js';
 import { UsageError } from '../usageError.js';
 import { wholeNumberFlag } from '../wholeNumberFlag.js';
+import { dueNever } from '../../db/protocol/waits.js';
 
 const ACTIONS = ['list', 'show', 'retry', 'cancel'] as const;
 
@@ -64,7 +65,8 @@ async function list(client: Client, f: Flags, io: CliIo): Promise<number> {
     return 0;
   }
   const header = ['id', 'type', 'queue', 'status', 'attempt', 'run at', 'finished', 'last error'];
-  const rows = page.jobs.map((j) => [j.id, j.type, j.queue, j.status, `${j.attempt}/${j.maxAttempts}`, when(j.runAt), when(j.finishedAt), errorLine(j)]);
+  // A job waiting with nothing to wake it on its own is stored as due in 9999: `never`, not that date.
+  const rows = page.jobs.map((j) => [j.id, j.type, j.queue, j.status, `${j.attempt}/${j.maxAttempts}`, dueNever(j) ? 'never' : when(j.runAt), when(j.finishedAt), errorLine(j)]);
   for (const line of columns([header, ...rows])) io.out(line);
   // On stderr: stdout holds the table alone (`| wc -l` counted the hint as a job).
   if (page.nextCursor) io.err(`(more: add --cursor ${page.nextCursor} for the next page)`);

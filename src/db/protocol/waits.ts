@@ -8,6 +8,14 @@ import type { LeaseRef } from './heartbeat.js';
 
 export type WaitKind = 'sleep' | 'signal' | 'decision' | 'join';
 
+/** The run_at (ms) of a job waiting with nothing to wake it on its own (never_v1: a signal, decision or join without timeout). */
+export const NEVER_DUE_AT = Date.parse('9999-01-01T00:00:00Z');
+
+/** Whether a job's run_at is that "never" of a wait (not a ready job's, which a client may set to any time up to 9999-12-31). */
+export function dueNever(job: { runAt: Date; status: string }): boolean {
+  return job.runAt.getTime() === NEVER_DUE_AT && job.status !== 'ready';
+}
+
 /** What a wait is for: its kind and the kind's parameters. */
 export interface WaitSpec {
   kind: WaitKind;

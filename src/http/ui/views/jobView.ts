@@ -8,6 +8,7 @@
 // client's own cancel() or retry().
 import type { AttemptRecord, FamilyMember, StepRecord } from '../../../db/dashboard.js';
 import type { WaitRecord } from '../../../db/protocol.js';
+import { dueNever } from '../../../db/protocol/waits.js';
 import { CHILDREN_SHOWN, type JobData } from '../data/jobData.js';
 import { duration, prettyJson, relative, time } from '../format.js';
 import { html, join, type Html } from '../html.js';
@@ -141,9 +142,6 @@ export const JOB_SECTIONS: readonly Section[] = [
   },
 ];
 
-/** The run_at a job waiting with nothing to wake it on its own is stored with (never_v1). */
-const NEVER_AT = Date.parse('9999-01-01T00:00:00Z');
-
 /**
  * When the job runs: a waiting job stored as due at 9999-01-01 (none of its waits
  * has a wake time or timeout) runs when what it waits for arrives, else at
@@ -153,8 +151,7 @@ const NEVER_AT = Date.parse('9999-01-01T00:00:00Z');
  */
 function runAt(d: JobData): Html {
   const j = d.job;
-  // That instant exactly, and not on a ready job (whose runAt a client may set to any time up to 9999-12-31).
-  const never = j.runAt.getTime() === NEVER_AT && j.status !== 'ready';
+  const never = dueNever(j);
   if (j.status === 'succeeded' || j.status === 'failed' || j.status === 'cancelled') {
     return never ? html`·` : html`${time(j.runAt)} <span class="muted small">(it ended: it runs again only if retried)</span>`;
   }
