@@ -96,7 +96,7 @@ describe('POST /tick', () => {
   it('does not accept the API bearer token (ticks are signature-only)', async () => {
     const before = h.tick.calls.length;
     const res = await h.app.request('/tick', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
-    await expect401(res, /missing x-workhorse-timestamp/);
+    await expect401(res, /^missing x-workhorse-timestamp or x-workhorse-signature header: POST \/tick takes a signed request only, never a bearer token$/);
     expect(h.tick.calls.length).toBe(before);
   });
 

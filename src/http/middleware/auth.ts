@@ -110,7 +110,12 @@ async function withBody(c: Context<HttpEnv>, body: BodyReader, then: () => Promi
 export function requireSignature(auth: AuthSettings, bodies: Bodies): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     // Refuse an unsigned, malformed or stale request before reading its body.
-    if (!isSigned(c)) throw new UnauthorizedError(failureMessage(auth.signingSecrets.length ? 'unsigned' : 'no_secret', auth.toleranceSec));
+    if (!isSigned(c)) {
+      const message = failureMessage(auth.signingSecrets.length ? 'unsigned' : 'no_secret', auth.toleranceSec);
+      // A bearer token here is the likeliest mistake: say that this route takes none.
+      const bearer = c.req.header('authorization') !== undefined ? ': POST /tick takes a signed request only, never a bearer token' : '';
+      throw new UnauthorizedError(message + bearer);
+    }
     checkSignedHeaders(c, auth);
     return withBody(c, bodies.signed, async () => {
       await checkSignature(c, auth);
