@@ -8,7 +8,7 @@
 // Each phase is logged in one line.
 import * as z from 'zod';
 import type { Client } from '../client/client.js';
-import { pingDatabase, READ_ONLY_REASON } from '../db/ping.js';
+import { pingDatabase } from '../db/ping.js';
 import { retryTransient } from '../db/retryTransient.js';
 import { describeDbError } from '../db/transient.js';
 import { operatorHint } from '../db/operatorFixable.js';
@@ -20,6 +20,7 @@ import { configureWorker } from './configureWorker.js';
 import { workerOptionsSchema, type WorkerOptions } from './options.js';
 import { probeOptionsSchema, startProbes, type ProbeOptions, type ProbeServer } from './probes.js';
 import { outcomeLine } from './outcomeLog.js';
+import { readiness } from './readiness.js';
 import { Worker } from './worker.js';
 
 export interface WorkerSpec {
@@ -168,28 +169,7 @@ async function startProcess(
       live: () => (phase === 'stopped' ? { ok: false, reason: 'the worker loops have ended' } : { ok: true }),
       ready: async (timeoutMs) => {
         if (phase !== 'running') return { ok: false, reason: phase };
-        const unregistered = workers.filter((w) => !w.runtimeState().registered);
-        if (unregistered.length > 0) return { ok: false, reason: `not registered: ${unregistered.map((w) => w.workerId).join(', ')}` };
-        // A database that answers a ping but refuses or cancels the worker's own calls (grants revoked, a
-        // statement_timeout they cannot beat) keeps no lease: not ready once a heartbeat interval has failed.
-        const failing = workers.filter((w) => w.runtimeState().heartbeatFailingMs >= w.options.heartbeatMs);
-        if (failing.length > 0) {
-          const ms = Math.max(...failing.map((w) => w.runtimeState().heartbeatFailingMs));
-          return { ok: false, reason: `heartbeats failing for ${(ms / 1000).toFixed(1)} s: ${failing.map((w) => w.workerId).join(', ')} (the worker's log says why)` };
-        }
-        return adapter.ping(timeoutMs).then(
-          () => ({ ok: true }),
-          (err: unknown) => {
-            const hint = operatorHint(err);
-            const reason =
-              err instanceof Error && err.message === READ_ONLY_REASON
-                ? READ_ONLY_REASON
-                : hint !== undefined
-                  ? `the database refuses the worker's calls: ${describeDbError(err)}; ${hint}`
-                  : `the database does not answer: ${describeDbError(err)}`;
-            return { ok: false, reason };
-          },
-        );
+        return readiness(workers, () => adapter.ping(timeoutMs));
       },
       workers: () => workers.map((w) => ({ id: w.workerId, ...pick(w.runtimeState()) })),
     });

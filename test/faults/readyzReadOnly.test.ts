@@ -56,4 +56,25 @@ describe('the readiness probe over a read-only database', () => {
       await running.done;
     }
   }, 60_000);
+
+  it('says the database is read-only, not only that the worker is not registered, when it starts on a read-only database', async () => {
+    await setReadOnly(db, true);
+    const running = await runWorkerProcess(
+      {
+        adapter: () => createWorkhorseAdapter({ connectionString: db.url, jobs: [Ping], poolSize: 2 }),
+        probes: { port: 0, host: '127.0.0.1', databaseTimeoutMs: 1_000 },
+        workers: [{ options: { heartbeatMs: 5_000, pollMs: 200, concurrency: 1 }, configure: (w) => void w.handle(Ping, () => undefined) }],
+      },
+      { log: () => undefined },
+    );
+    const port = running.probePort!;
+    try {
+      await waitFor(() => probe(port, '/readyz'), (r) => r.status === 503 && r.reason === READ_ONLY_REASON, { what: '/readyz to say the database is read-only', timeoutMs: 10_000 });
+      await setReadOnly(db, false);
+      await waitFor(() => probe(port, '/readyz'), (r) => r.status === 200, { what: 'the worker to be ready once it takes writes', timeoutMs: 20_000 });
+    } finally {
+      running.shutdown('test');
+      await running.done;
+    }
+  }, 60_000);
 });
