@@ -5,6 +5,7 @@ import { NotFoundError } from '../errors.js';
 import {
   JOB_STATUSES,
   type JobRecord,
+  type JobStatus,
   type LeaseRecord,
   type Protocol,
   type Queryable,
@@ -18,7 +19,7 @@ const recoverLimitSchema = z.number().int().min(0).max(100_000);
 
 const listJobsSchema = z
   .object({
-    status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+    status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional(),
     queue: queueNameSchema.optional(),
     type: jobTypeSchema.optional(),
     limit: z.number().int().min(1).max(1000).default(100),

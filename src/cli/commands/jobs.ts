@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { databaseUrlSchema } from '../../config.js';
 import { cancelledOrConflict } from '../../client/cancelRefusal.js';
 import type { Client } from '../../client/client.js';
-import { JOB_STATUSES, type JobRecord } from '../../db/protocol.js';
+import { JOB_STATUSES, type JobRecord, type JobStatus } from '../../db/protocol.js';
 import { NotFoundError, WorkhorseError } from '../../errors.js';
 import { jobIdStringSchema, jobTypeSchema, queueNameSchema } from '../../names.js';
 import { parseCommandLine } from '../args.js';
@@ -23,7 +23,7 @@ const ACTIONS = ['list', 'show', 'retry', 'cancel'] as const;
 
 const flagsSchema = z.object({
   'database-url': databaseUrlSchema.optional(),
-  status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+  status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional(),
   queue: queueNameSchema.optional(),
   type: jobTypeSchema.optional(),
   limit: wholeNumberFlag('jobs', 1, 1000).default(50),
