@@ -82,7 +82,9 @@ describe('workhorse serve without its database', () => {
       expect(answers.filter((a) => a.status !== 503 && a.status >= 500)).toEqual([]);
       const unavailable = answers.filter((a) => a.status === 503);
       expect(unavailable.length).toBeGreaterThan(0);
-      for (const a of unavailable) expect(a.body).toEqual({ error: { code: 'database_unreachable', message: 'the database did not answer; retry shortly' } });
+      for (const a of unavailable) {
+        expect(a.body).toEqual({ error: { code: 'database_unreachable', message: 'the database cancelled the statement (a statement_timeout, or pg_cancel_backend); retry shortly' } });
+      }
     } finally {
       await setStatementTimeout('0');
     }

@@ -137,7 +137,7 @@ describe('the synthesised, bundled functions', () => {
     }
   });
 
-  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 392,000 bytes and the HTTP one (API and dashboard) under 540,000', () => {
+  it('keeps the AWS SDK out of every bundle (the runtime provides it), the tick bundle under 400,000 bytes and the HTTP one (API and dashboard) under 540,000', () => {
     for (const part of ['WorkhorseTick', 'WorkhorseHttp', 'WorkhorseMigrate']) {
       const code = readFileSync(join(assetDir(part), 'index.mjs'), 'utf8');
       // Every SDK client sets this header; a bundled client would carry the string.
@@ -199,7 +199,10 @@ describe('the synthesised, bundled functions', () => {
     // the one queue rule of pause, the client's close that lets calls under way end, the bounded handler
     // writes under an operator's refusal, the counted fault lines and the cron search that leaps to a
     // far run: its limit moved to 540,000.
-    expect(tickBytes, `the tick bundle is ${tickBytes} bytes`).toBeLessThan(392_000);
+    // 394,054 for the tick that evening, after an app's checks where a tick is given one, the handlers
+    // outside its jobs refused, a pool of another copy of pg taken by its shape, the client's typed
+    // refusals and the tick's error lines counted: its limit moved to 400,000.
+    expect(tickBytes, `the tick bundle is ${tickBytes} bytes`).toBeLessThan(400_000);
     const httpBytes = statSync(join(assetDir('WorkhorseHttp'), 'index.mjs')).size;
     expect(httpBytes, `the HTTP bundle is ${httpBytes} bytes`).toBeLessThan(540_000);
   });
