@@ -257,6 +257,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       );
       if (backlog !== null) o.reportBacklog(backlog, o.namespace);
     }
+    // The start's recovery pass and every heartbeat's (a beat returns expired leases too).
+    summary.recovered += pass.core.recoveredByBeats;
     summary.msLeft = Math.max(0, plan.deadline - Date.now());
     return summary;
   } finally {

@@ -19,7 +19,7 @@ export interface TickSummary {
   retried: number;
   /** Jobs a durable wait suspended (sleeping or waiting for a signal, a decision or children): they cost the tick nothing more. */
   suspended: number;
-  /** Expired leases the start's recovery pass returned to ready (or failed). */
+  /** Expired leases the tick's recovery passes returned to ready (or failed): its start's, and its heartbeats'. */
   recovered: number;
   /** Jobs the due recurring slots enqueued. */
   slotsFired: number;

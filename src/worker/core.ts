@@ -92,6 +92,9 @@ export class WorkerCore {
   private readonly deregisterDb: GuardedDb;
   private readonly heartbeat: Heartbeat;
 
+  /** Expired leases of other workers the heartbeats' recovery passes returned (a tick's summary counts them). */
+  recoveredByBeats = 0;
+
   /** How long the heartbeats have been failing, or 0 (the readiness probe reads it). */
   get heartbeatFailingMs(): number {
     return this.heartbeat.failingMs;
@@ -166,6 +169,7 @@ export class WorkerCore {
       },
       onResult: (hb) => {
         this.beatFaults.ok();
+        this.recoveredByBeats += hb.recovered;
         return this.applyRegistry(hb);
       },
       // One line when a fault begins and one when it ends. Leases that run out meanwhile are each

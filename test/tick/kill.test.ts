@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/index.js';
-import { SleepJob } from '../fixtures/tick-app.js';
+import fixture, { SleepJob } from '../fixtures/tick-app.js';
+import { runTick } from '../../src/tick/runTick.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { fixtureApp, freshHandler, lambdaContext, repoRoot, scheduledEvent } from './support.js';
@@ -82,4 +83,37 @@ describe('a tick killed mid-run', () => {
     ]);
     expect((await db.pool.query('select 1 from workhorse.job_runtime')).rowCount).toBe(0);
   });
+
+  it('counts in its summary the leases its heartbeats recover, not only its start’s', async () => {
+    await db.pool.query('truncate workhorse.jobs cascade');
+    await Promise.all([1, 2, 3].map(() => client.enqueue(SleepJob, { ms: 20, hangFirst: true })));
+    // The killed tick's leases last 4 s (heartbeat 1 s): the next tick starts before they expire, so its start
+    // recovers nothing, and its heartbeats (200 ms) recover them as they run out.
+    const env = { DATABASE_URL: db.url, WORKHORSE_APP: fixtureApp, WORKHORSE_HEARTBEAT_MS: '1000' };
+    const tick = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test', 'fixtures', 'tick-child.ts'), '60000'], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = tick;
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => tick.on('exit', (_code, signal) => resolve(signal)));
+    await waitFor(
+      async () => (await db.pool.query<{ n: number }>('select count(*)::int as n from workhorse.job_runtime where started')).rows[0]!.n,
+      (n) => n === 3,
+      { timeoutMs: 30_000, what: 'the child tick to start all 3 jobs' },
+    );
+    tick.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const summary = await runTick({
+      app: fixture,
+      connectionString: db.url,
+      deadline: new Date(Date.now() + 9_000),
+      heartbeatMs: 200,
+      untilEmpty: false,
+      pollMs: 100,
+      scheduleNamespaces: [],
+      log: () => undefined,
+    });
+    expect(summary).toMatchObject({ recovered: 3, claimed: 3, succeeded: 3 });
+  }, 60_000);
 });
