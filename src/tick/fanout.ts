@@ -5,7 +5,7 @@
 // maxFanout^maxGeneration extra ticks and cannot recurse without bound. The invocations are given up when `signal`
 // aborts (the tick passes its abort instant), so a Lambda API that does not
 // answer (a VPC without a route to it) cannot hold the tick past its
-// deadline. The SDK is loaded only when a tick fans out.
+// deadline. The SDK is loaded only by a tick that may fan out, as it starts.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 
 export interface FanoutEstimate {
@@ -51,10 +51,29 @@ export interface InvokeTicks {
   signal?: AbortSignal;
 }
 
+let lambdaSdk: Promise<typeof import('@aws-sdk/client-lambda')> | undefined;
+
+/**
+ * The Lambda SDK, loaded once per process. Loading it is 100-150 ms of
+ * synchronous work that blocks the event loop: a tick that may fan out
+ * loads it as it starts (runTick.ts), before any handler runs. Loaded in the
+ * middle of a short tick it held the heartbeats and settlements past their
+ * bounds, and the tick failed blaming the database.
+ */
+export function loadLambdaSdk(): Promise<typeof import('@aws-sdk/client-lambda')> {
+  lambdaSdk ??= import('@aws-sdk/client-lambda');
+  return lambdaSdk;
+}
+
+/** Whether a tick with these options may fan out (and should load the SDK before its handlers run). */
+export function mayFanOut(o: { maxFanout: number; fanoutFunction?: string; generation: number; maxGeneration: number; lambda?: unknown }): boolean {
+  return o.maxFanout > 0 && o.fanoutFunction !== undefined && o.generation < o.maxGeneration;
+}
+
 /** Invokes `count` ticks; `accepted` counts the invocations Lambda queued (HTTP 202). */
 export async function invokeTicks(o: InvokeTicks): Promise<{ accepted: number; errors: unknown[] }> {
   if (o.count <= 0) return { accepted: 0, errors: [] };
-  const { LambdaClient: Client, InvokeCommand } = await import('@aws-sdk/client-lambda');
+  const { LambdaClient: Client, InvokeCommand } = await loadLambdaSdk();
   // One try per invocation: a throttled or failed fan-out is not worth the tick's time (the SDK's backoff for a
   // throttle held the tick up to its abort instant), and the next tick fans out again if the backlog is still there.
   const lambda = o.lambda ?? new Client({ maxAttempts: 1, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });

@@ -38,6 +38,7 @@ import { WorkerBase } from '../worker/workerBase.js';
 import { BACKLOG_METRIC_CAP, TIGHT_MARGIN_MS, tickOptionsSchema, type ResolvedTickOptions, type TickOptions } from './options.js';
 import { claimableMs, planTick } from './plan.js';
 import { countSkips, countWorkerEvents, emptySummary, type TickSummary } from './summary.js';
+import { loadLambdaSdk, mayFanOut } from './fanout.js';
 import { TickErrors } from './tickErrors.js';
 import { defaultTickLog } from './tickLog.js';
 import { TickPass } from './tickPass.js';
@@ -182,6 +183,8 @@ async function tick(options: TickOptions): Promise<TickSummary> {
     let failed = false;
     let failure: unknown;
     try {
+      // Loaded before any handler runs (fanout.ts): loading it mid-tick blocked the heartbeats and settlements.
+      if (mayFanOut(o)) await loadLambdaSdk().catch(() => undefined);
       const start = await pass.core.registerWith(() =>
         client.protocol.tickStart(db, o.namespace, {
           workerId: worker.workerId,

@@ -20,7 +20,7 @@ import { WorkerCore } from '../worker/core.js';
 import type { Lease } from '../worker/leaseTable.js';
 import { Waiter, type WakeReason } from '../worker/waiter.js';
 import type { WorkerBase } from '../worker/workerBase.js';
-import { backlogCap, fanoutCount, invokeTicks } from './fanout.js';
+import { backlogCap, fanoutCount, invokeTicks, mayFanOut } from './fanout.js';
 import type { ResolvedTickOptions } from './options.js';
 import type { TickSummary } from './summary.js';
 
@@ -150,7 +150,7 @@ export class TickPass {
 
   private async fanOut(batchMs: number): Promise<void> {
     const o = this.o;
-    if (o.maxFanout <= 0 || !o.fanoutFunction || o.generation >= o.maxGeneration) return;
+    if (!mayFanOut(o) || !o.fanoutFunction) return;
     const now = Date.now();
     const shape = {
       concurrency: o.concurrency,
