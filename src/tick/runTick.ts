@@ -42,6 +42,8 @@ import { loadLambdaSdk, mayFanOut } from './fanout.js';
 import { TickErrors } from './tickErrors.js';
 import { defaultTickLog } from './tickLog.js';
 import { TickPass } from './tickPass.js';
+import { pause } from '../db/retryTransient.js';
+import { LINGER_GRACE_MS } from '../worker/invokeHandler.js';
 
 /** application_name of the tick's connections (visible in pg_stat_activity). */
 export const TICK_APPLICATION_NAME = 'workhorse-tick';
@@ -229,6 +231,9 @@ async function tick(options: TickOptions): Promise<TickSummary> {
       await pass.stop(failed, failed ? failure : undefined);
       clearTimeout(hardTimer);
       await pass.fanout;
+      // A handler that ignored its abort is reported LINGER_GRACE_MS after it: waited for, when the deadline
+      // leaves room, so the line is in this invocation's log (a Lambda freezes the process once it returns).
+      if (pass.core.lingeringHandlers > 0) await pause(Math.min(LINGER_GRACE_MS + 20, Math.max(0, callsEndBy - Date.now())));
       errors.flush();
     }
     // The database stopped answering while handlers ran (a hung server), or

@@ -92,6 +92,11 @@ export class WorkerCore {
   private readonly deregisterDb: GuardedDb;
   private readonly heartbeat: Heartbeat;
 
+  /** Handlers still running after their attempt ended (they ignored ctx.signal): each is reported LINGER_GRACE_MS after its abort. */
+  get lingeringHandlers(): number {
+    return this.executor.lingering;
+  }
+
   /** Expired leases of other workers the heartbeats' recovery passes returned (a tick's summary counts them). */
   recoveredByBeats = 0;
 
