@@ -10,7 +10,12 @@ import type { TickOptions } from './options.js';
 const int = envInteger();
 /** A comma list; an empty entry (two commas in a row, or one at an end) is a mistake, not nothing. */
 const list = z.string().transform((s, ctx) => {
-  if (s.trim() === '') return [];
+  // Only spaces: neither unset (an empty variable is) nor a list; WORKHORSE_SCHEDULE_NAMESPACES read it as
+  // "fire no slot", retention included, without a word.
+  if (s.trim() === '') {
+    ctx.addIssue({ code: 'custom', message: 'is only spaces: leave it empty or unset for the default, or name the entries' });
+    return z.NEVER;
+  }
   const entries = s.split(',').map((x) => x.trim());
   if (entries.includes('')) {
     ctx.addIssue({ code: 'custom', message: `"${s}" has an empty entry (two commas in a row, or one at an end)` });

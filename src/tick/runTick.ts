@@ -129,6 +129,8 @@ function quietly(f: () => void): void {
 async function tick(options: TickOptions): Promise<TickSummary> {
   const o = parseConfig(tickOptionsSchema, options, 'tick options');
   const plan = planTick(o);
+  // Told to stop before it began (a process's stop signal came first): nothing is registered, recovered or fired.
+  if (o.signal?.aborted) return { ...emptySummary(), msLeft: Math.max(0, plan.deadline - Date.now()) };
   const log = o.log ?? defaultTickLog;
   const scheduleNamespaces = o.scheduleNamespaces ?? tickScheduleNamespaces(o.app.schedules);
   const withSystem = scheduleNamespaces.includes(SYSTEM_SCHEDULE_NAMESPACE);
