@@ -1,8 +1,9 @@
 // Live updates without reloading: every few seconds (the page's
 // data-live-ms) the script asks for the same URL again with the live
 // header, gets the page's live region back as HTML and swaps it in,
-// keeping keyboard focus, open <details> and what was typed into a field
-// (a decision's comment) where they were. Short
+// keeping keyboard focus, open <details>, what was typed into a field
+// (a decision's comment) and how far a table's frame or a payload was
+// scrolled where they were, and waiting while text in it is selected. Short
 // polling, not server-sent events, so it works the same behind a Lambda
 // Function URL (which buffers responses) as under `workhorse serve`. A
 // button pauses it (and it rests while the tab is hidden). Plain browser
@@ -22,19 +23,44 @@ function startLive() {
     clearTimeout(timer);
     if (!paused && !document.hidden) timer = setTimeout(refresh, every);
   }
+  // What can hold focus, and what scrolls on its own (a wide table's frame, a long payload or stack).
+  var FOCUSABLE = 'a[href], button, summary, input, textarea, select, [tabindex]';
+  var SCROLLS = '.table-wrap, pre';
+  // An element without an id is found again by what it is and says (a link by its address and text), else
+  // by its place among the focusable elements.
+  function keyOf(el) { return el.tagName + '|' + (el.getAttribute('href') || '') + '|' + (el.textContent || '').trim(); }
+  function selecting() {
+    var sel = window.getSelection && window.getSelection();
+    return !!(sel && !sel.isCollapsed && sel.anchorNode && live.contains(sel.anchorNode));
+  }
   function swap(text) {
     if (text === last) return;
+    // Text being selected (to copy a stack or a payload) would be cleared: the swap waits for the next refresh.
+    if (selecting()) return;
     last = text;
     var active = document.activeElement;
-    var focusId = active && active.id && live.contains(active) ? active.id : '';
-    var open = [], typed = {};
+    var inLive = active && active !== live && live.contains(active);
+    var focusId = inLive && active.id ? active.id : '';
+    var focusKey = inLive && !active.id ? keyOf(active) : '';
+    var focusAt = inLive && !active.id ? Array.prototype.indexOf.call(live.querySelectorAll(FOCUSABLE), active) : -1;
+    var open = [], typed = {}, scrolled = [];
     live.querySelectorAll('details[open][id]').forEach(function (d) { open.push(d.id); });
     live.querySelectorAll('input[id]:not([type=hidden]), textarea[id]').forEach(function (f) { if (f.value) typed[f.id] = f.value; });
+    live.querySelectorAll(SCROLLS).forEach(function (el, i) { if (el.scrollLeft || el.scrollTop) scrolled.push([i, el.scrollLeft, el.scrollTop]); });
     live.innerHTML = text;
     open.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
     Object.keys(typed).forEach(function (id) { var f = document.getElementById(id); if (f && !f.value) f.value = typed[id]; });
     drawCharts(live);
-    if (focusId) { var again = document.getElementById(focusId); if (again) again.focus({ preventScroll: true }); }
+    var frames = live.querySelectorAll(SCROLLS);
+    scrolled.forEach(function (s) { var el = frames[s[0]]; if (el) { el.scrollLeft = s[1]; el.scrollTop = s[2]; } });
+    var again = null;
+    if (focusId) again = document.getElementById(focusId);
+    else if (focusKey) {
+      var all = live.querySelectorAll(FOCUSABLE);
+      for (var i = 0; i < all.length && !again; i++) if (keyOf(all[i]) === focusKey) again = all[i];
+      if (!again && focusAt >= 0) again = all[Math.min(focusAt, all.length - 1)] || null;
+    }
+    if (again) again.focus({ preventScroll: true });
   }
   function refresh() {
     if (busy || paused) return;
