@@ -1,9 +1,11 @@
 // A dashboard action redirects with ?done=<what>&subject=<to what>, and the
 // page shows a notice from them. A link can carry any query string, so a
 // subject that is not of the shape the action writes (a job or event id, a
-// queue name, a worker id without spaces, a decision's own phrase) shows no
-// notice: "Queue payments (all refunds were issued, call +1-555-0100)
-// paused" was shown as the dashboard's word from a link in a chat.
+// queue name, a worker id of up to 200 characters without control ones, a
+// decision's own phrase) shows no notice: "Queue payments (all refunds were
+// issued, call +1-555-0100) paused" was shown as the dashboard's word from a
+// link in a chat. (The flash cookie vouches that an action wrote it too,
+// flashNotice.ts.) A worker id with a space showed none after its pause.
 import { describe, expect, it } from 'vitest';
 import { decisionSubject, notice, noticeQuery } from '../../src/http/ui/views/common.js';
 
@@ -14,6 +16,7 @@ describe('dashboard notices', () => {
     expect(text('job-cancelled', '42')).toContain('Job #42 cancelled.');
     expect(text('queue-paused', 'email.v2')).toContain('Queue email.v2 paused');
     expect(text('worker-resumed', 'host:123:ab12')).toContain('Worker host:123:ab12 resumed.');
+    expect(text('worker-paused', 'my worker')).toContain('Worker my worker paused');
     expect(text('decision-made', '"ship" on decision approve of job #7')).toContain('on decision approve of job #7: the job resumes.');
     expect(text('event-discarded', '9007199254740993')).toContain('Outbox event #9007199254740993 discarded');
   });
@@ -41,7 +44,9 @@ describe('dashboard notices', () => {
     ['queue-paused', 'payments (all refunds were issued, call +1-555-0100)'],
     ['job-cancelled', '1 and every other job'],
     ['job-retried', '0'],
-    ['worker-paused', 'w1 by the security team; sign in again at evil.example'],
+    // A worker id may hold spaces (`my worker`), not a line break; the flash cookie vouches for the rest.
+    ['worker-paused', 'w1\nsign in again at evil.example'],
+    ['worker-resumed', 'w'.repeat(201)],
     ['decision-made', 'nothing: call +1-555-0100'],
     ['event-retried', '12; all events'],
   ] as const)('shows nothing for %s with a subject of another shape (%j)', (done, subject) => {

@@ -19,20 +19,41 @@ export function escapeHtml(s: string): string {
 /** A value in a template: Html as it is, arrays joined, nothing for null, undefined and false, anything else escaped. */
 export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
 
-function render(v: HtmlValue): string {
+/**
+ * Bidirectional formatting characters: an override (U+202E) in a stored
+ * value reversed the page's own words after it ("refund of <RLO>$001
+ * approved; dedupe order-1234" read "... 4321-redro epuded"). In text they
+ * are shown escaped, `\u202e`, as the CLI shows them; in an attribute (a
+ * form's hidden field posts the value back) they are kept.
+ */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function shownBidi(text: string): string {
+  return text.replace(BIDI, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Whether the markup so far ends inside a tag (the next value is an attribute's). Templates never put a raw `<` or `>` in a value. */
+function insideTag(out: string): boolean {
+  return out.lastIndexOf('<') > out.lastIndexOf('>');
+}
+
+/** `v` as markup; `inTag()` says whether it lands in an attribute (asked only of text holding a bidirectional character). */
+function render(v: HtmlValue, inTag: () => boolean = () => false): string {
   if (v instanceof Html) return v.text;
-  if (Array.isArray(v)) return v.map(render).join('');
+  if (Array.isArray(v)) return v.map((x) => render(x, inTag)).join('');
   if (v === null || v === undefined || v === false) return '';
-  return escapeHtml(String(v));
+  const text = escapeHtml(String(v));
+  BIDI.lastIndex = 0;
+  return !BIDI.test(text) || inTag() ? text : shownBidi(text);
 }
 
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]!, () => insideTag(out)) + strings[i + 1]!;
   return new Html(out);
 }
 
 /** Joins parts into one Html. */
 export function join(parts: readonly HtmlValue[], separator = ''): Html {
-  return new Html(parts.map(render).join(render(separator)));
+  return new Html(parts.map((p) => render(p)).join(render(separator)));
 }

@@ -68,8 +68,9 @@ const ID = /^[1-9][0-9]{0,18}$/;
 const SUBJECTS: Record<NoticeCode, RegExp> = {
   'queue-paused': /^[A-Za-z0-9_.:-]{1,100}$/,
   'queue-resumed': /^[A-Za-z0-9_.:-]{1,100}$/,
-  'worker-paused': /^\S{1,200}$/,
-  'worker-resumed': /^\S{1,200}$/,
+  // A worker id: any characters but control ones (`my worker` has a space; the id schema allows it).
+  'worker-paused': /^[^\p{Cc}]{1,200}$/u,
+  'worker-resumed': /^[^\p{Cc}]{1,200}$/u,
   'job-retried': ID,
   'job-run-now': ID,
   'job-cancelled': ID,
