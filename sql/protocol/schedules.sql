@@ -138,15 +138,17 @@ begin
     select adv.name, c.value as cadence, c.ordinality as ord,
            adv.job || jsonb_build_object('dedupe_key', 'slot:' || adv.name || ':' || c.value) as job
       from adv cross join lateral jsonb_array_elements_text(adv.cadences) with ordinality c
-     -- A built-in slot (sys.*) whose earlier job has not started yet (the sys
-     -- queue paused, or no worker running it) enqueues no other: that job
-     -- does the same work when it runs, and a pause of a day queued 1,440
-     -- of each, all run back to back on resume. The slot still moves on.
+     -- A built-in slot (sys.*) whose earlier job has not finished (not
+     -- started yet: the sys queue paused, or no worker running it; or still
+     -- running: a delivery held by a sink that does not answer) enqueues no
+     -- other: that job does the same work, a pause of a day queued 1,440 of
+     -- each, all run back to back on resume, and a second sys.outbox job
+     -- beside a held one took the system worker's other slot from the
+     -- alerts. The slot still moves on.
      where not (adv.name like 'sys.%' and exists (
        select 1 from workhorse.jobs j
         where j.namespace = p_namespace and j.queue = coalesce(adv.job->>'queue', 'default')
-          and j.type = adv.job->>'type' and j.status = 'ready'
-          and not exists (select 1 from workhorse.job_runtime r where r.job_id = j.id)))
+          and j.type = adv.job->>'type' and j.status = 'ready'))
   )
   select array_agg(fired.name order by fired.name, fired.ord), array_agg(fired.cadence order by fired.name, fired.ord),
          coalesce(jsonb_agg(fired.job order by fired.name, fired.ord), '[]'::jsonb)
@@ -160,7 +162,7 @@ begin
    order by e.ord;
 end $$;
 comment on function workhorse.fire_slots_v1(text, jsonb) is
-  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped; so is a slot disabled since its claim (enabled is checked on the locked row, so a disable committing while this call waits for the row wins). Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>, except that a built-in slot (sys.*) with a job of its type still ready and not started enqueues none (the slot still moves on). Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
+  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped; so is a slot disabled since its claim (enabled is checked on the locked row, so a disable committing while this call waits for the row wins). Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>, except that a built-in slot (sys.*) with a job of its type not finished (ready, started or not) enqueues none (the slot still moves on). Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
 
 create function workhorse.list_schedules_v1(p_namespace text)
 returns setof workhorse.schedules language sql stable as $$

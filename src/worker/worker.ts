@@ -72,7 +72,7 @@ export class Worker extends WorkerBase {
   }
 
   /**
-   * A one-slot worker on the `sys` queue running the built-in sys.* jobs
+   * A two-slot worker on the `sys` queue running the built-in sys.* jobs
    * (and, with sinks, the outbox pump that delivers right after each
    * commit); returns how to stop it.
    */
@@ -87,7 +87,10 @@ export class Worker extends WorkerBase {
   ): Companion {
     const worker = new Worker(client, {
       queue: SYSTEM_QUEUE,
-      concurrency: 1,
+      // Two slots: a sys.outbox run a sink holds (up to its lease) leaves the other to sys.alerts and
+      // sys.retention, which waited behind it, so no alert was evaluated during the very incident. At most
+      // one job of each sys type is unfinished at a time (fire_slots_v1), so two outbox runs never take both.
+      concurrency: 2,
       workerId,
       // A runner's interval may be longer than a worker's longest poll (an hour against 10 minutes).
       pollMs: Math.min(pollMs, MAX_POLL_MS),
