@@ -84,6 +84,12 @@ begin
                                 ((r->>'missedHeartbeats')::integer + 0.5) * w.heartbeat_ms as threshold) s
      where w.namespace = p_namespace
        and (w.state = 'dead' or s.ago > s.threshold)
+       -- A worker's schedule runner and system worker (<id>:schedules, <id>:schedules:sys) die with it: its
+       -- own alert says so, and one SIGKILL opened two or three.
+       and not exists (select 1 from workhorse.worker_registry p
+                        where p.namespace = w.namespace and w.id in (p.id || ':schedules', p.id || ':schedules:sys')
+                          and (p.state = 'dead'
+                               or extract(epoch from now() - p.last_seen) * 1000 > ((r->>'missedHeartbeats')::integer + 0.5) * p.heartbeat_ms))
        and (r->>'blindBeganMsAgo' is null
             or s.ago - greatest(0, least((r->>'blindBeganMsAgo')::numeric, s.ago) - (r->>'blindEndedMsAgo')::numeric) > s.threshold
             or exists (select 1 from workhorse.alerts a
@@ -166,7 +172,7 @@ begin
   end if;
 end $$;
 comment on function workhorse.alert_conditions_v1(text, jsonb) is
-  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats, blindBeganMsAgo?, blindEndedMsAgo?} (silent for more than missedHeartbeats + 0.5 heartbeats, not counting silence within the evaluator''s own blind spell when given, unless already open), unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
+  'The conditions that hold now, as (rule, key, details), for the rules present in p_rules with their thresholds: backlog {max} and oldest_ready {maxAgeMs} (due ready jobs without a lease, per unpaused queue), failure_rate {windowMs, maxRate, minFailures} (per type), dead_worker {missedHeartbeats, blindBeganMsAgo?, blindEndedMsAgo?} (silent for more than missedHeartbeats + 0.5 heartbeats, not counting silence within the evaluator''s own blind spell when given, unless already open; a worker''s <id>:schedules and <id>:schedules:sys not while <id> is dead too), unhandled_type {minAgeMs} (key type@queue: no live worker claims it), stuck_lease {graceMs} (key job id), slot_missed {cadences, cronGraceMs} (key schedule name), held_xmin {maxAgeMs, maxSlotXidAge} (sessions of this database, key backend:<pid>:<start>; replication slots, key slot:<name>). Reads only.';
 
 -- A time in an event payload as JavaScript's toISOString writes it (UTC,
 -- milliseconds, "Z"), the form of the envelope's publishedAt; null stays null.

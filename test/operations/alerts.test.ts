@@ -158,12 +158,13 @@ describe('alert rules', () => {
     await expectPublished('failure_rate');
   });
 
-  it('dead_worker and stuck_lease: a SIGKILLed worker opens both; restarted, it resolves the first and its recovery pass the second', async () => {
+  it('dead_worker and stuck_lease: a SIGKILLed worker opens both (one dead_worker, not one per loop); restarted, it resolves the first and its recovery pass the second', async () => {
     const rules = only({ dead_worker: { missedHeartbeats: 2 }, stuck_lease: { graceMs: 0 } });
     const { id } = await client.enqueue('fx.job', {}, {});
-    const child = spawnWorker({ label: 'doomed', url: db.url, mode: 'hang', heartbeatMs: 200 });
+    // It fires the sys slots too: its schedule runner and system worker die with it, and open no alert of their own.
+    const child = spawnWorker({ label: 'doomed', url: db.url, mode: 'hang', heartbeatMs: 200, scheduleNamespaces: ['sys'] });
     children.push(child);
-    await waitRegistered(db.pool, ['doomed'], [child]);
+    await waitRegistered(db.pool, ['doomed', 'doomed:schedules:sys'], [child]);
     await waitFor(async () => (await client.admin.listLeases()).length, (n) => n === 1, { what: 'the child to lease the job' });
     child.child.kill('SIGKILL');
     await child.exited;
@@ -176,7 +177,7 @@ describe('alert rules', () => {
       ['dead_worker', 'doomed'],
       ['stuck_lease', id],
     ]);
-    const again = spawnWorker({ label: 'doomed', url: db.url, mode: 'record', heartbeatMs: 200 });
+    const again = spawnWorker({ label: 'doomed', url: db.url, mode: 'record', heartbeatMs: 200, scheduleNamespaces: ['sys'] });
     children.push(again);
     await waitFor(
       async () => (await evaluate(client, rules), client.alerts({ state: 'open' })),
