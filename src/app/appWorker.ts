@@ -20,8 +20,10 @@ import { appProblem, type WorkhorseApp } from './defineApp.js';
  * The options win over what the app gives (`scheduleNamespaces: ['default']`
  * runs no `sys` slot in this process, say, when another process does).
  */
-export function appWorker(app: WorkhorseApp, options: WorkerOptions = {}): WorkerSpec {
-  checkArguments(app, options);
+export function appWorker(app: WorkhorseApp, given: WorkerOptions = {}): WorkerSpec {
+  checkArguments(app, given);
+  // An option given as undefined is not given: `{ scheduleNamespaces: undefined }` replaced the app's with none.
+  const options = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as WorkerOptions;
   const scheduleNamespaces = options.scheduleNamespaces ?? tickScheduleNamespaces(app.schedules);
   // The outbox and the alerts belong to the sys slots: a process told not to run them leaves them to the one that does.
   const system = scheduleNamespaces.includes('sys');

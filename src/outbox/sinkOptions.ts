@@ -87,7 +87,8 @@ export const headersSchema = z
       } else if (UNSENDABLE.has(lower)) {
         ctx.addIssue({ code: 'custom', path: [name], message: `fetch will not send a ${lower} header given by hand: every delivery would fail` });
       } else if (setBySink(lower)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: `the webhook sink sets ${lower} itself` });
+        const why = lower === 'content-type' ? 'the webhook sink sets content-type itself' : 'the webhook sink reserves the x-workhorse-* headers (its signature, timestamp and event id)';
+        ctx.addIssue({ code: 'custom', path: [name], message: why });
       }
     }
   });

@@ -4,7 +4,8 @@
 // function, and a bad schedule or job in it failed later as a bare
 // TypeError (`Cannot read properties of undefined (reading 'type')`), or
 // became a worker claiming from queue `null`. Each now makes defineApp's
-// checks: a ConfigError naming the field.
+// checks: a ConfigError naming the field. (And appWorker reads an option
+// given as undefined as not given.)
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { appWorker, ConfigError, createClient, defineJob, type WorkhorseApp } from '../../src/index.js';
@@ -51,4 +52,10 @@ it('createApp: a ConfigError naming the bad schedule', async () => {
 it('accepts a valid app written by hand, as defineApp would', async () => {
   const app: WorkhorseApp = { jobs: [Job], configure: (w) => void w.handle(Job, () => 'ok') };
   expect(appWorker(app).options).toMatchObject({ queues: ['default'] });
+});
+
+it('appWorker reads an option given as undefined as not given (it replaced the app’s schedule namespaces with none)', () => {
+  const app: WorkhorseApp = { jobs: [Job], configure: (w) => void w.handle(Job, () => 'ok') };
+  expect(appWorker(app, { scheduleNamespaces: undefined }).options).toMatchObject({ scheduleNamespaces: appWorker(app).options!.scheduleNamespaces });
+  expect(appWorker(app).options!.scheduleNamespaces).toContain('sys');
 });

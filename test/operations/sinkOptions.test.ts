@@ -81,6 +81,12 @@ describe('sink options', () => {
     expect(configPath(() => webhookSink({ url: receiver.url, secret: SECRET, headers }))).toEqual(['headers', name]);
   });
 
+  it('says a header under x-workhorse- is reserved, not that the sink sets that very header', () => {
+    expect(() => webhookSink({ url: receiver.url, secret: SECRET, headers: { 'x-workhorse-foo': '1' } })).toThrow(
+      /x-workhorse-foo: the webhook sink reserves the x-workhorse-\* headers \(its signature, timestamp and event id\)/,
+    );
+  });
+
   it('webhookSink takes a connection header of close or keep-alive, which fetch sends', async () => {
     for (const v of ['close', 'Keep-Alive']) expect(webhookSink({ url: receiver.url, secret: SECRET, headers: { connection: v } }).name).toMatch(/^webhook http/);
     // What a delivery with another value meets:
