@@ -66,7 +66,9 @@ export function loadLambdaSdk(): Promise<typeof import('@aws-sdk/client-lambda')
 }
 
 /** Whether a tick with these options may fan out (and should load the SDK before its handlers run). */
-export function mayFanOut(o: { maxFanout: number; fanoutFunction?: string; generation: number; maxGeneration: number; lambda?: unknown }): boolean {
+export function mayFanOut<O extends { maxFanout: number; fanoutFunction?: string; generation: number; maxGeneration: number }>(
+  o: O,
+): o is O & { fanoutFunction: string } {
   return o.maxFanout > 0 && o.fanoutFunction !== undefined && o.generation < o.maxGeneration;
 }
 

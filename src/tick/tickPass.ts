@@ -150,7 +150,7 @@ export class TickPass {
 
   private async fanOut(batchMs: number): Promise<void> {
     const o = this.o;
-    if (!mayFanOut(o) || !o.fanoutFunction) return;
+    if (!mayFanOut(o)) return;
     const now = Date.now();
     const shape = {
       concurrency: o.concurrency,

@@ -33,16 +33,21 @@ async function probe(port: number, path: string): Promise<{ status: number; reas
   return { status: res.status, ...(body.reason ? { reason: body.reason } : {}) };
 }
 
+/** A worker process with its probes on, on this test's database. */
+function startProbed() {
+  return runWorkerProcess(
+    {
+      adapter: () => createWorkhorseAdapter({ connectionString: db.url, jobs: [Ping], poolSize: 2 }),
+      probes: { port: 0, host: '127.0.0.1', databaseTimeoutMs: 1_000 },
+      workers: [{ options: { heartbeatMs: 5_000, pollMs: 200, concurrency: 1 }, configure: (w) => void w.handle(Ping, () => undefined) }],
+    },
+    { log: () => undefined },
+  );
+}
+
 describe('the readiness probe over a read-only database', () => {
   it('is 503 saying the database is read-only while it is, and ready again once it takes writes; liveness stays 200', async () => {
-    const running = await runWorkerProcess(
-      {
-        adapter: () => createWorkhorseAdapter({ connectionString: db.url, jobs: [Ping], poolSize: 2 }),
-        probes: { port: 0, host: '127.0.0.1', databaseTimeoutMs: 1_000 },
-        workers: [{ options: { heartbeatMs: 5_000, pollMs: 200, concurrency: 1 }, configure: (w) => void w.handle(Ping, () => undefined) }],
-      },
-      { log: () => undefined },
-    );
+    const running = await startProbed();
     const port = running.probePort!;
     try {
       await waitFor(() => probe(port, '/readyz'), (r) => r.status === 200, { what: 'the worker to be ready' });
@@ -59,14 +64,7 @@ describe('the readiness probe over a read-only database', () => {
 
   it('says the database is read-only, not only that the worker is not registered, when it starts on a read-only database', async () => {
     await setReadOnly(db, true);
-    const running = await runWorkerProcess(
-      {
-        adapter: () => createWorkhorseAdapter({ connectionString: db.url, jobs: [Ping], poolSize: 2 }),
-        probes: { port: 0, host: '127.0.0.1', databaseTimeoutMs: 1_000 },
-        workers: [{ options: { heartbeatMs: 5_000, pollMs: 200, concurrency: 1 }, configure: (w) => void w.handle(Ping, () => undefined) }],
-      },
-      { log: () => undefined },
-    );
+    const running = await startProbed();
     const port = running.probePort!;
     try {
       await waitFor(() => probe(port, '/readyz'), (r) => r.status === 503 && r.reason === READ_ONLY_REASON, { what: '/readyz to say the database is read-only', timeoutMs: 10_000 });

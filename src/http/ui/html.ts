@@ -26,30 +26,30 @@ export type HtmlValue = Html | string | number | boolean | null | undefined | re
  * are shown escaped, `\u202e`, as the CLI shows them; in an attribute (a
  * form's hidden field posts the value back) they are kept.
  */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI_ALL = new RegExp(BIDI.source, 'g');
 
 function shownBidi(text: string): string {
-  return text.replace(BIDI, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(BIDI_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** Whether the markup so far ends inside a tag (the next value is an attribute's). Templates never put a raw `<` or `>` in a value. */
-function insideTag(out: string): boolean {
-  return out.lastIndexOf('<') > out.lastIndexOf('>');
+/** Whether markup ends inside a tag (a value after it is an attribute's). Templates never put a raw `<` or `>` in a value. */
+function insideTag(markup: string): boolean {
+  return markup.lastIndexOf('<') > markup.lastIndexOf('>');
 }
 
-/** `v` as markup; `inTag()` says whether it lands in an attribute (asked only of text holding a bidirectional character). */
-function render(v: HtmlValue, inTag: () => boolean = () => false): string {
+/** `v` as markup; `before`, the markup it follows, tells text from an attribute (read only for text holding a bidirectional character). */
+function render(v: HtmlValue, before = ''): string {
   if (v instanceof Html) return v.text;
-  if (Array.isArray(v)) return v.map((x) => render(x, inTag)).join('');
+  if (Array.isArray(v)) return v.map((x) => render(x, before)).join('');
   if (v === null || v === undefined || v === false) return '';
   const text = escapeHtml(String(v));
-  BIDI.lastIndex = 0;
-  return !BIDI.test(text) || inTag() ? text : shownBidi(text);
+  return BIDI.test(text) && !insideTag(before) ? shownBidi(text) : text;
 }
 
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]!, () => insideTag(out)) + strings[i + 1]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]!, out) + strings[i + 1]!;
   return new Html(out);
 }
 
