@@ -13,12 +13,22 @@ import { GuardedDb } from './guardedDb.js';
 /** The reason a ping gives for a server that answers but takes no writes. */
 export const READ_ONLY_REASON = 'the database is read-only (a standby, or default_transaction_read_only is on): no job can be claimed or settled';
 
-/** One query within `timeoutMs` (checkout included); a DatabaseUnavailableError when it fails or the server takes no writes. */
+/** Whether the session takes no writes: the server is a standby, or the session began read-only. */
+export const READ_ONLY_SQL = "pg_is_in_recovery() or current_setting('transaction_read_only') = 'on'";
+
+/**
+ * One query within `timeoutMs` (checkout included); a DatabaseUnavailableError when it fails or the server
+ * takes no writes. A read-only session is not lent out again: it stays read-only for its life, and the
+ * pool's next ping would find it so after the database takes writes again (healthCheck.ts does the same).
+ */
 export async function pingDatabase(pool: pg.Pool, timeoutMs: number): Promise<void> {
-  // It reads the registry too: a login whose grants on the workhorse schema were revoked is refused here
-  // (42501), as every claim and heartbeat of its worker is, though the server answers.
-  const { rows } = await new GuardedDb(pool, { timeoutMs }).query<{ read_only: boolean }>(
-    "select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only, exists (select 1 from workhorse.worker_registry limit 1) as reads",
-  );
-  if (rows[0]?.read_only) throw new DatabaseUnavailableError(READ_ONLY_REASON);
+  const readOnly = await new GuardedDb(pool, { timeoutMs }).withBoundedClient(async (q, discard) => {
+    // It reads the registry too: a login whose grants on the workhorse schema were revoked is refused here
+    // (42501), as every claim and heartbeat of its worker is, though the server answers.
+    const { rows } = await q.query<{ read_only: boolean }>(`select ${READ_ONLY_SQL} as read_only, exists (select 1 from workhorse.worker_registry limit 1) as reads`);
+    const ro = rows[0]?.read_only === true;
+    if (ro) discard(new Error('a read-only session: not reused'));
+    return ro;
+  });
+  if (readOnly) throw new DatabaseUnavailableError(READ_ONLY_REASON);
 }

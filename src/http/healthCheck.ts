@@ -10,6 +10,7 @@ import { SCHEMA_VERSION } from '../db/schemaVersion.js';
 import { loginRefusal, sqlStateOf } from '../db/sqlState.js';
 import { isTransientDbError } from '../db/transient.js';
 import { isOperatorFixable } from '../db/operatorFixable.js';
+import { READ_ONLY_SQL } from '../db/ping.js';
 
 export type HealthStatus =
   | { ok: true; schemaVersion: number }
@@ -87,7 +88,7 @@ async function readOnly(pool: pg.Pool): Promise<boolean> {
   const c = await pool.connect();
   let ro = false;
   try {
-    const { rows } = await c.query<{ read_only: boolean }>("select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only");
+    const { rows } = await c.query<{ read_only: boolean }>(`select ${READ_ONLY_SQL} as read_only`);
     ro = rows[0]?.read_only === true;
     return ro;
   } finally {
