@@ -152,7 +152,7 @@ export class JobContext implements HandlerContext {
   }
 
   step<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
-    return this.steps.run(name, () => this.runStep(name, fn));
+    return this.steps.run(name, `step "${name}"`, () => this.runStep(name, fn));
   }
 
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<Jsonified<T>> {
@@ -166,7 +166,7 @@ export class JobContext implements HandlerContext {
     if (opened.recorded) return opened.result as Jsonified<T>;
     // So is one that learned it lost the lease while the read waited (a lock held it back past the lease).
     this.assertLeaseHeld(`step "${name}"`);
-    const result = await fn();
+    const result = await this.steps.body(name, fn);
     const what = `step "${name}"`;
     assertStorableStepResult(what, this.job.id, result);
     return (await refusedRecord(what, this.job.id, this.retried(() => protocol.recordStep(db, namespace, this.lease, name, result)))) as Jsonified<T>;
@@ -174,7 +174,7 @@ export class JobContext implements HandlerContext {
 
   /** Tracked like a plain step: a suspension waits for it, and its failure the handler no longer awaits is dropped. */
   txStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
-    return this.steps.run(name, () => this.runTxStep(name, fn));
+    return this.steps.run(name, `transactional step "${name}"`, () => this.runTxStep(name, fn));
   }
 
   private async runTxStep<T>(name: string, fn: (tx: pg.PoolClient) => Promise<T>): Promise<Jsonified<T>> {
@@ -190,7 +190,7 @@ export class JobContext implements HandlerContext {
       if (opened.recorded) return { commit: false, value: opened.result as Jsonified<T> };
       this.assertLeaseHeld(what);
       enterBody(); // from here only a lost connection runs the step again (twice at most), and 25P03 not at all (stepTransaction.ts)
-      const result = await fn(stepClient(tx, what));
+      const result = await this.steps.body(name, () => fn(stepClient(tx, what)));
       assertStorableStepResult(what, this.job.id, result); // throws before the commit: its writes roll back
       // The recorded JSON, as a replay gets it (and as step() answers): a Date is its ISO string on every run.
       const record = await refusedRecord(what, this.job.id, refusedForNow(protocol.recordTxStep(tx, namespace, this.lease, name, result, txid)));

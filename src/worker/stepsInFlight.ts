@@ -12,26 +12,51 @@
 // txStep started before a wait, a call left running past the handler's
 // return). And a step's name runs once per job: two calls of a name at once
 // (a Promise.all) both ran their body; the second now gets the first's
-// result or error (run()).
+// result or error (run()). A call of a name whose body is running is
+// refused instead: the body calling a step of its own name waited for
+// itself, and the job hung until its timeout or for ever.
+import { ValidationError } from '../errors.js';
 import type { JobAbort } from './jobAbort.js';
 
 export class StepsInFlight {
   private readonly running = new Set<Promise<unknown>>();
   /** The steps in flight by name. */
   private readonly byName = new Map<string, Promise<unknown>>();
+  /** The names whose body (the handler's fn) is running now. */
+  private readonly inBody = new Set<string>();
 
   /**
    * Starts step `name` with `start`, tracked, unless a step of that name is
-   * in flight: then it is that step's promise (its result or its error).
+   * in flight: then it is that step's promise (its result or its error),
+   * or, while that step's body runs, a ValidationError (`what` names it).
    */
-  run<T>(name: string, start: () => Promise<T>): Promise<T> {
+  run<T>(name: string, what: string, start: () => Promise<T>): Promise<T> {
     const inFlight = this.byName.get(name);
+    if (inFlight && this.inBody.has(name)) {
+      return dropped(
+        Promise.reject(
+          new ValidationError(
+            `${what} was called while the body of a step of that name runs: a name runs once per job, and a step whose body calls a step of its own name would wait for itself. Give the inner step a name of its own`,
+          ),
+        ),
+      );
+    }
     if (inFlight) return inFlight as Promise<T>;
     const step = this.track(start());
     this.byName.set(name, step);
     const done = () => void (this.byName.get(name) === step && this.byName.delete(name));
     step.then(done, done);
     return step;
+  }
+
+  /** Runs `body`, the step `name`'s own function, marked as running (run() refuses its name meanwhile). */
+  async body<T>(name: string, body: () => Promise<T> | T): Promise<T> {
+    this.inBody.add(name);
+    try {
+      return await body();
+    } finally {
+      this.inBody.delete(name);
+    }
   }
 
   /** Tracks `step` until it settles; returns it unchanged (the handler still sees its rejection). */

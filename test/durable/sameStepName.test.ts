@@ -6,7 +6,8 @@
 // the first's result. And a transactional step whose record loses to one
 // committed meanwhile (record_step_v1 answers the earlier record) rolls its
 // own transaction back instead of committing its writes, a savepoint left
-// open in the body or not.
+// open in the body or not. A step whose body calls a step of its own name
+// waited for itself (the job hung until its timeout): that call is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob, type Client } from '../../src/index.js';
@@ -17,6 +18,7 @@ import { startRunningWorker, type RunningWorker } from '../helpers/runningWorker
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const Twice = defineJob({ type: 'dx.same.twice', schema: z.object({ kind: z.enum(['step', 'tx', 'mixed']) }), retry: { maxAttempts: 1 } });
+const Nested = defineJob({ type: 'dx.same.nested', schema: z.object({ inner: z.enum(['step', 'tx']) }), retry: { maxAttempts: 1 } });
 const Lost = defineJob({ type: 'dx.same.lost', schema: z.object({ savepoint: z.boolean() }), retry: { maxAttempts: 1 } });
 
 let fx: RunningWorker;
@@ -26,7 +28,7 @@ const bodies = new Map<string, string[]>();
 const ran = (id: string, v: string) => bodies.set(id, [...(bodies.get(id) ?? []), v]);
 
 beforeAll(async () => {
-  fx = await startRunningWorker([Twice, Lost], { workerId: 'same-step', concurrency: 4, heartbeatMs: 500, pollMs: 100 }, (w) => {
+  fx = await startRunningWorker([Twice, Lost, Nested], { workerId: 'same-step', concurrency: 4, heartbeatMs: 500, pollMs: 100 }, (w) => {
     w.handle(Twice, async ({ kind }, ctx) => {
       const id = ctx.job.id;
       return Promise.all(
@@ -46,6 +48,9 @@ beforeAll(async () => {
         ),
       );
     });
+    w.handle(Nested, async ({ inner }, ctx) =>
+      ctx.step('charge', async () => (inner === 'step' ? ctx.step('charge', () => 'inner') : ctx.txStep('charge', async () => 'inner'))),
+    );
     // Two contexts of the one lease, as two processes holding it would be:
     // the second's record finds the first's, committed while it ran.
     // With a savepoint left open, the record is written in a subtransaction.
@@ -90,5 +95,18 @@ describe('steps of one name called at once', () => {
     expect(done!.status).toBe('succeeded');
     expect(done!.result).toEqual(['A', 'A']);
     expect(await effects(id)).toEqual(['A']);
+  });
+});
+
+describe('a step whose body calls a step of its own name', () => {
+  it.each(['step', 'tx'] as const)('(inner %s) is refused with a ValidationError naming the step, and the job fails instead of hanging', async (inner) => {
+    const { id } = await client.enqueue(Nested, { inner });
+    const done = await waitFor(() => client.getJob(id), (j) => j!.status === 'succeeded' || j!.status === 'failed', { what: 'the job to finish', timeoutMs: 10_000 });
+    expect(done!.status).toBe('failed');
+    expect(done!.lastError).toMatchObject({ name: 'ValidationError' });
+    const what = inner === 'step' ? 'step "charge"' : 'transactional step "charge"';
+    expect(done!.lastError!.message).toContain(`${what} was called while the body of a step of that name runs`);
+    const steps = await db.pool.query('select name from workhorse.job_steps where job_id = $1', [id]);
+    expect(steps.rows).toEqual([]);
   });
 });
