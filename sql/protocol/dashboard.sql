@@ -70,7 +70,14 @@ begin
     -- matches little still reads a bounded range.
     -- v_top is the window's highest id (inclusive: max(id) + 1 overflowed at the bigint's end).
     v_top := coalesce(p_before_id - 1, (select max(m.id) from workhorse.jobs m));
-    if v_top is null then
+    -- Ids are shared by every namespace: a namespace with no job at all
+    -- (one probe of each of its status indexes) has no window to search,
+    -- however many jobs other namespaces hold.
+    if v_top is null
+       or (not exists (select 1 from workhorse.jobs m where m.namespace = p_namespace and m.status = 'ready')
+           and not exists (select 1 from workhorse.jobs m where m.namespace = p_namespace and m.status = 'waiting')
+           and not exists (select 1 from workhorse.jobs m where m.namespace = p_namespace
+                              and m.status in ('succeeded', 'failed', 'cancelled'))) then
       return query select '[]'::jsonb, null::bigint, null::bigint, now();
       return;
     end if;

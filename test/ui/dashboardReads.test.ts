@@ -67,6 +67,13 @@ describe('the namespace table', () => {
     expect(first.asOf).toBeInstanceOf(Date);
   });
 
+  it('offers no older window in a namespace with no job, however many jobs other namespaces hold', async () => {
+    const empty = await dash.dashboardJobs(db.pool, 'nothing-here', { limit: 50, span: 10 });
+    expect(empty).toMatchObject({ jobs: [], nextBeforeId: null, searchedDownTo: null });
+    const succeeded = await dash.dashboardJobs(db.pool, 'nothing-here', { limit: 50, span: 10, status: 'succeeded', beforeId: '100' });
+    expect(succeeded).toMatchObject({ jobs: [], nextBeforeId: null, searchedDownTo: null });
+  });
+
   it('searches a bounded window of ids per page, so a sparse filter walks back window by window', async () => {
     const p1 = await page({ type: 'email.send', span: 30 });
     expect(p1.jobs.map((j) => j.type)).toEqual(['email.send']);
