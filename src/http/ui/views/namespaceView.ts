@@ -48,7 +48,9 @@ function waitNote(w: DashboardWait): Html {
 export function jobNotes(r: DashboardJobRow, paused: ReadonlySet<string>): Html[] {
   const notes: Html[] = [];
   if (r.wait) notes.push(waitNote(r.wait));
-  if (r.concurrencyKey) notes.push(html`key <b>${r.concurrencyKey}</b>${r.gateHeldBy ? html`, held by <a href="/ui/jobs/${r.gateHeldBy}">#${r.gateHeldBy}</a>` : ''}`);
+  // Who holds the key's gate matters to a job that still needs it: a finished one does not.
+  const blocked = r.gateHeldBy !== null && (r.status === 'ready' || r.status === 'waiting');
+  if (r.concurrencyKey) notes.push(html`key <b>${r.concurrencyKey}</b>${blocked ? html`, held by <a href="/ui/jobs/${r.gateHeldBy}">#${r.gateHeldBy}</a>` : ''}`);
   if (r.recoveredFrom) notes.push(html`recovered from <b>${r.recoveredFrom}</b>`);
   if (r.status === 'ready' && r.dueInMs > 0) notes.push(html`due in ${duration(r.dueInMs)}`);
   if (r.status === 'ready' && paused.has(r.queue)) notes.push(html`queue paused`);
