@@ -69,7 +69,16 @@ export const enqueueOptionsSchema = z
   .strict()
   .refine(oneStartTime, ONE_START_TIME);
 
-export type EnqueueOptions = z.input<typeof enqueueOptionsSchema>;
+type EnqueueOptionsInput = z.input<typeof enqueueOptionsSchema>;
+/**
+ * Enqueue options. A job starts at `runAt` or `delayMs` after the database
+ * clock's now, never both: the type says so as the runtime check does.
+ */
+export type EnqueueOptions = Omit<EnqueueOptionsInput, 'runAt' | 'delayMs'> &
+  (
+    | { runAt?: EnqueueOptionsInput['runAt']; delayMs?: undefined }
+    | { delayMs?: EnqueueOptionsInput['delayMs']; runAt?: undefined }
+  );
 
 /**
  * A built row's payload size in bytes as JSON, measured while it was

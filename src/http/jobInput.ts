@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { Client, EnqueueManyItem } from '../client/client.js';
 import type { JobDefinition } from '../client/defineJob.js';
-import { encodePayload, enqueueOptionsSchema, ONE_START_TIME, oneStartTime } from '../client/enqueueInput.js';
+import { encodePayload, enqueueOptionsSchema, ONE_START_TIME, oneStartTime, type EnqueueOptions } from '../client/enqueueInput.js';
 import { storedPayloadIssuesOf } from '../client/storedPayloadCheck.js';
 import { UnknownJobTypeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { jobTypeSchema } from '../names.js';
@@ -105,7 +105,8 @@ export function parseEnqueueBody(client: Client, body: unknown): ParsedEnqueue {
     const prefix = batch ? ['jobs', i, 'payload'] : ['payload'];
     issues.push(...payloadIssues(client, def, item.type, item.payload, batch ? `jobs.${i}` : '').map((x) => ({ ...x, path: [...prefix, ...x.path] })));
     const { type, payload, ...options } = item;
-    return { job: type, payload, options };
+    // itemSchema's refinement (oneStartTime) has refused runAt with delayMs.
+    return { job: type, payload, options: options as EnqueueOptions };
   });
   if (issues.length > 0) {
     const where = issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ');

@@ -63,10 +63,10 @@ export interface DecisionResult<C extends string = string> {
   at: Date;
 }
 
-export interface SpawnOptions extends EnqueueOptions {
+export type SpawnOptions = EnqueueOptions & {
   /** A detached child is not cancelled when its parent is. */
   detached?: boolean;
-}
+};
 
 /** A spawned child job. */
 export interface ChildJob {

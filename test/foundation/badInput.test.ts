@@ -88,6 +88,8 @@ describe('bad input', () => {
     await expect(client.enqueue(SendEmail, ok, { priority: 1.5 })).rejects.toBeInstanceOf(ValidationError);
     await expect(client.enqueue(SendEmail, ok, { maxAttempts: 0 })).rejects.toBeInstanceOf(ValidationError);
     await expect(client.enqueue(SendEmail, ok, { queue: 'bad queue name!' })).rejects.toBeInstanceOf(ValidationError);
+    // Refused by the type as by the runtime.
+    // @ts-expect-error runAt and delayMs together
     await expect(client.enqueue(SendEmail, ok, { delayMs: 10, runAt: new Date() })).rejects.toBeInstanceOf(ValidationError);
     await expect(client.enqueue(SendEmail, ok, { runAt: '2030-01-01T00:00:00Z' } as never)).rejects.toThrow(/runAt: must be a Date, not a string/);
     const unknownOption = (await client.enqueue(SendEmail, ok, { prio: 1 } as never).catch((e: unknown) => e)) as ValidationError;
