@@ -14,6 +14,7 @@ import { ConfigError } from '../errors.js';
 import { appQueues } from './appQueues.js';
 import { refuseHandlersOutsideApp } from './handlersOutsideApp.js';
 import { appProblem, type WorkhorseApp } from './defineApp.js';
+import { isThenable } from '../worker/configureWorker.js';
 
 /**
  * `workers: [appWorker(app, { concurrency: 20 })]` in defineWorkerProcess.
@@ -41,8 +42,8 @@ export function appWorker(app: WorkhorseApp, given: WorkerOptions = {}): WorkerS
     },
     configure: (worker) => {
       const r: unknown = app.configure(worker);
-      // One that returned a promise is refused as such by the process (configureWorker.ts).
-      if (!(r instanceof Promise)) refuseHandlersOutsideApp(app, worker.types);
+      // One that returned a promise (or any thenable) is refused as such by the process (configureWorker.ts).
+      if (!isThenable(r)) refuseHandlersOutsideApp(app, worker.types);
       return r as void;
     },
   };

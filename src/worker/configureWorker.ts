@@ -19,11 +19,21 @@ export function refuseAsyncConfigure(fn: unknown, what: string): void {
   if (isAsyncFunction(fn)) throw new ConfigError(`${what}: configure is an async function: ${SYNC_ONLY}`, [{ path: ['configure'], message: 'must not be async' }]);
 }
 
+/** Whether `r` is a promise or any thenable: what configure must not return. */
+export function isThenable(r: unknown): r is PromiseLike<unknown> {
+  return r !== null && typeof r === 'object' && typeof (r as { then?: unknown }).then === 'function';
+}
+
 /** Calls `configure(worker)`; one that returns a promise (a function that is async without the keyword) is a ConfigError, its outcome ignored. */
 export function configureWorker<W>(configure: (worker: W) => unknown, worker: W, what: string): void {
   const r: unknown = configure(worker);
-  if (r !== null && typeof r === 'object' && typeof (r as { then?: unknown }).then === 'function') {
-    (r as Promise<unknown>).then(undefined, () => undefined);
+  if (isThenable(r)) {
+    // Its rejection is not an unhandled one; a thenable whose then throws changes nothing here.
+    try {
+      r.then(undefined, () => undefined);
+    } catch {
+      // Refused below all the same.
+    }
     throw new ConfigError(`${what}: configure returned a promise: ${SYNC_ONLY}`, [{ path: ['configure'], message: 'must not return a promise' }]);
   }
 }

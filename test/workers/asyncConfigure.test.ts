@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineApp } from '../../src/app/defineApp.js';
-import { ConfigError, createClient, defineJob, defineWorkerProcess, runWorkerProcess, type WorkerBase } from '../../src/index.js';
+import { appWorker, ConfigError, createClient, defineJob, defineWorkerProcess, runWorkerProcess, type WorkerBase } from '../../src/index.js';
 import { runTick } from '../../src/tick/runTick.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
@@ -65,5 +65,29 @@ describe('a configure that is not synchronous', () => {
     }
     await new Promise((r) => setTimeout(r, 50));
     expect(unhandled).toEqual([]);
+  });
+
+  it("refuses an app's configure that returns a thenable other than a Promise as returning a promise, in a worker process too", async () => {
+    const Other = defineJob({ type: 'async.configure.other', schema: z.object({}) });
+    // Its handler of a type outside the app is not the problem to name: the thenable (what an async body returns) is.
+    const configure = (w: WorkerBase): void => {
+      w.handle(Other, async () => 'other');
+      return { then: () => undefined } as unknown as void;
+    };
+    const app = defineApp({ jobs: [Job], configure });
+    const client = createClient({ connectionString: db.url, jobs: [Job, Other] });
+    try {
+      const proc = await runWorkerProcess(
+        defineWorkerProcess({ client: () => client, workers: [appWorker(app, { workerId: 'cfg-thenable', listen: false })] }),
+        { log: () => undefined },
+      ).then(
+        async (p) => p.done,
+        (e: unknown) => e,
+      );
+      expect(proc).toBeInstanceOf(ConfigError);
+      expect((proc as Error).message).toMatch(/^worker cfg-thenable: configure returned a promise/);
+    } finally {
+      await client.close();
+    }
   });
 });
