@@ -13,6 +13,7 @@
 // (the server is made with requireHostHeader off so that it reaches here).
 // A CONNECT request (a proxy's tunnel), which Node hands to a 'connect'
 // listener and otherwise closes without a word, is a 405 in the same shape.
+// Each carries the headers every API response does (no-store, nosniff).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
@@ -25,6 +26,15 @@ const BY_CODE: Record<string, { status: number; reason: string; code: string; me
   HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, reason: 'Payload Too Large', code: 'payload_too_large', message: 'the chunk extensions are larger than the server accepts' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'the request did not arrive in time' },
 };
+
+/** The headers of an error answered before any route runs: JSON, never cached, never sniffed (as every API response: middleware/apiHeaders.ts). */
+export const ERROR_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+
+/** A raw HTTP/1.1 error response that closes the connection, with ERROR_HEADERS. */
+function rawErrorResponse(status: number, reason: string, body: string): string {
+  const head = Object.entries(ERROR_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${reason}\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
 
 /** The API's one error shape, `{ error: { code, message } }`, as the text of a body. */
 export function errorBody(code: string, message: string): string {
@@ -40,8 +50,7 @@ export function clientErrorResponse(err: Error & { code?: string }): string {
     code: 'bad_request',
     message: `the request is not valid HTTP/1.1${err.code ? ` (${err.code})` : ''}`,
   };
-  const body = errorBody(code, message);
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return rawErrorResponse(status, reason, errorBody(code, message));
 }
 
 /** Answers the parser's refusals on `server` in the API's error shape. */
@@ -66,10 +75,7 @@ export function answerConnect(server: ConnectSource): void {
     const body = errorBody('method_not_allowed', 'CONNECT is not served here: this is not a proxy');
     socket.on('error', () => undefined);
     // Destroyed once written: a client that never closes its side must not hold the socket (nor a server's close).
-    socket.end(
-      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      () => socket.destroy(),
-    );
+    socket.end(rawErrorResponse(405, 'Method Not Allowed', body), () => socket.destroy());
   });
 }
 
@@ -78,7 +84,7 @@ export function requestErrorResponse(err: unknown): Response {
   const detail = err instanceof Error && err.message ? ` (${err.message.slice(0, 200)})` : '';
   return new Response(errorBody('bad_request', `the request cannot be read${detail}`), {
     status: 400,
-    headers: { 'content-type': 'application/json', connection: 'close' },
+    headers: { ...ERROR_HEADERS, connection: 'close' },
   });
 }
 
@@ -86,7 +92,7 @@ export function requestErrorResponse(err: unknown): Response {
 export function refusedMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
   if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return false;
   const body = errorBody('bad_request', 'an HTTP/1.1 request must carry a Host header');
-  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.writeHead(400, { ...ERROR_HEADERS, 'content-length': Buffer.byteLength(body), connection: 'close' });
   res.end(body);
   return true;
 }

@@ -5,7 +5,7 @@
 // `Expect: 100-continue` is not touched: Node sends `100 Continue` and the
 // request reaches the app as usual.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorBody } from './clientErrors.js';
+import { ERROR_HEADERS, errorBody } from './clientErrors.js';
 
 interface ExpectationSource {
   on(event: 'checkExpectation', listener: (req: IncomingMessage, res: ServerResponse) => void): unknown;
@@ -21,7 +21,7 @@ export function expectationFailedBody(expect: string | undefined): string {
 export function answerUnmetExpectations(server: ExpectationSource): void {
   server.on('checkExpectation', (req, res) => {
     const body = expectationFailedBody(req.headers.expect);
-    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(417, { ...ERROR_HEADERS, 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
 }

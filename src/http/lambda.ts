@@ -19,6 +19,7 @@ import { lambdaEnvironment, secretReadBoundMs } from '../secrets/lambdaEnvironme
 import type { SecretEnvironment } from '../secrets/secretEnvironment.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/scheme.js';
 import { adapterRefusal, refusedEvent, withoutGetBody } from './lambdaEvent.js';
+import { ERROR_HEADERS } from './clientErrors.js';
 import { LOGIN_REFUSED } from './middleware/errorHandler.js';
 import { createHttpService, type HttpServiceOptions } from './service.js';
 
@@ -84,7 +85,7 @@ function carriesCredentials(event: LambdaEvent): boolean {
 
 const loginRefusedResponse = (): HttpHandlerResult => ({
   statusCode: 503,
-  headers: { 'content-type': 'application/json', 'retry-after': '1' },
+  headers: { ...ERROR_HEADERS, 'retry-after': '1' },
   body: JSON.stringify({
     error: { code: 'database_login_refused', message: 'the database refused the login; the credential is being read again: retry' },
   }),

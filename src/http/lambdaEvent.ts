@@ -12,7 +12,7 @@
 // rewritten here as the same 400. A body on a GET or HEAD is dropped before
 // the adapter sees it, as the server ignores one. So no input to the
 // handler is answered 500 or outside the API's error shape.
-import { errorBody } from './clientErrors.js';
+import { ERROR_HEADERS, errorBody } from './clientErrors.js';
 
 export interface RefusedEvent {
   statusCode: number;
@@ -27,7 +27,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 function refused(message: string): RefusedEvent {
   return {
     statusCode: 400,
-    headers: { 'content-type': 'application/json' },
+    headers: { ...ERROR_HEADERS },
     body: errorBody('bad_request', message),
     isBase64Encoded: false,
   };

@@ -131,7 +131,7 @@ describe('handlers/http.ts', () => {
     for (const event of [null, 'GET /healthz', [1], { ...functionUrlEvent('POST', '/tick', '%%% not base64 %%%', sig), isBase64Encoded: true }]) {
       const res = await handler(event as never, contextWithBudget(5000) as never);
       expect(res.statusCode, JSON.stringify(event)).toBe(400);
-      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
       expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'bad_request' } });
     }
   });
@@ -160,6 +160,7 @@ describe('handlers/http.ts', () => {
       const res = (await handler(event as never, contextWithBudget(5000) as never)) as { statusCode: number; headers?: Record<string, string>; multiValueHeaders?: Record<string, string[]>; body: string };
       expect(res.statusCode, what).toBe(400);
       expect(res.headers?.['content-type'] ?? res.multiValueHeaders?.['content-type']?.[0], what).toBe('application/json');
+      expect(res.headers ?? res.multiValueHeaders, what).toMatchObject({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
       expect(JSON.parse(res.body), what).toMatchObject({ error: { code: 'bad_request' } });
     }
     const after = await db.pool.query('select count(*)::int as n from workhorse.jobs');

@@ -30,6 +30,13 @@ function rawExchange(request: string): Promise<string> {
   });
 }
 
+/** Every answer, those made before any route runs included, carries the API's headers. */
+function expectApiHeaders(raw: string, what: string): void {
+  const head = raw.slice(0, raw.indexOf('\r\n\r\n') + 2);
+  expect(head, what).toMatch(/\r\ncache-control: no-store\r\n/i);
+  expect(head, what).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+}
+
 async function signedFetch(method: string, path: string, body = ''): Promise<Response> {
   const headers = await signRequest({ secret: SECRET, method, path, body });
   return fetch(baseUrl + path, { method, body: body || undefined, headers: { ...headers, 'content-type': 'application/json' } });
@@ -88,10 +95,15 @@ describe('workhorse serve', () => {
   it("answers what Node's HTTP parser refuses in the API's error shape, not a bare status", async () => {
     const badLength = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`);
     expect(badLength).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(badLength).toMatch(/\r\nContent-Type: application\/json\r\n/);
+    expect(badLength).toMatch(/\r\ncontent-type: application\/json\r\n/i);
+    expectApiHeaders(badLength, 'a bad Content-Length');
     expect(JSON.parse(badLength.slice(badLength.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'bad_request' } });
     const hugeHeaders = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(hugeHeaders).toMatch(/^HTTP\/1\.1 431 /);
+    expectApiHeaders(hugeHeaders, 'headers too large');
+    const tunnel = await rawExchange('CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n');
+    expect(tunnel).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expectApiHeaders(tunnel, 'CONNECT');
     expect(JSON.parse(hugeHeaders.slice(hugeHeaders.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'headers_too_large' } });
     // The server is still serving.
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
@@ -109,6 +121,7 @@ describe('workhorse serve', () => {
       expect(got, request).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(got, request).toMatch(/\r\ncontent-type: application\/json\r\n/i);
       expect(got, request).toContain('"code":"bad_request"');
+      expectApiHeaders(got, request);
     }
     expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
     // HTTP/1.0 needs no Host.
@@ -119,6 +132,7 @@ describe('workhorse serve', () => {
     const refused = await rawExchange(`POST /jobs HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
     expect(refused).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
     expect(refused).toMatch(/\r\ncontent-type: application\/json\r\n/i);
+    expectApiHeaders(refused, 'Expect: foo');
     expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toEqual({
       error: { code: 'expectation_failed', message: 'the server cannot meet "Expect: foo": it supports only "Expect: 100-continue"' },
     });
