@@ -3,11 +3,13 @@
 // validation_failed naming the parameter, over a real socket, and nothing is
 // written under the escape taken literally: no signal kept for the key
 // "%ZZ", no queue row, no worker looked up as "%ZZ". A well-formed escape of
-// "%" itself (%25) still addresses the name with the percent sign.
+// "%" itself (%25) still addresses the name with the percent sign. The 400
+// comes before the body is read: such a request whose body never arrived
+// waited for it, to be refused with a 408 at the body timeout instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { buildHttp, TOKEN, type ErrorJson, type HttpHarness } from './helpers.js';
-import { startServer, type RunningServer } from './support/server.js';
+import { rawRequest, readResponse, requestHead, startServer, type RunningServer } from './support/server.js';
 
 let db: TestDatabase;
 let h: HttpHarness;
@@ -65,6 +67,23 @@ describe('malformed percent-escapes in path parameters', () => {
       expect(json.error.issues).toEqual([{ path: [param], message: expect.stringContaining('malformed percent-encoding') }]);
     }
     expect(await rows()).toBe(before);
+  });
+
+  it.each(ROUTES.filter(([method]) => method === 'POST'))('%s %s is 400 at once, before a body that never arrives', async (method, template) => {
+    const head = requestHead(method, template.replace('{bad}', '%ZZ'), {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'content-length': '100',
+      connection: 'close',
+    });
+    const socket = await rawRequest(server.port, head, '{');
+    try {
+      const res = await readResponse(socket);
+      expect(res.status, res.body).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'validation_failed' } });
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('a well-formed %25 still addresses the name holding "%"', async () => {

@@ -16,6 +16,7 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../signing/scheme.js';
 import { signedHeadersFailure, verifySignedRequest, type VerifyFailure } from '../../signing/verify.js';
 import type { BodyReader } from '../bodyReader.js';
+import { pathParams } from '../pathParams.js';
 import type { ApiToken } from '../../credentials/tokens.js';
 import type { HttpEnv, Principal } from '../env.js';
 import type { Scope } from '../../credentials/scopes.js';
@@ -99,8 +100,13 @@ function checkSignedHeaders(c: Context<HttpEnv>, auth: AuthSettings): void {
   if (reason) throw new UnauthorizedError(failureMessage(reason, auth.toleranceSec));
 }
 
-/** Reads the body, or answers the body reader's refusal. */
+/**
+ * Reads the body, or answers the body reader's refusal. A path parameter
+ * whose escapes do not decode is refused first (a 400): such a request
+ * waited for its body, up to the body timeout, to be refused all the same.
+ */
 async function withBody(c: Context<HttpEnv>, body: BodyReader, then: () => Promise<void>): Promise<Response | void> {
+  pathParams(c);
   const refused = await body.read(c);
   if (refused) return refused;
   await then();
