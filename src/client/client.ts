@@ -73,6 +73,8 @@ export class Client {
   readonly pool: pg.Pool;
   /** The pool as the client's own calls use it: each checkout and query bounded by `callTimeoutMs`. */
   private readonly db: GuardedDb;
+  /** The version check's own calls (this.db waits for the check before each checkout until it passed). */
+  private readonly checkDb: GuardedDb;
   /**
    * The client's own bounded calls, for the modules that call the protocol
    * on its behalf (Schedules, the built-in sys.* handlers, the dashboard's
@@ -122,7 +124,11 @@ export class Client {
     // timeout): the pool drops it; without a listener node would crash.
     if (this.pool.listenerCount('error') === 0) this.pool.on('error', () => undefined);
     this.connections = this.ownsPool ? trackConnections(this.pool) : new Set();
-    this.db = new GuardedDb(this.pool, { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, typedRefusals: true, isClosed: () => this.closed });
+    const guards = { timeoutMs: o.callTimeoutMs, typedConnectFaults: true, typedRefusals: true, isClosed: () => this.closed };
+    // Every call checks the schema's version first, once: a read or an operator's write on a schema of
+    // another version is refused as enqueue is (SchemaVersionError), not run against functions of that version.
+    this.db = new GuardedDb(this.pool, { ...guards, beforeCheckout: () => (this.schemaOk || this.closed ? undefined : this.ready()) });
+    this.checkDb = new GuardedDb(this.pool, guards);
     for (const d of o.jobs) this.define(d);
     this.admin = new Admin(this.protocol, this.db, this.namespace);
     this.outbox = new OutboxAdmin(this.protocol, this.db, this.namespace);
@@ -185,7 +191,7 @@ export class Client {
         this.schemaOk = true;
       });
     }
-    this.schemaChecked ??= assertSchemaVersion(this.db).then(
+    this.schemaChecked ??= assertSchemaVersion(this.checkDb).then(
       () => {
         this.schemaOk = true;
       },
@@ -408,8 +414,9 @@ export class Client {
 
   private async endOwnPool(): Promise<void> {
     const start = Date.now();
-    await this.db.idle(CLOSE_BOUND_MS / 4);
+    await Promise.all([this.db.idle(CLOSE_BOUND_MS / 4), this.checkDb.idle(CLOSE_BOUND_MS / 4)]);
     this.db.failWaiting();
+    this.checkDb.failWaiting();
     // What is left of the bound: half of it to end gracefully, half once the sockets are destroyed.
     await endPool(this.pool, this.connections, (CLOSE_BOUND_MS - (Date.now() - start)) / 2);
   }

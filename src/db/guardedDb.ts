@@ -50,6 +50,13 @@ export interface GuardedDbOptions {
    * tick's calls end by its deadline, whatever the server does.
    */
   endBy?: number;
+  /**
+   * Run before every checkout; a promise it returns is awaited first, and
+   * its rejection is the call's. The client's version check: its first
+   * call of any kind, a read or an operator's write, is refused on a
+   * schema of another version (undefined once it passed: no promise per call).
+   */
+  beforeCheckout?: () => Promise<void> | undefined;
 }
 
 /** Destroys the socket under a client: the in-flight query fails at once (pg has no call for it). */
@@ -199,6 +206,8 @@ export class GuardedDb implements Queryable {
   ): Promise<T> {
     this.active++;
     try {
+      const gate = this.options.beforeCheckout?.();
+      if (gate) await gate;
       const held = await this.connect();
       try {
         return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));

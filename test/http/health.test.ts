@@ -18,6 +18,8 @@ let server: RunningServer;
 beforeAll(async () => {
   db = await createTestDatabase();
   h = buildHttp(db);
+  // As `workhorse serve` does at start: the version check passed, so the list requests each wait for a connection.
+  await h.client.ready();
   server = await startServer(h.app);
 });
 
