@@ -31,6 +31,7 @@ import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
 import type { JobAbort } from './jobAbort.js';
 import { checkStepFn, checkStepName } from './stepArguments.js';
 import { dropped, StepsInFlight } from './stepsInFlight.js';
+import { raceTurn, type RaceEntry } from './raceOrder.js';
 import { JobSuspension } from './suspension.js';
 import { assertStorableStepResult, refusedRecord } from './stepResult.js';
 import type { Jsonified } from './jsonified.js';
@@ -102,7 +103,7 @@ export class JobContext implements HandlerContext {
    * when a wait opens while none is being opened), each with when it
    * resolved and its place in the batch: they return in that order.
    */
-  private batch: { at: number; seq: number }[] = [];
+  private batch: RaceEntry[] = [];
   private batchSize = 0;
   /** Waits known to have lost a race (closed in this run or an earlier one): the job never suspends on one. */
   readonly lostWaits = new Set<string>();
@@ -270,10 +271,11 @@ export class JobContext implements HandlerContext {
       // Of waits opened together that are resolved, the first resolved
       // returns first (a race's winner), on the first run as on every
       // replay: each waits for the batch to be written, then for its turn.
-      const mine = { at: state.resolvedAt?.getTime() ?? 0, seq };
+      // (An instant within the batch's own openings counts as one: raceOrder.ts.)
+      const mine = { at: state.resolvedAt?.getTime() ?? 0, started: state.startedAt.getTime(), seq };
       batch.push(mine);
       await this.waitsOpened();
-      const turn = batch.filter((e) => e.at < mine.at || (e.at === mine.at && e.seq < mine.seq)).length;
+      const turn = raceTurn(mine, batch);
       for (let i = 0; i < turn; i++) await new Promise((resolve) => setImmediate(resolve));
       // Opened beside a wait that already suspended the job: the handler
       // never saw this outcome, so the job suspends on this wait instead,
