@@ -11,11 +11,12 @@ begin
     select j.id from workhorse.jobs j
      where j.namespace = p_namespace and j.status in ('succeeded', 'failed', 'cancelled')
        and j.finished_at < now() - p_older_than_ms * interval '1 millisecond'
-       -- A child stays while its parent is unfinished: the parent may still
-       -- join it (a join of a deleted child is refused as no job).
-       and (j.parent_id is null or not exists (
-             select 1 from workhorse.jobs p
-              where p.id = j.parent_id and p.status not in ('succeeded', 'failed', 'cancelled')))
+       -- A child stays while its parent exists: an unfinished parent may
+       -- still join it, and so may a failed or cancelled one that is retried
+       -- (its open join waits again). A child whose finished parent was
+       -- deleted goes in a later batch (a join of a deleted child is refused
+       -- as no job; one already open counted the child as unfinished).
+       and (j.parent_id is null or not exists (select 1 from workhorse.jobs p where p.id = j.parent_id))
      order by j.finished_at
      limit p_limit
      for update skip locked
@@ -44,4 +45,4 @@ begin
   return query select v_jobs, v_workers;
 end $$;
 comment on function workhorse.retention_v1(text, bigint, integer) is
-  'Deletes up to p_limit terminal jobs (succeeded, failed, cancelled) that finished more than p_older_than_ms ago, with their attempts and steps ledgers, their waits, the signals they received and their children links (the children are jobs of their own), and never a child whose parent is unfinished (the parent may still join it); and the registry rows of workers dead or silent for 7 heartbeats (skipping rows locked by others). Never touches a ready, running or waiting job (a waiting job is unfinished however long it waits). Returns (jobs, workers) deleted.';
+  'Deletes up to p_limit terminal jobs (succeeded, failed, cancelled) that finished more than p_older_than_ms ago, with their attempts and steps ledgers, their waits, the signals they received and their children links (the children are jobs of their own), and never a child whose parent still exists (an unfinished parent may still join it, and so may a failed or cancelled one retried: a child goes in a batch after its parent); and the registry rows of workers dead or silent for 7 heartbeats (skipping rows locked by others). Never touches a ready, running or waiting job (a waiting job is unfinished however long it waits). Returns (jobs, workers) deleted.';

@@ -3,7 +3,8 @@
 // it waits); a finished job goes with its waits, the signals it received
 // and its child links, while its children (jobs of their own) stay until
 // they are old enough themselves, and a child stays, however old, while its
-// parent is unfinished.
+// parent exists: a cancelled parent retried joins its children again, and
+// one deleted under it made the join answer null for its result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, type Client } from '../../src/client/client.js';
@@ -15,6 +16,8 @@ import { waitFor } from '../helpers/wait.js';
 
 const Kid = defineJob({ type: 'rx.kid', schema: z.object({}) });
 const Parent = defineJob({ type: 'rx.parent', schema: z.object({ waitForever: z.boolean() }) });
+const SlowKid = defineJob({ type: 'rx.slowkid', schema: z.object({}) });
+const Joiner = defineJob({ type: 'rx.joiner', schema: z.object({}) });
 
 let db: TestDatabase;
 let client: Client;
@@ -23,7 +26,7 @@ let running: Promise<void>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  client = createClient({ connectionString: db.url, jobs: [Kid, Parent], poolMax: 4 });
+  client = createClient({ connectionString: db.url, jobs: [Kid, Parent, SlowKid, Joiner], poolMax: 4 });
   worker = new Worker(client, { workerId: 'retention', concurrency: 4, heartbeatMs: 200 });
   worker.handle(Kid, () => 'kid');
   worker.handle(Parent, async (p, ctx) => {
@@ -31,6 +34,15 @@ beforeAll(async () => {
     const kid = await ctx.spawn('kid', Kid, {});
     await ctx.waitForSignal('go');
     return ctx.join('kid', [kid]);
+  });
+  worker.handle(SlowKid, async (_p, ctx) => {
+    await ctx.waitForSignal('go');
+    return 'slow';
+  });
+  worker.handle(Joiner, async (_p, ctx) => {
+    const kid = await ctx.spawn('kid', Kid, {});
+    const slow = await ctx.spawn('slow', SlowKid, {});
+    return ctx.join('both', [kid, slow]);
   });
   running = worker.run();
 });
@@ -91,8 +103,37 @@ describe('retention and waiting jobs', () => {
     const joined = await waitFor(() => client.getJob(parent.id), (j) => j!.status === 'succeeded', { what: 'the parent to join and finish' });
     expect(joined!.result).toEqual(['kid']);
 
-    // Once the parent has finished, the old child goes.
+    // The parent finished: the old child stays while the parent does, and goes after it.
+    await runRetention(client, { olderThanMs: 86_400_000 });
+    expect((await client.getJob(kid))!.status).toBe('succeeded');
+    await db.pool.query(`update workhorse.jobs set finished_at = now() - interval '30 days' where id = $1`, [parent.id]);
+    await runRetention(client, { olderThanMs: 86_400_000 });
+    expect(await client.getJob(parent.id)).toBeNull();
     await runRetention(client, { olderThanMs: 86_400_000 });
     expect(await client.getJob(kid)).toBeNull();
+  });
+
+  it("keeps a cancelled parent's finished child, so the parent retried joins its result", async () => {
+    const parent = await client.enqueue(Joiner, {});
+    await waitFor(() => client.getJob(parent.id), (j) => j!.status === 'waiting' && j!.wait?.kind === 'join', { what: 'the parent to wait in its join' });
+    const kids = (await db.pool.query<{ id: string; name: string }>('select child_id::text as id, name from workhorse.job_children where parent_id = $1', [parent.id])).rows;
+    const kid = kids.find((k) => k.name === 'kid')!.id;
+    const slow = kids.find((k) => k.name === 'slow')!.id;
+    await waitFor(() => client.getJob(kid), (j) => j!.status === 'succeeded', { what: 'the quick child to finish' });
+    await client.cancel(parent.id);
+    expect((await client.getJob(slow))!.status).toBe('cancelled');
+    await db.pool.query(`update workhorse.jobs set finished_at = now() - interval '30 days' where id = $1`, [kid]);
+
+    await runRetention(client, { olderThanMs: 86_400_000 });
+    expect((await client.getJob(kid))!.status).toBe('succeeded');
+
+    // durable.md: retry the cancelled children before the parent, whose join waits again.
+    await client.retry(slow);
+    await waitFor(() => client.getJob(slow), (j) => j!.status === 'waiting', { what: 'the slow child to wait again' });
+    await client.signal(slow, 'go', null);
+    await waitFor(() => client.getJob(slow), (j) => j!.status === 'succeeded', { what: 'the slow child to finish' });
+    await client.retry(parent.id);
+    const joined = await waitFor(() => client.getJob(parent.id), (j) => j!.status === 'succeeded' || j!.status === 'failed', { what: 'the parent to finish' });
+    expect([joined!.status, joined!.result]).toEqual(['succeeded', ['kid', 'slow']]);
   });
 });
