@@ -4,7 +4,7 @@
 // definition, so a malformed cron (or a payload the job's schema refuses)
 // fails when the app loads, not at 3 a.m.
 import * as z from 'zod';
-import { isJobDefinition, type JobDefinition, type PayloadInput } from '../client/defineJob.js';
+import { backoffOverrideSchema, isJobDefinition, type JobDefinition, type PayloadInput } from '../client/defineJob.js';
 import { enqueueOptionsSchema } from '../client/enqueueInput.js';
 import { STORED_PAYLOAD_HINT, storedPayloadIssuesOf } from '../client/storedPayloadCheck.js';
 import { ConfigError } from '../errors.js';
@@ -30,7 +30,8 @@ const jobOptionsSchema = z
     queue: z.string().optional(),
     priority: z.number().optional(),
     maxAttempts: z.number().optional(),
-    backoff: z.unknown().optional(),
+    // Typed as enqueue's; checked with the rest below (enqueueOptionsSchema), so its messages are enqueue's.
+    backoff: z.custom<z.input<typeof backoffOverrideSchema>>(() => true).optional(),
     timeoutMs: z.number().optional(),
   })
   .strict();
