@@ -1,9 +1,12 @@
 // The type of a step's result as the handler gets it back. A step records
 // its result as JSON and answers the recorded JSON on every run, the first
 // included, so the value is what JSON.stringify and JSON.parse make of it: a
-// Date is its ISO string, a Map or Set is {}, an undefined field or a method
-// is gone, undefined alone is null. Typing the answer as the callback's own
-// type promised a Date where the handler gets a string.
+// Date is its ISO string, a Map or Set is {}, a typed array an object of its
+// elements by index, an undefined field or a method is gone, undefined alone
+// is null. Typing the answer as the callback's own type promised a Date
+// where the handler gets a string. What a type cannot tell apart stays as it
+// is: NaN and Infinity are numbers and an invalid Date a Date to the type,
+// and null in the JSON.
 
 /** What JSON.stringify leaves out of an object, writes as null in an array, and (alone) is recorded as null. */
 type Dropped = void | undefined | symbol | ((...args: never[]) => unknown);
@@ -15,8 +18,11 @@ type JsonValue<T> = T extends { toJSON(...args: never[]): infer J }
   ? Jsonified<J>
   : T extends string | number | boolean | null
     ? T
-    : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>
+    : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown> | ArrayBuffer | DataView
       ? Record<string, never>
+      : // A typed array is an object of its elements by index: { "0": 1, "1": 2 }, no length.
+        T extends ArrayBufferView
+        ? Record<number, number>
       : T extends readonly unknown[]
         ? { -readonly [K in keyof T]: Jsonified<T[K]> }
         : T extends object
