@@ -41,8 +41,8 @@ export interface WakeResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A client whose claim statements are counted (each still runs on the database). */
-function countingClient(url: string, extra: Partial<Parameters<typeof createClient>[0]> = {}): { client: Client; claims: { at: number; got: number }[] } {
-  const client = createClient({ connectionString: url, jobs: [Tick], poolMax: 3, ...extra });
+function countingClient(url: string): { client: Client; claims: { at: number; got: number }[] } {
+  const client = createClient({ connectionString: url, jobs: [Tick], poolMax: 3 });
   const claims: { at: number; got: number }[] = [];
   const real = client.protocol;
   Object.defineProperty(client, 'protocol', {
@@ -60,7 +60,7 @@ function countingClient(url: string, extra: Partial<Parameters<typeof createClie
 }
 
 async function startWorker(client: Client, options: WorkerOptions, onStart: (at: number) => void = () => undefined): Promise<Worker> {
-  const w = new Worker(client, { queues: ['wake'], concurrency: 4, heartbeatMs: 30_000, ...options });
+  const w = new Worker(client, { queues: ['wake'], concurrency: 4, heartbeatMs: 30_000, ...options } as WorkerOptions);
   w.handle(Tick, (p) => {
     onStart(performance.now());
     return p;

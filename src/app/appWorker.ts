@@ -39,7 +39,8 @@ export function appWorker(app: WorkhorseApp, given: WorkerOptions = {}): WorkerS
       ...(system && app.outbox ? { outbox: app.outbox } : {}),
       ...(system && app.alerts ? { alerts: app.alerts } : {}),
       ...options,
-    },
+      // The app's queues only when the options name none, so never queue and queues both.
+    } as WorkerOptions,
     configure: (worker) => {
       const r: unknown = app.configure(worker);
       // One that returned a promise (or any thenable) is refused as such by the process (configureWorker.ts).

@@ -10,6 +10,7 @@ import { isJobDefinition, type JobDefinition } from './defineJob.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './enqueueInput.js';
 import type { WakeHints } from './wakeHints.js';
 import { isPgPool } from '../db/pgShape.js';
+import type { AtMostOne } from '../exclusiveOptions.js';
 
 /** The default bound on each of the client's own calls (`callTimeoutMs`). */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
@@ -48,4 +49,10 @@ export const clientOptionsSchema = z
   .strict()
   .superRefine(oneConnectionTarget);
 
-export type ClientOptions = z.input<typeof clientOptionsSchema>;
+/**
+ * createClient's options: a `connectionString` or a `pool`, never both (the
+ * type says so as the check does). A connectionString typed `string |
+ * undefined` (`process.env.DATABASE_URL`) is taken: unset, it is a
+ * ConfigError saying so.
+ */
+export type ClientOptions = AtMostOne<z.input<typeof clientOptionsSchema>, 'connectionString', 'pool'>;

@@ -11,6 +11,7 @@ import { protoKeyIssue } from '../protoKeys.js';
 import { jsonProblem, storableDateSchema } from '../storable.js';
 import { parseInput } from '../validation.js';
 import { boundedInt } from '../boundedInt.js';
+import type { AtMostOne } from '../exclusiveOptions.js';
 import { backoffOverrideSchema, type JobDefinition } from './defineJob.js';
 import { assertStoredPayloadParses } from './storedPayloadCheck.js';
 
@@ -74,11 +75,7 @@ type EnqueueOptionsInput = z.input<typeof enqueueOptionsSchema>;
  * Enqueue options. A job starts at `runAt` or `delayMs` after the database
  * clock's now, never both: the type says so as the runtime check does.
  */
-export type EnqueueOptions = Omit<EnqueueOptionsInput, 'runAt' | 'delayMs'> &
-  (
-    | { runAt?: EnqueueOptionsInput['runAt']; delayMs?: undefined }
-    | { delayMs?: EnqueueOptionsInput['delayMs']; runAt?: undefined }
-  );
+export type EnqueueOptions = AtMostOne<EnqueueOptionsInput, 'runAt', 'delayMs'>;
 
 /**
  * A built row's payload size in bytes as JSON, measured while it was

@@ -13,6 +13,7 @@ import { parseConfig, quotedField, safeParseSync } from '../validation.js';
 import { parseCron } from './cronFields.js';
 import { cronSchedule } from './cronSchedule.js';
 import { zoneClock, zoneName } from './zoneClock.js';
+import type { ExactlyOne } from '../exclusiveOptions.js';
 
 /** Names of built-in slots start with this; user schedules may not. */
 export const SYSTEM_PREFIX = 'sys.';
@@ -115,9 +116,9 @@ export type ScheduleDefinitionInput = z.input<typeof definitionSchema>;
 /**
  * What defineSchedule takes: with a job definition whose schema is known,
  * `payload` is typed by it, as in enqueue; with a job type named by string
- * it is checked when the slot is stored.
+ * it is checked when the slot is stored. A `cron` or an `everyMs`, exactly one.
  */
-export type ScheduleInput<J extends JobDefinition | string = JobDefinition | string> = Omit<ScheduleDefinitionInput, 'job' | 'payload'> & {
+export type ScheduleInput<J extends JobDefinition | string = JobDefinition | string> = ExactlyOne<Omit<ScheduleDefinitionInput, 'job' | 'payload'>, 'cron', 'everyMs'> & {
   /** The job definition (or job type) each cadence enqueues. */
   job: J;
   /** The payload each cadence enqueues; `{}` when absent. */

@@ -12,6 +12,7 @@ import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptio
 import { outboxOptionsSchema, outboxSlotConfig } from '../outbox/outboxOptions.js';
 import { DEFAULT_RETENTION_EVERY_MS, DEFAULT_RETENTION_MS, retentionEveryMsSchema, retentionMsSchema } from '../schedules/retention.js';
 import type { SystemSlotConfig } from '../schedules/systemSchedules.js';
+import type { AtMostOne } from '../exclusiveOptions.js';
 
 export type RetryDelay = number | ((attempt: number, job: ClaimedJob) => number | undefined);
 
@@ -127,7 +128,8 @@ export const DEFAULT_MAX_POLL_MS = 5_000;
 /** The registry row is refreshed this often unless registryIntervalMs (or a shorter heartbeat) says otherwise. */
 export const DEFAULT_REGISTRY_INTERVAL_MS = 5_000;
 
-export type WorkerOptions = z.input<typeof workerOptionsSchema>;
+/** A Worker's options: `queue` or `queues`, not both (the type says so as the check does). */
+export type WorkerOptions = AtMostOne<z.input<typeof workerOptionsSchema>, 'queue', 'queues'>;
 
 export interface ResolvedWorkerOptions {
   queues: string[];

@@ -200,6 +200,7 @@ describe('new Worker', () => {
   it('refuses queue and queues together, and a first argument that is not a client', async () => {
     const client = createClient({ connectionString: 'postgres://u@127.0.0.1:5432/db' });
     try {
+      // @ts-expect-error refused by the type as by the runtime
       const both = configError(() => new Worker(client, { queue: 'a', queues: ['b'] }));
       expect(both.issues[0]!.path).toEqual(['queue']);
       expect(configError(() => new Worker({} as never)).message).toContain('createClient()');

@@ -68,7 +68,7 @@ function countingClient(): { client: Client; claims: Claims } {
 }
 
 async function idleWorker(client: Client, options: WorkerOptions): Promise<Worker> {
-  const w = new Worker(client, { queues: ['wake.a'], pollMs: NEVER_MS, heartbeatMs: 60_000, ...options });
+  const w = new Worker(client, { queues: ['wake.a'], pollMs: NEVER_MS, heartbeatMs: 60_000, ...options } as WorkerOptions);
   w.handle(A, ({ n }) => ({ n }));
   workers.push(w);
   void w.run();
