@@ -7,8 +7,10 @@
 export const DEFAULT_HEARTBEAT_MS = 45_000;
 /** A lease lasts four heartbeats unless `leaseMs` says otherwise. */
 export const LEASE_HEARTBEATS = 4;
-/** With only `leaseMs`, the heartbeat is a third of it. */
+/** With only `leaseMs`, the heartbeat is a third of it, at most MAX_HEARTBEAT_MS. */
 export const HEARTBEATS_PER_GIVEN_LEASE = 3;
+/** The longest heartbeat interval a worker takes (given or derived from `leaseMs`). */
+export const MAX_HEARTBEAT_MS = 3_600_000;
 /** A worker silent for seven heartbeats is dead. */
 export const DEAD_HEARTBEATS = 7;
 
@@ -38,7 +40,9 @@ export interface WorkerTiming {
  */
 export function deriveWorkerTiming(given: { heartbeatMs?: number | undefined; leaseMs?: number | undefined }): WorkerTiming {
   const { heartbeatMs, leaseMs } = given;
-  const hb = heartbeatMs ?? (leaseMs !== undefined ? Math.max(1, Math.floor(leaseMs / HEARTBEATS_PER_GIVEN_LEASE)) : DEFAULT_HEARTBEAT_MS);
+  // Derived from a long lease, the heartbeat stays within what heartbeatMs may be given as.
+  const derived = (lease: number) => Math.min(MAX_HEARTBEAT_MS, Math.max(1, Math.floor(lease / HEARTBEATS_PER_GIVEN_LEASE)));
+  const hb = heartbeatMs ?? (leaseMs !== undefined ? derived(leaseMs) : DEFAULT_HEARTBEAT_MS);
   const lease = leaseMs ?? leaseMsFor(hb);
   return { heartbeatMs: hb, leaseMs: lease, deadAfterMs: deadAfterMsFor(hb) };
 }

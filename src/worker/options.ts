@@ -6,7 +6,7 @@ import { storableText } from '../storable.js';
 import { isScheduleDefinition, scheduleNamespaceSchema, type ScheduleDefinition } from '../schedules/defineSchedule.js';
 import { refuseNameTwinsIssue } from '../schedules/appSchedules.js';
 import { refuseUnfiredSchedules } from '../schedules/firedNamespaces.js';
-import { deriveWorkerTiming } from '../timing.js';
+import { deriveWorkerTiming, MAX_HEARTBEAT_MS } from '../timing.js';
 import type { ClaimedJob } from '../db/protocol.js';
 import { alertsOptionsSchema, resolveAlertsOptions } from '../alerts/alertsOptions.js';
 import { outboxOptionsSchema, outboxSlotConfig } from '../outbox/outboxOptions.js';
@@ -38,7 +38,7 @@ export const workerOptionsSchema = z
      */
     leaseMs: z.number().int().min(150).max(4 * 3_600_000).optional(),
     /** How often the one background timer refreshes every lease. Default a third of leaseMs, or 45 s. */
-    heartbeatMs: z.number().int().min(50).max(3_600_000).optional(),
+    heartbeatMs: z.number().int().min(50).max(MAX_HEARTBEAT_MS).optional(),
     /** How often the registry row is refreshed and the operator pause read. Default 5 s (or the heartbeat, if shorter). */
     registryIntervalMs: z.number().int().min(20).max(3_600_000).optional(),
     /**

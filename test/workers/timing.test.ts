@@ -37,6 +37,13 @@ describe('worker timing', () => {
     expect(resolve({ leaseMs: 30_000, registryIntervalMs: 250 })).toMatchObject({ heartbeatMs: 10_000, leaseMs: 30_000, registryIntervalMs: 250 });
   });
 
+  it('keeps a heartbeat derived from a long leaseMs within the longest heartbeatMs takes (an hour), as given explicitly', () => {
+    const longest = workerTiming({ leaseMs: 14_400_000 });
+    expect(longest).toEqual({ heartbeatMs: 3_600_000, leaseMs: 14_400_000, deadAfterMs: 25_200_000 });
+    expect(workerTiming({ heartbeatMs: longest.heartbeatMs, leaseMs: longest.leaseMs })).toEqual(longest);
+    expect(workerTiming({ leaseMs: 10_800_000 }).heartbeatMs).toBe(3_600_000);
+  });
+
   it('takes both when the heartbeat is shorter than the lease, and refuses one that is not', () => {
     expect(workerTiming({ heartbeatMs: 2_000, leaseMs: 30_000 })).toEqual({ heartbeatMs: 2_000, leaseMs: 30_000, deadAfterMs: 14_000 });
     const err = configError({ heartbeatMs: 30_000, leaseMs: 30_000 });
