@@ -55,7 +55,9 @@ export class BodyReader {
     const declared = c.req.header('content-length');
     if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > maxBytes) return tooLarge(c, maxBytes);
     const stream = c.req.raw.body;
-    if (!stream) {
+    // No body (or one declared empty: a body-less POST from fetch) takes no slot: the slots bound the
+    // bodies being waited for, and an operator's pause must not queue behind slow uploads.
+    if (!stream || declared === '0') {
       c.set('rawBody', EMPTY);
       return undefined;
     }
