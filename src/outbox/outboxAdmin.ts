@@ -26,10 +26,10 @@ export const eventIdsSchema = z.array(bigintIdString('event id')).min(1).max(100
  * 9007199254740992), which would be retried or discarded in its place.
  */
 const idListSchema = z.array(
-  z.union([
-    z.string(),
-    z.number().int().max(Number.MAX_SAFE_INTEGER, 'a numeric event id must be a safe integer; pass larger ids as strings'),
-  ]),
+  z.custom<string | number>(
+    (v) => typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v)),
+    'an event id is a string or a whole number (a safe integer: pass larger ids as strings)',
+  ),
 );
 
 function eventIds(ids: unknown): string[] {

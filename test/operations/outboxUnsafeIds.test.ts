@@ -30,8 +30,12 @@ describe('outbox ids as numbers past 2^53', () => {
     for (const call of [() => client.outbox.discard([9007199254740993]), () => client.outbox.retry([2 ** 60])]) {
       const err = await call().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).message).toMatch(/safe integer; pass larger ids as strings/);
+      expect((err as ValidationError).message).toMatch(/safe integer: pass larger ids as strings/);
     }
+    // A fraction says what an id is, once (it said "expected string, received number, or expected int, received number").
+    const fraction = (await client.outbox.retry([1.5]).catch((e: unknown) => e)) as ValidationError;
+    expect(fraction).toBeInstanceOf(ValidationError);
+    expect(fraction.message).toBe('invalid event ids: 0: an event id is a string or a whole number (a safe integer: pass larger ids as strings)');
     expect((await client.outbox.list()).map((e) => e.id).sort()).toEqual([a.id, b.id]);
 
     expect(await client.outbox.discard(['9007199254740993'])).toEqual([b.id]);
