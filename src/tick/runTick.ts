@@ -109,6 +109,7 @@ function tickAttributes(summary: TickSummary): Attributes {
     'workhorse.tick.failed': summary.failed,
     'workhorse.tick.retried': summary.retried,
     'workhorse.tick.suspended': summary.suspended,
+    'workhorse.tick.lost': summary.lost,
     'workhorse.tick.recovered': summary.recovered,
     'workhorse.tick.skipped_timeout': summary.skippedTimeout,
     'workhorse.tick.fanned_out': summary.fannedOut,

@@ -19,6 +19,12 @@ export interface TickSummary {
   retried: number;
   /** Jobs a durable wait suspended (sleeping or waiting for a signal, a decision or children): they cost the tick nothing more. */
   suspended: number;
+  /**
+   * Claimed jobs whose lease ended under the tick (an operator's cancel, a
+   * recovery after a stall): what their attempt did was discarded, and
+   * claimed = succeeded + failed + retried + suspended + lost.
+   */
+  lost: number;
   /** Expired leases the tick's recovery passes returned to ready (or failed): its start's, and its heartbeats'. */
   recovered: number;
   /** Jobs the due recurring slots enqueued. */
@@ -39,7 +45,7 @@ export interface TickSummary {
 }
 
 export function emptySummary(): TickSummary {
-  return { claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 0 };
+  return { claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, lost: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 0 };
 }
 
 /** Writes the start's skip counts on `summary`; per type only when asked for. */
@@ -58,5 +64,6 @@ export function countWorkerEvents(worker: WorkerBase, summary: TickSummary): voi
     else if (o.status === 'failed') summary.failed++;
     else if (o.status === 'retried') summary.retried++;
     else if (o.status === 'suspended') summary.suspended++;
+    else if (o.status === 'stale') summary.lost++;
   });
 }

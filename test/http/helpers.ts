@@ -27,7 +27,7 @@ export function fakeTick(): FakeTick {
     calls,
     fn: async (r) => {
       calls.push(r);
-      return { claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: r.budgetMs };
+      return { claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, lost: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: r.budgetMs };
     },
   };
 }

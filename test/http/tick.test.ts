@@ -33,7 +33,7 @@ describe('POST /tick', () => {
     const before = h.tick.calls.length;
     const res = await signed(h.app, 'POST', '/tick', '');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 8000 });
+    expect(await res.json()).toEqual({ claimed: 0, succeeded: 0, failed: 0, retried: 0, suspended: 0, lost: 0, recovered: 0, slotsFired: 0, fannedOut: 0, skippedTimeout: 0, msLeft: 8000 });
     expect(h.tick.calls.length).toBe(before + 1);
   });
 
