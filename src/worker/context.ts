@@ -28,7 +28,7 @@ import type { JobDefinition } from '../client/defineJob.js';
 import type { ContextDeps } from './contextDeps.js';
 import * as durable from './durable.js';
 import type { ChildJob, DecisionResult, DurableContext } from './durable.js';
-import type { JobAbort } from './jobAbort.js';
+import { untilAborted, type JobAbort } from './jobAbort.js';
 import { checkStepFn, checkStepName } from './stepArguments.js';
 import { dropped, StepsInFlight } from './stepsInFlight.js';
 import { raceTurn, type RaceEntry } from './raceOrder.js';
@@ -391,7 +391,8 @@ export class JobContext implements HandlerContext {
 
   private async retriedCall<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      const r = await fn();
+      // An abort (the job's timeout, a lost lease) ends the wait for an answer: a frozen server held it for the call's whole bound.
+      const r = await untilAborted(fn(), this.abort.signal);
       // Any handler write that goes through ends the worker's `handler writes` fault (a no-op when none is open).
       this.deps.writeFaults.ok();
       return r;
@@ -405,7 +406,7 @@ export class JobContext implements HandlerContext {
       await pause(CONTEXT_RETRY_FIRST_MS, signal);
       if (signal.aborted) throw err;
       try {
-        const r = await retryTransient(fn, {
+        const r = await retryTransient(() => untilAborted(fn(), signal), {
           baseMs: CONTEXT_RETRY_FIRST_MS * 2,
           maxMs: CONTEXT_RETRY_MAX_MS,
           signal,
