@@ -124,6 +124,19 @@ describe('workhorse worker', () => {
     expect((await client.getJob(id))?.status).toBe('running');
   });
 
+  it.each([
+    ['escape', /an exception thrown outside any handler's await \(in a timer or an event listener\), its stack below/, 'escaped from the handler'],
+    ['rejection', /a rejected promise nobody handled \(one a handler did not await\), its stack below/, 'a rejection nobody awaited'],
+  ] as const)('names what ended it when handler code lets an error escape (%s), not process.exit(), and exits 1', async (mode, cause, message) => {
+    const w = await startWorker({ mode, workMs: 300 });
+    await runningJob();
+    const { code } = await w.exited;
+    expect(code, w.output()).toBe(1);
+    expect(w.output()).toMatch(new RegExp(`\\[workhorse\\] the process is exiting \\(code 1\\) while its workers run: ${cause.source}; 1 running job\\(s\\) stay leased`));
+    expect(w.output()).not.toContain('process.exit()');
+    expect(w.output()).toContain(message);
+  });
+
   it('drains on SIGHUP as on SIGTERM (a closed terminal or a process manager\'s reload): the running job finishes, exit 0', async () => {
     const w = await startWorker({ mode: 'work', workMs: 1500 });
     const id = await runningJob();

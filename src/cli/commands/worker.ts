@@ -55,11 +55,21 @@ export const workerCommand: Command = {
       io.err(`[workhorse] ${proc.workers.length} worker(s) running: ${proc.workers.map((w) => w.workerId).join(', ')}`);
       // The process exiting under the running workers (a handler's process.exit(0)) said nothing and exited 0,
       // which a supervisor takes for a clean drain: one line, and a failure's exit code.
+      // An error that escaped handler code (thrown in a timer, a rejection nobody awaited) ends the process too:
+      // Node's monitor hook names which, without changing what Node does with it.
+      let escaped: string | undefined;
+      const onEscape = (_err: unknown, origin: string) => {
+        escaped ??=
+          origin === 'unhandledRejection'
+            ? 'a rejected promise nobody handled (one a handler did not await), its stack below'
+            : "an exception thrown outside any handler's await (in a timer or an event listener), its stack below";
+      };
+      process.on('uncaughtExceptionMonitor', onEscape);
       const unexpectedExit = (exitCode: number) => {
         if (ending) return;
         const held = proc.workers.reduce((n, w) => n + w.runtimeState().active, 0);
         io.err(
-          `[workhorse] the process is exiting (code ${exitCode}) while its workers run: something called process.exit() (a handler?); ` +
+          `[workhorse] the process is exiting (code ${exitCode}) while its workers run: ${escaped ?? 'something called process.exit() (a handler?)'}; ` +
             `${held} running job(s) stay leased until recovery takes them (a lease after their last heartbeat)${exitCode === 0 ? `; exiting ${EXIT_FAILED} instead of 0` : ''}`,
         );
         if (exitCode === 0) process.exitCode = EXIT_FAILED;
@@ -68,6 +78,7 @@ export const workerCommand: Command = {
       const how = await proc.done.finally(() => {
         ending = true;
         process.off('exit', unexpectedExit);
+        process.off('uncaughtExceptionMonitor', onEscape);
       });
       const { code, line } = stopReport(how, proc.droppedOutcomes());
       io.err(line);
