@@ -78,9 +78,9 @@ function safeString(v: unknown): string {
   }
 }
 
-/** Text jsonb can store: NUL and lone surrogates become U+FFFD, and it is cut at MAX_ERROR_TEXT. */
+/** Text jsonb can store: NUL and lone surrogates become U+FFFD, and it is cut to MAX_ERROR_TEXT characters, its "…" included. */
 function clean(s: string): string {
-  let out = s.length > MAX_ERROR_TEXT ? `${s.slice(0, MAX_ERROR_TEXT)}…` : s;
+  let out = s.length > MAX_ERROR_TEXT ? `${s.slice(0, MAX_ERROR_TEXT - 1)}…` : s;
   if (textProblem(out)) out = out.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   return out;
 }
