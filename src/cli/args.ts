@@ -27,6 +27,9 @@ function parseArgsMessage(err: Error): string {
   const first = err.message.split(/\.\s/)[0]!.replace(/\.$/, '');
   const ambiguous = /^Option '(--[^']+)' argument is ambiguous/.exec(first);
   if (ambiguous) return `option '${ambiguous[1]}' is followed by a value starting with "-": write it as ${ambiguous[1]}=<value>`;
+  // `jobs show -1`: a negative number reads as a short option to parseArgs; say what it is.
+  const negative = /^Unknown option '(-[0-9][^']*)'/.exec(first);
+  if (negative) return `"${negative[1]}" is a negative number, which no argument takes (ids and counts are whole numbers from 1)`;
   return first.charAt(0).toLowerCase() + first.slice(1);
 }
 

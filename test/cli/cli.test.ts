@@ -108,6 +108,8 @@ describe('usage and configuration problems: one line, exit 2', () => {
     ['worker', ['worker', 'a.js', 'b.js'], /unexpected argument "b\.js"/],
     ['tick', ['tick', APP, 'extra'], /unexpected argument "extra"/],
     ['tick', ['tick', '--bogus'], /unknown option '--bogus'/],
+    // A negative id read as a short option ("unknown option '-1'").
+    ['jobs', ['jobs', 'show', '-1'], /"-1" is a negative number, which no argument takes \(ids and counts are whole numbers from 1\)/],
     ['tick', ['tick', APP, '--budget-ms', 'soon', '--database-url', NO_DATABASE], /--budget-ms: expected a whole number of milliseconds/],
     ['tick', ['tick', APP, '--budget-ms', '1e4', '--database-url', NO_DATABASE], /--budget-ms: expected a whole number of milliseconds/],
     ['tick', ['tick', APP, '--concurrency', '0', '--database-url', NO_DATABASE], /--concurrency: must be at least 1/],
