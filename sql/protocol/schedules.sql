@@ -122,33 +122,38 @@ begin
     select x->>'name' as name, (x->>'expected')::timestamptz as expected,
            (x->>'next_run_at')::timestamptz as next_run_at, coalesce(x->'cadences', '[]'::jsonb) as cadences
       from jsonb_array_elements(p_fires) x
+  ), held as (
+    -- A built-in slot (sys.*) whose earlier job has not finished (not
+    -- started yet: the sys queue paused, or no worker running it; or still
+    -- running: a delivery held by a sink that does not answer) enqueues no
+    -- other: that job does the same work, a pause of a day queued 1,440 of
+    -- each, all run back to back on resume, and a second sys.outbox job
+    -- beside a held one took the system worker's other slot from the
+    -- alerts. The slot still moves on; its last firing does not.
+    select f.name, f.expected, f.next_run_at,
+           case when f.name like 'sys.%' and exists (
+                  select 1 from workhorse.schedules s0 join workhorse.jobs j
+                    on j.namespace = s0.namespace and j.queue = coalesce(s0.job->>'queue', 'default')
+                   and j.type = s0.job->>'type' and j.status = 'ready'
+                   where s0.namespace = p_namespace and s0.name = f.name)
+                then '[]'::jsonb else f.cadences end as cadences
+      from f
   ), adv as (
     update workhorse.schedules s
-       set next_run_at = date_trunc('milliseconds', f.next_run_at),
-           last_fired_at = case when jsonb_array_length(f.cadences) > 0 then now() else s.last_fired_at end,
-           last_cadence = coalesce((select max(c::timestamptz) from jsonb_array_elements_text(f.cadences) c), s.last_cadence),
+       set next_run_at = date_trunc('milliseconds', h.next_run_at),
+           last_fired_at = case when jsonb_array_length(h.cadences) > 0 then now() else s.last_fired_at end,
+           last_cadence = coalesce((select max(c::timestamptz) from jsonb_array_elements_text(h.cadences) c), s.last_cadence),
            claimed_by = null, claimed_until = null, updated_at = now()
-      from f
+      from held h
      -- enabled is re-checked on the row this statement locks: a disable that
      -- committed after the claim (or while this statement waited on its row
      -- lock) wins, and the slot does not fire.
-     where s.namespace = p_namespace and s.name = f.name and s.next_run_at = f.expected and s.enabled
-    returning s.name, s.job, f.cadences
+     where s.namespace = p_namespace and s.name = h.name and s.next_run_at = h.expected and s.enabled
+    returning s.name, s.job, h.cadences
   ), fired as (
     select adv.name, c.value as cadence, c.ordinality as ord,
            adv.job || jsonb_build_object('dedupe_key', 'slot:' || adv.name || ':' || c.value) as job
       from adv cross join lateral jsonb_array_elements_text(adv.cadences) with ordinality c
-     -- A built-in slot (sys.*) whose earlier job has not finished (not
-     -- started yet: the sys queue paused, or no worker running it; or still
-     -- running: a delivery held by a sink that does not answer) enqueues no
-     -- other: that job does the same work, a pause of a day queued 1,440 of
-     -- each, all run back to back on resume, and a second sys.outbox job
-     -- beside a held one took the system worker's other slot from the
-     -- alerts. The slot still moves on.
-     where not (adv.name like 'sys.%' and exists (
-       select 1 from workhorse.jobs j
-        where j.namespace = p_namespace and j.queue = coalesce(adv.job->>'queue', 'default')
-          and j.type = adv.job->>'type' and j.status = 'ready'))
   )
   select array_agg(fired.name order by fired.name, fired.ord), array_agg(fired.cadence order by fired.name, fired.ord),
          coalesce(jsonb_agg(fired.job order by fired.name, fired.ord), '[]'::jsonb)
@@ -162,7 +167,7 @@ begin
    order by e.ord;
 end $$;
 comment on function workhorse.fire_slots_v1(text, jsonb) is
-  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped; so is a slot disabled since its claim (enabled is checked on the locked row, so a disable committing while this call waits for the row wins). Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>, except that a built-in slot (sys.*) with a job of its type not finished (ready, started or not) enqueues none (the slot still moves on). Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
+  'Fires claimed slots: p_fires is a JSON array of {name, expected (the next_run_at the claim returned: the fence), next_run_at (the new one), cadences: [ISO text, ...]}. A slot whose next_run_at is no longer expected was moved on by another claimer and is skipped; so is a slot disabled since its claim (enabled is checked on the locked row, so a disable committing while this call waits for the row wins). Each cadence enqueues the slot''s job with dedupe key slot:<name>:<cadence>, except that a built-in slot (sys.*) with a job of its type not finished (ready, started or not) enqueues none (the slot still moves on; its last_fired_at and last_cadence do not). Returns one row per cadence: (name, cadence, job_id, created = false when that cadence had already fired).';
 
 create function workhorse.list_schedules_v1(p_namespace text)
 returns setof workhorse.schedules language sql stable as $$

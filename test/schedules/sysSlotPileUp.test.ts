@@ -2,7 +2,8 @@
 // the sys queue paused, each sys.alerts and sys.outbox cadence queued one
 // more job (1,440 a day at the default cadence), and all of them ran back
 // to back once it was resumed. The slot still moves on each cadence, and an
-// app's own slots keep one job per cadence.
+// app's own slots keep one job per cadence. Its last firing stays that of
+// the job it holds: it moved on each cadence as if a job had been enqueued.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClient, defineJob, defineSchedule, ScheduleRunner, type Client } from '../../src/index.js';
@@ -25,6 +26,8 @@ afterAll(async () => {
 
 const readyOf = async (type: string) =>
   (await db.pool.query<{ n: number }>("select count(*)::int n from workhorse.jobs where type = $1 and status = 'ready'", [type])).rows[0]!.n;
+const lastFired = async (name: string) =>
+  (await db.pool.query<{ at: Date | null; cadence: Date | null }>('select last_fired_at at, last_cadence cadence from workhorse.schedules where name = $1', [name])).rows[0]!;
 const movedOn = async (name: string) =>
   (await db.pool.query<{ ahead: boolean }>('select next_run_at > now() ahead from workhorse.schedules where name = $1', [name])).rows[0]!.ahead;
 /** What one cadence left: whether the retention slot moved on, and the ready jobs of both slots. */
@@ -40,6 +43,7 @@ it('keeps one sys.retention job waiting while sys is paused, however many cadenc
   const runner = new ScheduleRunner(client, { scheduleNamespaces: ['sys', 'default'], schedules: [report], intervalMs: 3_600_000 });
   await runner.start();
   try {
+    let firstFiring: { at: Date | null; cadence: Date | null } | undefined;
     for (let i = 1; i <= 3; i++) {
       await backdateSlot(db.pool, 'sys.retention', 5);
       await backdateSlot(db.pool, 'pileup.hourly', 5);
@@ -51,6 +55,8 @@ it('keeps one sys.retention job waiting while sys is paused, however many cadenc
       const want = { retentionMovedOn: true, retentionReady: 1, reportReady: i };
       const seen = await waitFor(cadenceState, (s) => s.retentionMovedOn && s.reportReady >= i, { what: `cadence ${i} to fire` });
       expect(seen).toEqual(want);
+      if (i === 1) firstFiring = await lastFired('sys.retention');
+      else expect(await lastFired('sys.retention'), `cadence ${i}: held, not fired`).toEqual(firstFiring);
     }
     // Resumed, the system worker runs the one job, and the next cadence enqueues again.
     await client.admin.resumeQueue('sys');
