@@ -34,6 +34,16 @@ describe('queues', () => {
     expect(queues).toContainEqual(expect.objectContaining({ name: 'reports', ready: 1, paused: false }));
   });
 
+  it('counts failed and cancelled jobs per queue, and lists a queue that holds only those (as the CLI does)', async () => {
+    const { id } = await h.client.enqueue('email.send', { to: 'dead@example.com', subject: 's' }, { queue: 'graveyard' });
+    await h.client.cancel(id);
+    const { queues } = (await (await withToken(h.app, 'GET', '/queues')).json()) as { queues: Record<string, unknown>[] };
+    expect(queues.find((q) => q.name === 'graveyard')).toEqual({
+      name: 'graveyard', paused: false, concurrencyLimit: null, rateLimit: null, ratePeriodMs: 1000, ready: 0, running: 0, waiting: 0, failed: 0, cancelled: 1,
+    });
+    expect(queues.find((q) => q.name === 'reports')).toMatchObject({ failed: 0, cancelled: 0 });
+  });
+
   it('pauses and resumes a queue durably', async () => {
     const paused = await withToken(h.app, 'POST', '/queues/reports/pause');
     expect(await paused.json()).toEqual({ name: 'reports', paused: true });

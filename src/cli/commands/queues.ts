@@ -4,7 +4,7 @@
 // setting uses is refused (exit 1): most likely a typo.
 import * as z from 'zod';
 import { databaseUrlSchema } from '../../config.js';
-import { queueDepth } from '../../db/dashboard.js';
+import { listQueuesWithDead } from '../../client/queueListing.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
 import { isKnownQueue } from '../../client/knownQueue.js';
@@ -55,18 +55,10 @@ export const queuesCommand: Command = {
         io.out(`queue ${queue}: ${action === 'pause' ? 'paused' : 'resumed'}`);
         return 0;
       }
-      const [queues, depth] = await Promise.all([client.admin.listQueues(), queueDepth(client.calls, client.namespace)]);
-      // Queues whose jobs are all dead letters or cancelled have no counts in listQueues: the depth names them.
-      const failedOf = new Map(depth.map((d) => [d.queue, d]));
-      const all = [...queues];
-      for (const d of depth) {
-        if (!queues.some((q) => q.name === d.queue)) {
-          all.push({ name: d.queue, paused: false, concurrencyLimit: null, rateLimit: null, ratePeriodMs: 1000, ready: d.due + d.scheduled, running: 0, waiting: 0 });
-        }
-      }
-      all.sort((a, b) => a.name.localeCompare(b.name));
+      // Queues whose jobs are all dead letters or cancelled are listed too (queueListing.ts).
+      const all = await listQueuesWithDead(client);
       if (flags.json) {
-        io.out(JSON.stringify({ queues: all.map((q) => ({ ...q, failed: failedOf.get(q.name)?.failed ?? 0, cancelled: failedOf.get(q.name)?.cancelled ?? 0 })) }));
+        io.out(JSON.stringify({ queues: all }));
         return 0;
       }
       if (all.length === 0) {
@@ -80,8 +72,8 @@ export const queuesCommand: Command = {
         String(q.ready),
         String(q.running),
         String(q.waiting),
-        String(failedOf.get(q.name)?.failed ?? 0),
-        String(failedOf.get(q.name)?.cancelled ?? 0),
+        String(q.failed),
+        String(q.cancelled),
         q.concurrencyLimit === null ? '-' : String(q.concurrencyLimit),
         q.rateLimit === null ? '-' : `${q.rateLimit} per ${q.ratePeriodMs} ms`,
       ]);

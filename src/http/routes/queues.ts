@@ -1,4 +1,4 @@
-// The queues resource: list with counts and policy (`read`), durable pause /
+// The queues resource: list with counts (failed and cancelled too) and policy (`read`), durable pause /
 // resume (`admin`). Only a queue that exists can be paused or resumed, so a
 // client cannot create policy rows without bound: one that holds jobs
 // (finished ones too) or has a policy row, the queue of a job type the app
@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Client } from '../../client/client.js';
 import { isKnownQueue } from '../../client/knownQueue.js';
+import { listQueuesWithDead } from '../../client/queueListing.js';
 import { NotFoundError } from '../../errors.js';
 import { queueNameSchema } from '../../names.js';
 import { parseInput } from '../../validation.js';
@@ -31,7 +32,7 @@ export function queueRoutes(d: RouteDeps): Hono<HttpEnv> {
   const r = new Hono<HttpEnv>();
   r.get('/', d.guard('read'), async (c) => {
     parseInput(noQuery, readQuery(c), 'query');
-    return c.json({ queues: await client.admin.listQueues() });
+    return c.json({ queues: await listQueuesWithDead(client) });
   });
   r.post('/:name/pause', d.guard('admin'), async (c) => {
     readNoBody(c);
