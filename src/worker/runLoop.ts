@@ -193,8 +193,13 @@ export class RunLoop {
       this.shortClaim = got.length < want;
       if (got.length > 0) this.emptyPolls = 0;
       else if (reason === 'timeout') this.emptyPolls++;
-      // Every free slot filled: more may be due; the next freed slots claim again.
-      if (got.length > 0 && got.length === want) return 'slot';
+      // Every free slot filled: more may be due; the next freed slots claim again. A due time's (or the
+      // poll's) claim that filled them has used up the wake-up it came from: the next delayed job's due
+      // time is unknown until asked, or a look that finds nothing waited for the safety poll.
+      if (got.length > 0 && got.length === want) {
+        if (reason === 'due' || reason === 'timeout') this.dueUnknown = true;
+        return 'slot';
+      }
       if (reason === 'timeout' || reason === 'due' || this.dueUnknown) await this.readNextDue();
       return undefined;
     } catch (err) {

@@ -161,6 +161,19 @@ describe('delayed and retried jobs', () => {
     expect(await startLag(id)).toBeLessThan(100);
   });
 
+  it('starts each of several delayed jobs at its due time when a due claim fills every slot (concurrency 1)', async () => {
+    // The due claim that filled the one slot used up the wake-up: the next delayed job waited for the safety poll.
+    const { client } = countingClient();
+    await idleWorker(client, { concurrency: 1 });
+    await listening(1);
+    const ids = (await client.enqueueMany([700, 1_400, 2_100].map((delayMs) => ({ job: A, payload: { n: delayMs }, options: { delayMs } })))).map((r) => r.id);
+    await waitFor(() => Promise.all(ids.map((id) => client.getJob(id))), (js) => js.every((j) => j?.status === 'succeeded'), {
+      what: 'the three delayed jobs',
+      timeoutMs: 15_000,
+    });
+    for (const id of ids) expect(await startLag(id), `job ${id}`).toBeLessThan(1_000); // the poll is 120 s away
+  });
+
   it('starts a retried job at its retry time, with no poll to find it', async () => {
     const { client } = countingClient();
     const w = new Worker(client, { queues: ['wake.a'], pollMs: NEVER_MS, heartbeatMs: 60_000 });
