@@ -51,6 +51,15 @@ describe('a worker that can never run a handler', () => {
     expect((await client.getJob(id))?.status).toBe('ready');
   });
 
+  it('says so once per queue, naming its types (five, then how many more), not once per type', async () => {
+    const types = Array.from({ length: 7 }, (_, i) => defineJob({ type: `uh.mail.${i}`, schema: z.object({}), queue: 'mail' }));
+    const w = new Worker(client, { workerId: 'uh-many', listen: false });
+    for (const t of types) w.handle(t, () => 'sent');
+    expect(await warningsOf(w)).toEqual([
+      '[workhorse] worker uh-many: handles "uh.mail.0", "uh.mail.1", "uh.mail.2", "uh.mail.3", "uh.mail.4" and 2 more, whose jobs all go to queue "mail", but claims only from "default": add "mail" to its queues or it never runs them',
+    ]);
+  });
+
   it('says a worker without handlers claims nothing', async () => {
     const lines = await warningsOf(new Worker(client, { workerId: 'uh-empty', listen: false }));
     expect(lines).toEqual(['[workhorse] worker uh-empty: no handlers: it claims nothing (bind job types with worker.handle() before run())']);
