@@ -61,9 +61,17 @@ export function causeState(err: unknown): string | undefined {
  * that does not exist or may not connect (28000), a wrong password (28P01).
  * Only a new connection meets it, and nothing the request sent caused it.
  */
-export function loginRefusal(err: unknown): string | undefined {
-  const code = sqlStateOf(err) ?? sqlStateOf((err as { cause?: unknown } | null | undefined)?.cause);
-  return code === '3D000' || code === '28000' || code === '28P01' ? code : undefined;
+export function loginRefusal(err: unknown, depth = 0): string | undefined {
+  if (typeof err !== 'object' || err === null || depth > 3) return undefined;
+  const code = sqlStateOf(err);
+  if (code === '3D000' || code === '28000' || code === '28P01') return code;
+  // Wrapped (a tick's DatabaseUnavailableError around the client's, around pg's), or an AggregateError.
+  const errors = (err as { errors?: unknown }).errors;
+  for (const e of [(err as { cause?: unknown }).cause, ...(Array.isArray(errors) ? errors : [])]) {
+    const found = loginRefusal(e, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** PostgreSQL ended the session itself: class 08 (connection exception) or 57P01-57P03 (terminated, crashed, starting up). */

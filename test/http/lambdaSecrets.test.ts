@@ -174,4 +174,24 @@ describe('the HTTP function with its credentials in Secrets Manager', () => {
     const users = await cluster.admin(`select distinct usename from pg_stat_activity where datname = 'app' and usename = 'wh_http'`);
     expect(users.rows).toEqual([{ usename: 'wh_http' }]);
   });
+
+  it('reads the password again when the refused login was a signed POST /tick (its failure is the tick\'s), then ticks with the new one', async () => {
+    const token = secret('token');
+    const signing = secret('s');
+    await cluster.admin(`alter role wh_http password 'tick-first'`);
+    const fn = httpFunction({ signing, token, database: runtimeUrl('tick-first') });
+    expect((await signed(fn.handler, signing, 'POST', '/tick')).statusCode).toBe(200);
+
+    fn.rotate('database', runtimeUrl('tick-second'));
+    await cluster.admin(`alter role wh_http password 'tick-second'`);
+    await cluster.admin(`select pg_terminate_backend(pid) from pg_stat_activity where usename = 'wh_http'`);
+    await new Promise((r) => setTimeout(r, 100));
+
+    // It answered database_unreachable on every tick until the secret aged out (5 min): the refusal was not seen as the login's.
+    const refused = await signed(fn.handler, signing, 'POST', '/tick');
+    expect([refused.statusCode, JSON.parse(refused.body).error.code]).toEqual([503, 'database_login_refused']);
+    const after = await signed(fn.handler, signing, 'POST', '/tick');
+    expect(after.statusCode, after.body).toBe(200);
+    expect(sm.reads(fn.arns.database)).toBe(2);
+  });
 });
