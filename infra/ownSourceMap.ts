@@ -99,8 +99,19 @@ export function ownMappingsOnly(map: SourceMapV3, drop: (source: string) => bool
   return { ...map, mappings: lines.join(';') };
 }
 
-/** Rewrites the source map file in place; `alsoDrop` picks more sources to leave unmapped. */
+/** What a source `alsoDrop` picks is named in the map (it is unmapped, so the name is never shown). */
+export const DROPPED_SOURCE = 'workhorse:generated';
+
+/**
+ * Rewrites the source map file in place; `alsoDrop` picks more sources to
+ * leave unmapped, and renames them DROPPED_SOURCE: a file written to a new
+ * temporary directory on every build (the bundle's injected shim) put that
+ * directory's random name in the map, so every synth hashed a different
+ * asset (a new build id, a migration re-run, every function's code updated)
+ * for unchanged code.
+ */
 export function trimSourceMapFile(file: string, alsoDrop: (source: string) => boolean = () => false): void {
   const map = JSON.parse(readFileSync(file, 'utf8')) as SourceMapV3;
-  writeFileSync(file, JSON.stringify(ownMappingsOnly(map, (s) => isDependency(s) || alsoDrop(s))));
+  const trimmed = ownMappingsOnly(map, (s) => isDependency(s) || alsoDrop(s));
+  writeFileSync(file, JSON.stringify({ ...trimmed, sources: trimmed.sources.map((s) => (alsoDrop(s) ? DROPPED_SOURCE : s)) }));
 }

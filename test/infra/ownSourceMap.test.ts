@@ -34,6 +34,15 @@ describe('the bundle’s source map', () => {
   const outDir = join(dir, 'out');
   bundleLambdaEntry({ entryFile: join(dir, 'entry.ts'), outDir, sqlDir: findSqlDir(), minify: true, sourceMap: true, external: [] });
 
+  it('is the same, byte for byte, when the same code is bundled again (no temporary directory named in it)', () => {
+    const again = join(dir, 'again');
+    bundleLambdaEntry({ entryFile: join(dir, 'entry.ts'), outDir: again, sqlDir: findSqlDir(), minify: true, sourceMap: true, external: [] });
+    const map = readFileSync(join(outDir, 'index.mjs.map'), 'utf8');
+    expect(readFileSync(join(again, 'index.mjs.map'), 'utf8')).toBe(map);
+    expect(readFileSync(join(again, 'index.mjs'), 'utf8')).toBe(readFileSync(join(outDir, 'index.mjs'), 'utf8'));
+    expect(map).not.toMatch(/workhorse-bundle-/);
+  });
+
   it('maps only the project’s own sources', () => {
     const payload = JSON.parse(readFileSync(join(outDir, 'index.mjs.map'), 'utf8'));
     expect(payload.sourcesContent).toBeUndefined();
