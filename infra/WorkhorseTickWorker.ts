@@ -41,7 +41,7 @@ import { LAMBDA_HANDLER, lambdaCodeFromEntry } from './lambdaBundle.js';
 import { deepestFittingGeneration } from './fanoutBound.js';
 import { defaultWorkhorseRoot, locateWorkhorse, resolveAppModule, writeEntry, type EntryKind } from './lambdaEntries.js';
 import { bundleBuildId } from './bundleBuild.js';
-import { allowSecretReads } from './secretGrants.js';
+import { allowSecretReads, environmentSecretArns } from './secretGrants.js';
 import { retainTriggerProviderLogs } from './triggerProviderLogs.js';
 import { WorkhorseAlarms, type AlarmedFunction } from './workhorseAlarms.js';
 import {
@@ -125,7 +125,7 @@ export class WorkhorseTickWorker extends Construct {
       executeAfter: p.migrationExecuteAfter,
       environment: { ...this.commonEnvironment, ...ownerDatabase.environment },
     });
-    allowSecretReads(this.migrationFunction, ownerDatabase.secret ? [ownerDatabase.secret] : []);
+    allowSecretReads(this.migrationFunction, ownerDatabase.secret ? [ownerDatabase.secret] : [], environmentSecretArns(p.environment));
     if (!retainTriggerProviderLogs(Stack.of(this), p.logRetention)) {
       Annotations.of(this).addWarningV2('workhorse:triggerLogs', 'CDK trigger provider not found: its log group keeps no retention.');
     }
@@ -146,7 +146,7 @@ export class WorkhorseTickWorker extends Construct {
         WORKHORSE_BACKLOG_METRIC: 'true',
       },
     });
-    allowSecretReads(this.tickFunction, this.runtimeDatabase.secret ? [this.runtimeDatabase.secret] : []);
+    allowSecretReads(this.tickFunction, this.runtimeDatabase.secret ? [this.runtimeDatabase.secret] : [], environmentSecretArns(p.environment));
     if (p.maxFanout > 0) {
       // A separate policy, not the role's default one: the function depends on
       // its default policy, so naming the function's ARN there would be a cycle.
@@ -260,7 +260,7 @@ export class WorkhorseTickWorker extends Construct {
       },
     });
     const databaseSecret = this.runtimeDatabase.secret ? [this.runtimeDatabase.secret] : [];
-    allowSecretReads(fn, [...databaseSecret, ...present.map(([, s]) => s)]);
+    allowSecretReads(fn, [...databaseSecret, ...present.map(([, s]) => s)], environmentSecretArns(p.environment));
     if (p.maxFanout > 0) fn.addToRolePolicy(this.invokeTickStatement());
     return fn;
   }

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_APP_MODULE } from '../../infra/exampleStack.js';
 import { WorkhorseTickWorker } from '../../infra/WorkhorseTickWorker.js';
 import { ConfigError } from '../../src/errors.js';
-import { newStack, removeTestAssemblies, type Json } from './template.js';
+import { allStatements, asArray, newStack, removeTestAssemblies, type Json } from './template.js';
 
 afterAll(removeTestAssemblies);
 
@@ -91,6 +91,25 @@ describe('the environment prop', () => {
     const ours = fns.filter((f) => f.Properties.Environment?.Variables?.WORKHORSE_NAMESPACE === 'default');
     expect(ours).toHaveLength(3);
     for (const f of ours) expect(f.Properties.Environment.Variables).toMatchObject({ LOG_LEVEL: 'debug', WORKHORSE_CONCURRENCY: '4' });
+  }, 60_000);
+
+  it('lets every function read a secret environment names as X_SECRET_ARN (it was granted to none: AccessDenied at every invocation)', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stripe-key';
+    const t = Template.fromStack(worker({ STRIPE_KEY_SECRET_ARN: arn }));
+    const fns = t.findResources('AWS::Lambda::Function') as Record<string, Json>;
+    const ours = Object.entries(fns).filter(([, f]) => f.Properties.Environment?.Variables?.WORKHORSE_NAMESPACE === 'default');
+    expect(ours).toHaveLength(3);
+    const policies = t.findResources('AWS::IAM::Policy') as Record<string, Json>;
+    for (const [id, f] of ours) {
+      const roleId = f.Properties.Role['Fn::GetAtt'][0] as string;
+      const attached = new Set(Object.entries(policies).filter(([, p]) => asArray(p.Properties.Roles).some((r: Json) => r.Ref === roleId)).map(([pid]) => pid));
+      const reads = allStatements(t)
+        .filter(({ owner }) => attached.has(owner))
+        .map((s) => s.statement)
+        .filter((s) => asArray(s.Action).includes('secretsmanager:GetSecretValue'));
+      expect(reads, id).toHaveLength(1);
+      expect(asArray(reads[0]!.Resource), id).toEqual(expect.arrayContaining([arn, `${arn}-??????`]));
+    }
   }, 60_000);
 
   it('keeps a WORKHORSE_BUILD given in environment instead of the id of the bundles', () => {
