@@ -118,7 +118,7 @@ export const tickOptionsSchema = tickOptionsShape.superRefine((o, ctx) => {
       ctx.addIssue({
         code: 'custom',
         path: ['connectionString'],
-        message: 'a database is required: set DATABASE_URL (or pass connectionString or pool)',
+        message: 'a database is required: set DATABASE_URL (or DATABASE_URL_SECRET_ARN on Lambda), or pass connectionString or pool',
       });
     }
     if (o.connectionString && o.pool) {
