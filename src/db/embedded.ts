@@ -22,6 +22,7 @@ import { ensureDirectory } from './ensureDirectory.js';
 import { freePort } from './freePort.js';
 import { spawnWatched, type WatchedProcess } from './embeddedProcess.js';
 import { serverUser, type ServerUser } from './embeddedUser.js';
+import { serverLogReason } from './serverLogReason.js';
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -111,7 +112,8 @@ async function initialise(initdb: string, dataDir: string, user: ServerUser | un
     const init = spawnWatched(initdb, args, user, log);
     const code = await init.exited;
     if (code !== 0) {
-      throw new EmbeddedPostgresError(`initdb failed (exit ${code}) for ${dataDir}:\n${init.logTail()}`);
+      const tail = init.logTail();
+      throw new EmbeddedPostgresError(`initdb failed (exit ${code}) for ${dataDir}: ${serverLogReason(tail)}\n${tail}`);
     }
   } finally {
     await rm(pwfile, { force: true });
@@ -122,7 +124,10 @@ async function initialise(initdb: string, dataDir: string, user: ServerUser | un
 async function waitUntilReady(server: WatchedProcess, port: number): Promise<void> {
   const started = Date.now();
   for (;;) {
-    if (server.hasExited()) throw new EmbeddedPostgresError(`the embedded PostgreSQL exited at start:\n${server.logTail()}`);
+    if (server.hasExited()) {
+      const tail = server.logTail();
+      throw new EmbeddedPostgresError(`the embedded PostgreSQL exited at start: ${serverLogReason(tail)}\n${tail}`);
+    }
     const c = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
     c.on('error', () => undefined);
     try {

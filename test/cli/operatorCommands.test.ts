@@ -158,7 +158,7 @@ describe('workhorse queues', () => {
     const typo = await cli('queues', 'pause', 'reprots');
     expect(typo.code).toBe(1);
     expect(typo.stderr).toBe(
-      'workhorse queues: queue "reprots" has no unfinished jobs and no settings in namespace "default": nothing was paused (check the name; a queue whose jobs have all finished is listed by workhorse queues list but is not paused from here: client.admin.pauseQueue(name) takes any name)\n',
+      'workhorse queues: queue "reprots" has no unfinished jobs and no settings in namespace "default": nothing was paused (check the name; a queue whose jobs have all finished is not paused from here, though workhorse queues list shows one that holds failed or cancelled jobs: client.admin.pauseQueue(name) takes any name)\n',
     );
     expect((await client.admin.listQueues()).map((q) => q.name)).not.toContain('reprots');
     const bad = await cli('queues', 'pause', 'no spaces');

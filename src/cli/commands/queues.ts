@@ -48,7 +48,7 @@ export const queuesCommand: Command = {
         // A name no job and no setting uses is most likely a typo: pausing it would pause nothing and leave a row behind.
         if (!(await isKnownQueue(client, queue!))) {
           throw new NotFoundError(
-            `queue "${queue}" has no unfinished jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name; a queue whose jobs have all finished is listed by workhorse queues list but is not ${action === 'pause' ? 'paused' : 'resumed'} from here: client.admin.${action === 'pause' ? 'pauseQueue' : 'resumeQueue'}(name) takes any name)`,
+            `queue "${queue}" has no unfinished jobs and no settings in namespace "${client.namespace}": nothing was ${action === 'pause' ? 'paused' : 'resumed'} (check the name; a queue whose jobs have all finished is not ${action === 'pause' ? 'paused' : 'resumed'} from here, though workhorse queues list shows one that holds failed or cancelled jobs: client.admin.${action === 'pause' ? 'pauseQueue' : 'resumeQueue'}(name) takes any name)`,
           );
         }
         await (action === 'pause' ? client.admin.pauseQueue(queue!) : client.admin.resumeQueue(queue!));
