@@ -26,9 +26,21 @@ async function signedFetch(env: EdgeEnv, method: string, path: string, body: str
   const headers = await signRequest({ secret: env.WORKHORSE_SIGNING_SECRET, method, path, body });
   return fetch(new URL(path, env.WORKHORSE_URL), {
     method,
-    body: body === '' ? undefined : body,
+    ...(body === '' ? {} : { body }),
     headers: { ...headers, 'content-type': 'application/json' },
   });
+}
+
+/** The API refused the enqueue: its status and its error's code and message. */
+export class EnqueueError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(`enqueue failed: ${code}: ${message}`);
+    this.name = 'EnqueueError';
+  }
 }
 
 /**
@@ -41,7 +53,7 @@ export async function enqueueAndKick(env: EdgeEnv, job: JobRequest): Promise<{ i
   const body = (await res.json()) as { id: string; created: boolean } | { error: { code: string; message: string } };
   if (!res.ok || 'error' in body) {
     const e = 'error' in body ? body.error : { code: String(res.status), message: res.statusText };
-    throw new Error(`enqueue failed: ${e.code}: ${e.message}`);
+    throw new EnqueueError(res.status, e.code, e.message);
   }
   const tick = await signedFetch(env, 'POST', '/tick', '')
     .then(async (r) => (r.ok ? r.json() : { error: r.status }))
@@ -62,11 +74,19 @@ export default {
     if (!form || typeof form.email !== 'string' || typeof form.name !== 'string') {
       return Response.json({ error: 'send { email, name }' }, { status: 400 });
     }
-    const queued = await enqueueAndKick(env, {
-      type: 'email.welcome',
-      payload: { to: form.email, name: form.name },
-      dedupeKey: `welcome:${form.email.toLowerCase()}`,
-    });
-    return Response.json({ queued: queued.id }, { status: 202 });
+    try {
+      const queued = await enqueueAndKick(env, {
+        type: 'email.welcome',
+        payload: { to: form.email, name: form.name },
+        dedupeKey: `welcome:${form.email.toLowerCase()}`,
+      });
+      return Response.json({ queued: queued.id }, { status: 202 });
+    } catch (err) {
+      // The form's fault (the job's schema refused it: not an email address) is the user's to fix: a 400 saying why.
+      // Anything else (credentials, the server, the network) is this function's: a 502, the details in its log.
+      if (err instanceof EnqueueError && err.code === 'validation_failed') return Response.json({ error: err.message }, { status: 400 });
+      console.error(err);
+      return Response.json({ error: 'could not queue the welcome email; try again' }, { status: 502 });
+    }
   },
 };

@@ -35,7 +35,7 @@ const FIXABLE: readonly { code: string; hint: string; message?: RegExp; except?:
     hint: "the database login lacks a privilege: make it a member of workhorse_runtime (GRANT workhorse_runtime TO <login>), and have the schema's owner give that role its grants (`workhorse migrate` does, or select workhorse.grant_runtime_v1())",
   },
   // The login itself is refused (a password rotated on one side only, LOGIN revoked).
-  { code: '28', hint: "the database refuses the worker's login: fix its credentials" },
+  { code: '28', hint: 'the database refuses this login: fix its credentials' },
   // An id sequence at its maximum: no insert of that table can succeed until it is widened.
   {
     code: '2200H',

@@ -65,7 +65,7 @@ describe('workhorse serve', () => {
     const res = await signedFetch('POST', '/tick');
     expect(res.status).toBe(200);
     const summary = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(summary).sort()).toEqual(['claimed', 'failed', 'fannedOut', 'msLeft', 'recovered', 'retried', 'skippedTimeout', 'slotsFired', 'succeeded', 'suspended']);
+    expect(Object.keys(summary).sort()).toEqual(['claimed', 'failed', 'fannedOut', 'lost', 'msLeft', 'recovered', 'retried', 'skippedTimeout', 'slotsFired', 'succeeded', 'suspended']);
     expect(summary).toMatchObject({ claimed: 0, failed: 0 });
   });
 

@@ -27,7 +27,7 @@ afterEach(() => {
 
 describe('reportWorkerError with no error listener', () => {
   it.each([
-    ['a refused login', pgError('password authentication failed for user "wh"', '28P01'), /password authentication failed for user "wh" \(28P01\); the database refuses the worker's login: fix its credentials$/],
+    ['a refused login', pgError('password authentication failed for user "wh"', '28P01'), /password authentication failed for user "wh" \(28P01\); the database refuses this login: fix its credentials$/],
     ['a lock timeout', pgError('canceling statement due to lock timeout', '55P03'), /canceling statement due to lock timeout \(55P03\)$/],
     ['a worker the registry dropped', new WorkerNotRegisteredError('w1', 'default'), /WorkerNotRegisteredError: /],
   ])('logs %s as one line', (_what, err, line) => {
