@@ -350,7 +350,7 @@ describe('workhorse demo with a data directory it cannot create', () => {
     const dataDir = dir();
     const r = await runCli(['demo'], cliEnv({ WORKHORSE_DATA_DIR: dataDir }), BIN, 20_000);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stdout).toContain(`first run initialises ${dataDir}`);
+    expect(r.stdout).toContain(`first run: initialising ${dataDir}`);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^workhorse demo: cannot create the directory \//);
     expect(r.stderr).not.toMatch(STACK_LINE);

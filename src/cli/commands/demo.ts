@@ -3,6 +3,8 @@
 // the demo's namespace, prints its address and a sign-in token, paces the
 // story so a person can follow it in the table, and keeps the dashboard up
 // afterwards until Ctrl-C.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { migrate } from '../../db/migrate.js';
 import { resolveDatabase } from '../../db/resolveDatabase.js';
@@ -58,7 +60,10 @@ export const demoCommand: Command = {
     );
     if (!flags.ui && (flags.port !== undefined || flags.host !== undefined)) throw new UsageError('--port and --host need --ui');
     const paceMs = flags['pace-ms'] ?? (flags.ui ? UI_PACE_MS : 0);
-    io.out(env.databaseUrl ? 'using DATABASE_URL' : `starting the embedded PostgreSQL (first run initialises ${env.dataDir ?? '.workhorse/pg'}) …`);
+    const dataDir = env.dataDir ?? '.workhorse/pg';
+    // The first run initialises the data directory, which takes a while: said then, not on every run.
+    const first = !env.databaseUrl && !existsSync(join(dataDir, 'PG_VERSION'));
+    io.out(env.databaseUrl ? 'using DATABASE_URL' : `starting the embedded PostgreSQL${first ? ` (first run: initialising ${dataDir})` : ` (${dataDir})`} …`);
     const db = await resolveDatabase(env);
     let dashboard: DemoDashboard | undefined;
     try {
