@@ -9,6 +9,7 @@ import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
 import { awsEndpointSchema, awsRegionSchema } from './awsSinkOptions.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
+import { awsCall, ONE_REQUEST_PER_ATTEMPT } from './awsSinkCalls.js';
 
 /** What PutEvents takes as EventBusName: a bus name or its ARN (EventBridge's own pattern for it). */
 const EVENT_BUS = /^(arn:aws[\w-]*:events:[a-z]{2}-[a-z]+-[\w-]+:[0-9]{12}:event-bus\/)?[/.\-_A-Za-z0-9]+$/;
@@ -47,7 +48,7 @@ export function eventBridgeSink(options: EventBridgeSinkOptions): Sink {
   let loaded: Promise<{ eb: EventBridgeClient; Put: Sdk['PutEventsCommand'] }> | undefined;
   const load = () =>
     (loaded ??= import('@aws-sdk/client-eventbridge').then((m) => {
-      const config: EventBridgeClientConfig = { ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) };
+      const config: EventBridgeClientConfig = { ...ONE_REQUEST_PER_ATTEMPT, ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) };
       return { eb: o.client ?? new m.EventBridgeClient(config), Put: m.PutEventsCommand };
     }));
   return {
@@ -55,9 +56,8 @@ export function eventBridgeSink(options: EventBridgeSinkOptions): Sink {
     ...(o.topics ? { topics: o.topics } : {}),
     async deliver(event, signal) {
       const { eb, Put } = await load();
-      const r = await eb.send(
-        new Put({ Entries: [{ EventBusName: o.eventBusName, Source: o.source, DetailType: event.topic, Detail: eventBody(event) }] }),
-        { abortSignal: signal },
+      const r = await awsCall(() =>
+        eb.send(new Put({ Entries: [{ EventBusName: o.eventBusName, Source: o.source, DetailType: event.topic, Detail: eventBody(event) }] }), { abortSignal: signal }),
       );
       const failed = r.Entries?.find((e) => e.ErrorCode);
       if ((r.FailedEntryCount ?? 0) > 0 || failed) {

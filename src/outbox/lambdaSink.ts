@@ -9,6 +9,7 @@ import { parseConfig } from '../validation.js';
 import { eventBody, type Sink } from './sink.js';
 import { awsEndpointSchema, awsRegionSchema } from './awsSinkOptions.js';
 import { sinkTopicsSchema } from './sinkOptions.js';
+import { awsCall, ONE_REQUEST_PER_ATTEMPT } from './awsSinkCalls.js';
 
 const lambdaSinkSchema = z
   .object({
@@ -29,7 +30,7 @@ export function lambdaSink(options: LambdaSinkOptions): Sink {
   let client: Promise<{ lambda: LambdaClient; Invoke: typeof import('@aws-sdk/client-lambda').InvokeCommand }> | undefined;
   const load = () =>
     (client ??= import('@aws-sdk/client-lambda').then((m) => {
-      const config: LambdaClientConfig = { ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) };
+      const config: LambdaClientConfig = { ...ONE_REQUEST_PER_ATTEMPT, ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) };
       return { lambda: o.client ?? new m.LambdaClient(config), Invoke: m.InvokeCommand };
     }));
   return {
@@ -37,9 +38,8 @@ export function lambdaSink(options: LambdaSinkOptions): Sink {
     ...(o.topics ? { topics: o.topics } : {}),
     async deliver(event, signal) {
       const { lambda, Invoke } = await load();
-      const r = await lambda.send(
-        new Invoke({ FunctionName: o.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(eventBody(event)) }),
-        { abortSignal: signal },
+      const r = await awsCall(() =>
+        lambda.send(new Invoke({ FunctionName: o.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(eventBody(event)) }), { abortSignal: signal }),
       );
       if (r.StatusCode !== 202) throw new Error(`Lambda answered ${r.StatusCode ?? 'no status'}${r.FunctionError ? `: ${r.FunctionError}` : ''}`);
     },

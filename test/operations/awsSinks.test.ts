@@ -3,7 +3,9 @@
 // invocations, X-Amz-Invocation-Type: Event, answered 202) and EventBridge's
 // JSON 1.1 PutEvents (X-Amz-Target: AWSEvents.PutEvents, answered with
 // FailedEntryCount and Entries). A refused entry or an error status is a
-// failed delivery, retried later.
+// failed delivery, retried later: one request per counted attempt (the SDK
+// retried three times inside each), and a 429's Retry-After honoured as a
+// webhook's is.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -26,7 +28,7 @@ let client: Client;
 let server: Server;
 let endpoint: string;
 const calls: Call[] = [];
-let refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
+let refuse = { lambda: false, eventbridge: false, emptyAnswer: false, throttle: false };
 
 // The SDK reads its region and credentials from the environment.
 process.env.AWS_REGION = 'us-east-1';
@@ -43,6 +45,12 @@ beforeAll(async () => {
       const lambda = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? '');
       if (req.method === 'POST' && lambda) {
         calls.push({ service: 'lambda', path: req.url!, headers: req.headers, body: JSON.parse(raw) });
+        if (refuse.throttle) {
+          res
+            .writeHead(429, { 'content-type': 'application/json', 'x-amzn-errortype': 'TooManyRequestsException', 'retry-after': '40' })
+            .end(JSON.stringify({ message: 'Rate Exceeded.', Reason: 'CallerRateLimitExceeded' }));
+          return;
+        }
         if (refuse.lambda) {
           res.writeHead(500, { 'content-type': 'application/json', 'x-amzn-errortype': 'ServiceException' }).end(JSON.stringify({ message: 'down' }));
           return;
@@ -73,7 +81,7 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   calls.length = 0;
-  refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
+  refuse = { lambda: false, eventbridge: false, emptyAnswer: false, throttle: false };
   await db.pool.query('delete from workhorse.outbox_events');
 });
 afterAll(async () => {
@@ -114,20 +122,33 @@ it('takes only the topics a sink names', async () => {
 
 it('retries an event EventBridge refused, or that Lambda failed, until both accept it', async () => {
   const { id } = await client.publish('order.paid', {});
-  refuse = { lambda: false, eventbridge: true, emptyAnswer: false };
+  refuse = { lambda: false, eventbridge: true, emptyAnswer: false, throttle: false };
   expect(await deliverOutbox(client, options(), { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
   const [row] = (await db.pool.query('select attempts, last_error from workhorse.outbox_events where id = $1', [id])).rows;
   expect(row.attempts).toBe(1);
   expect(row.last_error.message).toMatch(/EventBridge refused the event: ThrottlingException/);
-  refuse = { lambda: true, eventbridge: false, emptyAnswer: false };
+  refuse = { lambda: true, eventbridge: false, emptyAnswer: false, throttle: false };
   expect(await deliverOutbox(client, options(), { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
   // The SDK's error type and HTTP status are in the last error, not only its message ("down").
   const [failed] = (await db.pool.query('select last_error from workhorse.outbox_events where id = $1', [id])).rows;
   expect(failed.last_error.message).toMatch(/ServiceException, HTTP 500: down/);
-  refuse = { lambda: false, eventbridge: false, emptyAnswer: false };
+  refuse = { lambda: false, eventbridge: false, emptyAnswer: false, throttle: false };
   expect(await deliverOutbox(client, options())).toMatchObject({ delivered: 1 });
   const lambdaAttempts = calls.filter((c) => c.service === 'lambda').map((c) => c.body.attempt);
   expect(lambdaAttempts.slice(-1)).toEqual([3]);
+});
+
+it("sends one request per counted attempt, and waits the Retry-After a throttled Lambda asks for", async () => {
+  const { id } = await client.publish('order.paid', {});
+  refuse = { lambda: false, eventbridge: false, emptyAnswer: false, throttle: true };
+  const throttled = parseOutboxOptions({ sinks: [lambdaSink({ functionName: 'order-handler', endpoint })], backoff: { baseMs: 10, maxMs: 3_600_000 } });
+  expect(await deliverOutbox(client, throttled, { maxBatches: 1 })).toMatchObject({ delivered: 0, retried: 1 });
+  expect(calls.filter((c) => c.service === 'lambda')).toHaveLength(1);
+  const [row] = (await db.pool.query('select attempts, last_error, extract(epoch from available_at - now()) as wait_s from workhorse.outbox_events where id = $1', [id])).rows;
+  expect(row.attempts).toBe(1);
+  expect(row.last_error.message).toMatch(/TooManyRequestsException, HTTP 429: Rate Exceeded\./);
+  // 40 s asked for, where the backoff alone says 10 ms.
+  expect(Number(row.wait_s)).toBeGreaterThan(35);
 });
 
 it('does not count as delivered a PutEvents answer without an EventId (a proxy answering {})', async () => {
