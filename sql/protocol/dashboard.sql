@@ -10,7 +10,13 @@ create function workhorse.dashboard_jobs_v1(
   p_namespace text, p_status text, p_queue text, p_type text,
   p_limit integer, p_before_id bigint, p_span integer)
 returns table (jobs jsonb, next_before_id bigint, searched_down_to bigint, as_of timestamptz)
-language plpgsql stable as $$
+language plpgsql stable
+-- Every statement here walks an index: the probes of whether a namespace
+-- holds any job were planned as sequential scans where the table's other
+-- rows made a first match look near (and read the whole table for an empty
+-- namespace).
+set enable_seqscan = off
+as $$
 declare
   v_ids bigint[];
   v_top bigint;
