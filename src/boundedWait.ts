@@ -3,7 +3,8 @@
 // heartbeat holds on until its own bound (the lease, 3 minutes by default),
 // and a stopping worker need not wait that out. What it stops waiting for
 // keeps running; whatever it leaves leased is recovered once the lease
-// expires, as after a crash.
+// expires, as after a crash. So, too, a handler's context call once its
+// attempt is aborted: the handler gets the abort back at once.
 
 /** Waits for `p` at most `ms`; whether it settled in time (a rejection counts as settled). */
 export async function settledWithin(p: Promise<unknown> | undefined, ms: number): Promise<boolean> {
@@ -19,14 +20,29 @@ export async function settledWithin(p: Promise<unknown> | undefined, ms: number)
 
 /** `p`'s value, or undefined as soon as `signal` aborts (`p` goes on; its failure is ignored then). */
 export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  return orOnAbort<T, undefined>(p, signal, () => Promise.resolve(undefined));
+}
+
+/**
+ * `p`, or the abort's reason once `signal` is aborted, whichever comes
+ * first: a handler's database call against a frozen server gives the
+ * handler back its abort (a timeout, a lost lease) at once instead of when
+ * the call's own bound ends. The call itself still ends by that bound.
+ */
+export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return orOnAbort<T, never>(p, signal, () => Promise.reject(signal.reason));
+}
+
+/** `p`, or `ifAborted()` as soon as `signal` aborts (`p` goes on; its failure is ignored then). */
+function orOnAbort<T, U>(p: Promise<T>, signal: AbortSignal, ifAborted: () => Promise<U>): Promise<T | U> {
   if (signal.aborted) {
     p.catch(() => undefined);
-    return Promise.resolve(undefined);
+    return ifAborted();
   }
-  return new Promise<T | undefined>((resolve, reject) => {
+  return new Promise<T | U>((resolve, reject) => {
     const onAbort = () => {
       p.catch(() => undefined);
-      resolve(undefined);
+      ifAborted().then(resolve, reject);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(

@@ -33,30 +33,3 @@ export class JobAbort {
     this.hook = fn;
   }
 }
-
-/**
- * `p`, or the abort's reason once `signal` is aborted, whichever comes
- * first: a handler's database call against a frozen server gives the
- * handler back its abort (a timeout, a lost lease) at once instead of when
- * the call's own bound ends. The call itself still ends by that bound.
- */
-export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
