@@ -13,6 +13,7 @@ import { isLockTimeout, isQueryCanceled, isReadOnlySession, isSessionEnded, POOL
 import { operatorHint } from './operatorFixable.js';
 import { describeDbError, isTransientDbError } from './transient.js';
 import { markConnectRefusal } from './connectRefusal.js';
+import { checkedOut, readOnlyRefused } from './readOnlyEra.js';
 
 export interface GuardedDbOptions {
   /** A checkout plus one call may take this long before the connection is destroyed. */
@@ -72,6 +73,8 @@ interface Held {
   client: pg.PoolClient;
   broken: Error | undefined;
   onError: (err: Error) => void;
+  /** The connection was lent out before this checkout (readOnlyEra.ts). */
+  reused: boolean;
 }
 
 /** Hands the client back, destroyed if it broke; pg-pool listens for its errors from here on. */
@@ -168,13 +171,21 @@ export class GuardedDb implements Queryable {
           if (!late) reject(err ? this.connectFailure(err) : new DatabaseUnavailableError('no database connection'));
           return;
         }
-        const held: Held = { client, broken: undefined, onError: (e: Error) => void (held.broken ??= e) };
+        const { reused, stale } = checkedOut(this.pool, client);
+        if (stale && !late) {
+          // A session from before a read-only refusal may be read-only for good: replaced, still within the timer.
+          client.release(new Error('a connection from before a read-only refusal'));
+          ask();
+          return;
+        }
+        const held: Held = { client, broken: undefined, onError: (e: Error) => void (held.broken ??= e), reused };
         client.on('error', held.onError);
         if (late) release(held);
         else resolve(held);
       };
+      const ask = () => this.pool.connect((err, client) => connected(err, client));
       try {
-        this.pool.connect((err, client) => connected(err, client));
+        ask();
       } catch (err) {
         // The driver read the connection settings as it made the client, and threw (an sslrootcert that is a
         // directory): a refused session like any other, and no timer left to hold the process open.
@@ -188,6 +199,8 @@ export class GuardedDb implements Queryable {
     // statement_timeout or a lock timeout) or an ended pool (a closed client) is the session refused
     // (connectRefusal.ts).
     if (!isTransientDbError(err)) {
+      // A set-up statement cancelled (a statement_timeout of the role): the client's callers get it typed, as a call's own.
+      if (this.options.typedRefusals && isQueryCanceled(err)) return new DatabaseUnavailableError(`${QUERY_CANCELED}: ${describeDbError(err)}`, { cause: err });
       return err.message === POOL_ENDED || isQueryCanceled(err) || isLockTimeout(err) ? err : markConnectRefusal(err);
     }
     if (!this.options.typedConnectFaults || err instanceof DatabaseUnavailableError) return err;
@@ -208,16 +221,24 @@ export class GuardedDb implements Queryable {
     try {
       const gate = this.options.beforeCheckout?.();
       if (gate) await gate;
-      const held = await this.connect();
-      try {
-        return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
-      } catch (err) {
-        // Its owner's close cut the connection (close() past its wait): the call was closed, not the
-        // database lost, whose error (retryable, blaming the server) it would be.
-        if (this.cutting && isTransientDbError(err)) throw new ClientClosedError({ cause: err });
-        throw err;
-      } finally {
-        release(held);
+      for (let tries = 1; ; tries++) {
+        const held = await this.connect();
+        try {
+          return await fn(held.client, () => held.broken, (err) => void (held.broken ??= err));
+        } catch (err) {
+          // Its owner's close cut the connection (close() past its wait): the call was closed, not the
+          // database lost, whose error (retryable, blaming the server) it would be.
+          if (this.cutting && isTransientDbError(err)) throw new ClientClosedError({ cause: err });
+          if (isReadOnlySession(err)) {
+            readOnlyRefused(this.pool);
+            // An older session may date from a read-only spell that is over: the call runs once more on a
+            // new one (the refused statement took no effect). A new session refusing too is the database's answer.
+            if (held.reused && tries === 1) continue;
+          }
+          throw err;
+        } finally {
+          release(held);
+        }
       }
     } finally {
       if (--this.active === 0) for (const done of this.idleWaiters.splice(0)) done();
