@@ -41,11 +41,15 @@ function row(p: PendingDecision, viewer: Viewer | null, nowMs: number, decide: b
 export function decisionsView(d: DecisionsData, viewer: Viewer | null): Page {
   const decide = can(viewer, 'decide');
   const headers = [{ label: 'job' }, { label: 'decision' }, { label: 'prompt' }, { label: 'choices' }, { label: 'since' }, { label: 'times out' }, ...(decide ? [{ label: 'decide' }] : [])];
+  const job = d.query.job;
+  const scope = job === undefined ? '' : html`<p id="decisions-job">The decisions job <a href="/ui/jobs/${job}">#${job}</a> waits for. <a href="/ui/decisions">All decisions →</a></p>`;
   const list = d.decisions.length
-    ? html`${table(headers, d.decisions.map((p) => row(p, viewer, d.nowMs, decide)), 'Decisions waiting for people')}${
-        d.decisions.length >= DECISIONS_SHOWN ? html`<p class="muted small">The oldest ${DECISIONS_SHOWN}; GET /decisions?limit= lists more.</p>` : ''
+    ? html`${scope}${table(headers, d.decisions.map((p) => row(p, viewer, d.nowMs, decide)), 'Decisions waiting for people')}${
+        job === undefined && d.decisions.length >= DECISIONS_SHOWN
+          ? html`<p class="muted small">The oldest ${DECISIONS_SHOWN}; a job's own are on its Job view's link (Decide), and GET /decisions?limit= lists more.</p>`
+          : ''
       }`
-    : html`<p id="decisions-empty">No decision is waiting for people.</p>`;
+    : html`${scope}<p id="decisions-empty">${job === undefined ? 'No decision is waiting for people.' : 'This job waits for no decision now.'}</p>`;
   const who = decide ? '' : html`<p class="muted small" id="decisions-readonly">Deciding needs a token with the <code>decide</code> scope.</p>`;
   return {
     title: 'Decisions',

@@ -71,7 +71,7 @@ const WAIT_KINDS: Record<WaitRecord['kind'], string> = {
   join: 'its children',
 };
 
-function waitFacts(w: WaitRecord, nowMs: number, index = 0): Html {
+function waitFacts(w: WaitRecord, jobId: string, nowMs: number, index = 0): Html {
   const row = (k: string, v: Html | string) => html`<dt>${k}</dt><dd>${v}</dd>`;
   const at = w.wakeAt ? html`${time(w.wakeAt)} <span class="muted small">(${relative(w.wakeAt, nowMs)})</span>` : 'never';
   return html`<dl class="facts" id="${index === 0 ? 'job-wait' : `job-wait-${index + 1}`}">${[
@@ -82,7 +82,7 @@ function waitFacts(w: WaitRecord, nowMs: number, index = 0): Html {
     w.prompt !== null ? row('prompt', w.prompt) : '',
     w.choices !== null ? row('choices', join(w.choices.map((c) => html`<code>${c}</code>`), ', ')) : '',
     w.children !== null ? row('children', join(w.children.map((id) => html`<a href="/ui/jobs/${id}">#${id}</a>`), ', ')) : '',
-  ]}</dl>${w.kind === 'decision' ? html`<p><a href="/ui/decisions" id="job-decide">Decide on the Decisions page →</a></p>` : ''}`;
+  ]}</dl>${w.kind === 'decision' ? html`<p><a href="/ui/decisions?job=${jobId}" id="job-decide">Decide on the Decisions page →</a></p>` : ''}`;
 }
 
 function memberRow(m: FamilyMember, relation: string): Html {
@@ -95,7 +95,7 @@ export const JOB_SECTIONS: readonly Section[] = [
     title: 'Waits for',
     shown: (d) => d.job.status === 'waiting' && !!d.job.wait,
     // Every open wait: a job suspended on a race (a decision or a sleep) waits for each.
-    body: (d) => html`${(d.job.waits?.length ? d.job.waits : [d.job.wait!]).map((w, i) => waitFacts(w, d.nowMs, i))}`,
+    body: (d) => html`${(d.job.waits?.length ? d.job.waits : [d.job.wait!]).map((w, i) => waitFacts(w, d.job.id, d.nowMs, i))}`,
   },
   {
     id: 'family',
