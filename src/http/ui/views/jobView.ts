@@ -7,7 +7,7 @@
 // Cancel and retry are buttons for viewers holding `admin`, each the
 // client's own cancel() or retry().
 import type { AttemptRecord, FamilyMember, StepRecord } from '../../../db/dashboard.js';
-import type { WaitRecord } from '../../../db/protocol.js';
+import type { JobStatus, WaitRecord } from '../../../db/protocol.js';
 import { dueNever } from '../../../db/protocol/waits.js';
 import { CHILDREN_SHOWN, type JobData } from '../data/jobData.js';
 import { duration, prettyJson, relative, time } from '../format.js';
@@ -129,7 +129,7 @@ export const JOB_SECTIONS: readonly Section[] = [
             d.attempts.map(attemptRow),
             'Attempts of this job',
           )
-        : html`<p class="muted">No attempt has settled yet: the ledger gets a row when an execution succeeds, fails, retries, is recovered or is cancelled while it runs (a job cancelled while it waited or before it ran has none).</p>`,
+        : html`<p class="muted" id="attempts-none">${noLedgerRows(d.job.status)}</p>`,
   },
   {
     id: 'steps',
@@ -211,4 +211,11 @@ export function jobView(d: JobData, viewer: Viewer | null): Page {
     head: html`<p class="small"><a href="/ui">← Namespace</a></p><h1>Job #${d.job.id} <span class="muted">${d.job.type}</span></h1>${notice(d.query.done, d.query.subject)}`,
     live: html`${actions(d, viewer)}${facts(d)}${sections}`,
   };
+}
+
+/** Why a job's attempts ledger is empty, by what the job is now. */
+export function noLedgerRows(status: JobStatus): string {
+  if (status === 'succeeded') return 'It succeeded on its first attempt: a first success is recorded on the job itself (its status, result and finish time above), not in the ledger.';
+  if (status === 'failed' || status === 'cancelled') return `No attempt of it settled: it was ${status === 'failed' ? 'failed' : 'cancelled'} before it ran or while it waited.`;
+  return 'No attempt has settled yet: the ledger gets a row when an execution fails, retries, is recovered or is cancelled while it runs, or succeeds after an earlier attempt.';
 }
